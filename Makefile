@@ -1,0 +1,190 @@
+# libddp top-level Makefile (GNU make). configure writes config.mk; when it is
+# missing, `make <anything>` installs the Debian packages (scripts/
+# install-deps.sh), runs autoconf and ./configure, and carries on.
+#
+#   make            build libraries, tests and programs
+#   make check      install missing packages, build, run every test
+#   make demo       run the main job
+#   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
+#   make check-sanitize   the suite under ASan+UBSan (separate build dir)
+#   make check-valgrind   the suite under valgrind memcheck
+
+.DEFAULT_GOAL := all
+BUILD ?= build
+FUZZ_SECONDS ?= 60
+
+ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
+include config.mk
+endif
+
+config.mk: configure.ac config.mk.in
+	@sh scripts/install-deps.sh
+	autoconf
+	./configure $(CONFIGURE_FLAGS)
+
+configure: configure.ac
+	autoconf
+
+# ----------------------------------------------------------------- flags
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wpointer-arith -Wformat=2 -Wno-unused-parameter
+SAN ?= 0
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+endif
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CONF_CFLAGS) $(SANFLAGS) \
+              -Iinclude -Isrc -Iadapters -Itests/support \
+              -DHAVE_ISAL=$(HAVE_ISAL) -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=$(HAVE_LIBEVENT)
+LDFLAGS_ALL := $(CONF_LDFLAGS) $(SANFLAGS)
+
+EXTLIBS :=
+ifeq ($(HAVE_USRSCTP),1)
+EXTLIBS += -lusrsctp
+endif
+ifeq ($(HAVE_LIBEVENT),1)
+EXTLIBS += -levent_core -levent_extra
+endif
+ifeq ($(HAVE_ISAL),1)
+EXTLIBS += -lisal
+endif
+EXTLIBS += -lm
+
+# ----------------------------------------------------------------- sources
+CORE_SRC   := $(sort $(wildcard src/*.c))
+COMMON_SRC := $(sort $(wildcard adapters/common/*.c))
+MPA_SRC    := $(sort $(wildcard adapters/mpa/*.c))
+SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c))
+EV_SRC     := $(sort $(wildcard adapters/libevent/*.c))
+SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+LIB_CORE   := $(BUILD)/lib/libddp.a
+LIB_COMMON := $(BUILD)/lib/libddp_common.a
+LIB_MPA    := $(BUILD)/lib/libddp_mpa.a
+LIB_SCTP   := $(BUILD)/lib/libddp_sctp.a
+LIB_EV     := $(BUILD)/lib/libddp_event.a
+LIB_SUPPORT := $(BUILD)/lib/libddp_testsupport.a
+
+LIBS := $(LIB_MPA) $(LIB_COMMON) $(LIB_CORE)
+ifeq ($(HAVE_LIBEVENT),1)
+LIBS := $(LIB_EV) $(LIBS)
+ifeq ($(HAVE_USRSCTP),1)
+LIBS := $(LIB_SCTP) $(LIBS)
+endif
+endif
+
+# ----------------------------------------------------------------- tests
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+INTEG_SRC :=
+ifeq ($(HAVE_LIBEVENT),1)
+INTEG_SRC := $(sort $(wildcard tests/integration/test_*.c))
+ifneq ($(HAVE_USRSCTP),1)
+INTEG_SRC := $(filter-out tests/integration/test_sctp%,$(INTEG_SRC))
+endif
+endif
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+ifneq ($(HAVE_USRSCTP),1)
+FUZZ_SRC := $(filter-out tests/fuzz/fuzz_sctp%,$(FUZZ_SRC))
+endif
+
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/itests/%,$(INTEG_SRC))
+REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+ifneq ($(HAVE_CMOCKA),1)
+UNIT_BIN :=
+INTEG_BIN :=
+endif
+
+# ----------------------------------------------------------------- programs
+DEMO_SRC := demos/ddp-demo.c
+ifeq ($(HAVE_LIBEVENT),1)
+DEMO_SRC += $(filter-out demos/ddp-demo.c,$(sort $(wildcard demos/*.c)))
+ifneq ($(HAVE_USRSCTP),1)
+DEMO_SRC := $(filter-out demos/ddp-demo.c,$(DEMO_SRC)) demos/ddp-demo.c
+endif
+endif
+DEMO_SRC := $(sort $(wildcard $(DEMO_SRC)))
+DEMO_BIN := $(patsubst demos/%.c,$(BUILD)/bin/%,$(DEMO_SRC))
+
+# ----------------------------------------------------------------- rules
+all: $(LIBS) $(UNIT_BIN) $(INTEG_BIN) $(REPLAY_BIN) $(DEMO_BIN)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+define lib_rule
+$(1): $(call obj,$(2))
+	@mkdir -p $$(dir $$@)
+	rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(eval $(call lib_rule,$(LIB_CORE),$(CORE_SRC)))
+$(eval $(call lib_rule,$(LIB_COMMON),$(COMMON_SRC)))
+$(eval $(call lib_rule,$(LIB_MPA),$(MPA_SRC)))
+$(eval $(call lib_rule,$(LIB_SCTP),$(SCTP_SRC)))
+$(eval $(call lib_rule,$(LIB_EV),$(EV_SRC)))
+$(eval $(call lib_rule,$(LIB_SUPPORT),$(SUPPORT_SRC)))
+
+$(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUPPORT) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB_SUPPORT) $(LIBS) -lcmocka $(EXTLIBS)
+
+$(BUILD)/itests/%: $(BUILD)/obj/tests/integration/%.o $(LIB_SUPPORT) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIB_SUPPORT) $(LIBS) -lcmocka $(EXTLIBS)
+
+$(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUPPORT) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(BUILD)/obj/tests/fuzz/replay_main.o $(LIB_SUPPORT) $(LIBS) $(EXTLIBS)
+
+$(BUILD)/bin/%: $(BUILD)/obj/demos/%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(EXTLIBS)
+
+# libFuzzer builds: every source compiled with clang and the fuzzer
+# instrumentation, in one go per target (small code base).
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
+  -Iinclude -Isrc -Iadapters -Itests/support -DHAVE_ISAL=$(HAVE_ISAL) \
+  -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=0
+FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(filter-out %/memllp.c,$(SUPPORT_SRC))
+$(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter-out -levent% -lusrsctp,$(EXTLIBS))
+
+deps:
+	@sh scripts/install-deps.sh
+
+check: deps all
+	@sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
+
+demo: deps all
+	$(BUILD)/bin/ddp-demo
+
+fuzz: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
+	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
+	      tests/fuzz/corpus/$$n 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|crash-' ; done
+
+check-sanitize:
+	$(MAKE) BUILD=build-san SAN=1 check
+
+check-valgrind: all
+	@DDP_VALGRIND=1 sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
+
+clean:
+	rm -rf build build-san
+
+distclean: clean
+	rm -rf config.mk config.log config.status configure autom4te.cache
+
+.PHONY: all check demo fuzz check-sanitize check-valgrind clean distclean deps
+.SECONDARY:
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,308 @@
+/*
+ * libddp public API: Direct Data Placement (RFC 5041), transport independent.
+ *
+ * Conventions
+ *  - Opaque handles, every public symbol prefixed ddp_/DDP_.
+ *  - Functions return 0 on success or a negative DDP_ERR_* code.
+ *  - Callbacks take the user data pointer last.
+ *  - One thread owns a ddp_ctx and everything created from it; no locks.
+ *  - Memory handed to the library (send payload, posted receive buffers,
+ *    registered tagged buffers) stays owned by the caller but MUST stay valid
+ *    until the library gives it back (send completion, delivery/flush of the
+ *    posted buffer, ddp_stag_invalidate() returning).
+ */
+#ifndef DDP_DDP_H
+#define DDP_DDP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+enum ddp_err {
+	DDP_OK = 0,
+	DDP_ERR_INVAL = -1,	/* invalid argument (NULL, out of range) */
+	DDP_ERR_NOMEM = -2,	/* allocation failed */
+	DDP_ERR_TOOBIG = -3,	/* message >= 2^32 octets, or over an LLP limit */
+	DDP_ERR_CLOSED = -4,	/* stream or session closed / closing */
+	DDP_ERR_STATE = -5,	/* not allowed in the current state */
+	DDP_ERR_NOENT = -6,	/* no such STag, stream or object */
+	DDP_ERR_LIMIT = -7,	/* a configured cap was reached */
+	DDP_ERR_AGAIN = -8,	/* LLP cannot take more now; retry when writable */
+	DDP_ERR_STREAM = -9,	/* stream stopped after a DDP/LLP error */
+	DDP_ERR_LLP = -10,	/* lower layer failed (connection lost, ...) */
+	DDP_ERR_PROTO = -11,	/* peer violated the protocol */
+	DDP_ERR_NEED_MORE = -12, /* parser needs more input (not an error) */
+	DDP_ERR_BUSY = -13,	/* object still in use */
+	DDP_ERR_TIMEOUT = -14,	/* a timer expired */
+	DDP_ERR_REJECTED = -15, /* peer rejected the connection / session */
+	DDP_ERR_ABORTED = -16,	/* request flushed by teardown */
+	DDP_ERR_UNSUPPORTED = -17, /* feature not built or not supported */
+	DDP_ERR_SYS = -18,	/* operating-system call failed (see errno) */
+	DDP_ERR_ACCESS = -19,	/* access rights or binding do not allow it */
+};
+
+/* Human readable text for a DDP_ERR_* code (never NULL, static storage). */
+const char *ddp_strerror(int err);
+
+/* RFC 5040 §4.8 / RFC 5041 §7.2 error numbers carried in error reports. */
+enum ddp_layer { DDP_LAYER_RDMAP = 0, DDP_LAYER_DDP = 1, DDP_LAYER_LLP = 2 };
+
+/* RFC 5041 §7.2: DDP layer error types and codes. */
+enum {
+	DDP_ETYPE_CATASTROPHIC = 0x0,
+	DDP_ETYPE_TAGGED = 0x1,
+	DDP_ETYPE_UNTAGGED = 0x2,
+	DDP_ETYPE_LLP = 0x3, /* reserved for the LLP (RFC 5041 §7.2) */
+};
+enum {
+	DDP_ECODE_T_INVALID_STAG = 0x00,
+	DDP_ECODE_T_BOUNDS = 0x01,
+	DDP_ECODE_T_NOT_ASSOCIATED = 0x02,
+	DDP_ECODE_T_TO_WRAP = 0x03,
+	DDP_ECODE_T_BAD_VERSION = 0x04,
+	DDP_ECODE_U_INVALID_QN = 0x01,
+	DDP_ECODE_U_MSN_NOBUF = 0x02,
+	DDP_ECODE_U_MSN_RANGE = 0x03,
+	DDP_ECODE_U_INVALID_MO = 0x04,
+	DDP_ECODE_U_TOO_LONG = 0x05,
+	DDP_ECODE_U_BAD_VERSION = 0x06,
+	/* EType 0x3 (LLP) codes used by libddp's adapters (INFERRED, RFC 5041
+	 * reserves the type for the LLP and defines no codes): */
+	DDP_ECODE_LLP_BAD_SSN = 0x01,	   /* DDP-SSN outside the window */
+	DDP_ECODE_LLP_OVERSIZE = 0x02,	   /* segment larger than MULPDU */
+	DDP_ECODE_LLP_SHORT = 0x03,	   /* segment shorter than a header */
+	DDP_ECODE_LLP_AFTER_CLOSE = 0x04,  /* data after graceful teardown */
+};
+/* RFC 5044 §8 / RFC 6581: MPA error codes (layer 2, type 0). */
+enum {
+	DDP_MPA_ECODE_CLOSED = 0x01,
+	DDP_MPA_ECODE_CRC = 0x02,
+	DDP_MPA_ECODE_MARKER = 0x03,
+	DDP_MPA_ECODE_BAD_FRAME = 0x04,
+	DDP_MPA_ECODE_LOCAL_CATASTROPHIC = 0x05,
+	DDP_MPA_ECODE_IRD = 0x06,
+	DDP_MPA_ECODE_NO_RTR = 0x07,
+};
+
+#define DDP_TAGGED_HDR_LEN 14
+#define DDP_UNTAGGED_HDR_LEN 18
+#define DDP_MAX_HDR_LEN 18
+#define DDP_VERSION 1 /* RFC 5041 §4.1: DV */
+
+/* One error report (RFC 5041 §7.2, DDP-ERR-2). */
+typedef struct ddp_error_info {
+	uint32_t stream;	  /* DDP stream index within the session */
+	uint8_t layer;		  /* enum ddp_layer */
+	uint8_t etype;		  /* error type */
+	uint8_t code;		  /* error code */
+	uint8_t hdr_len;	  /* 0, 14 or 18: octets valid in hdr[] */
+	uint8_t hdr[DDP_MAX_HDR_LEN]; /* offending DDP header as received */
+	uint32_t seg_len;	  /* offending DDP segment length (header+payload) */
+	int have_segment;	  /* hdr/seg_len are meaningful */
+} ddp_error_info;
+
+/* --------------------------------------------------------------- objects */
+
+typedef struct ddp_ctx ddp_ctx;		/* STag table + PDs, "the device" */
+typedef struct ddp_pd ddp_pd;		/* protection domain */
+typedef struct ddp_session ddp_session; /* one LLP connection, N streams */
+
+/* Limits of a context. Zero fields take the defaults shown. */
+typedef struct ddp_ctx_config {
+	uint32_t max_stags;	/* default 65536, at most 2^24 - 1 */
+	uint32_t max_pds;	/* default 1024 */
+	/* Random source for STag indices and keys; NULL = getrandom(2).
+	 * Tests may pass a deterministic generator. */
+	uint32_t (*random)(void *user);
+	void *random_user;
+} ddp_ctx_config;
+
+/* Create a context. *out is owned by the caller; free with ddp_ctx_free().
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
+int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
+
+/* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
+ * created from it still exist (nothing is freed then). NULL is a no-op. */
+int ddp_ctx_free(ddp_ctx *ctx);
+
+/* Protection domains (RFC 5041 §8, DDP-SEC-1).
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_LIMIT. */
+int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out);
+/* Errors: DDP_ERR_BUSY while STags or sessions use the PD. NULL: no-op. */
+int ddp_pd_free(ddp_pd *pd);
+
+/* ----------------------------------------------------------------- STags */
+
+enum ddp_access {
+	DDP_ACCESS_REMOTE_WRITE = 0x1, /* peer may place tagged payload */
+	DDP_ACCESS_REMOTE_READ = 0x2,  /* peer may read (RDMAP Read source) */
+};
+
+/* A tagged buffer registration (RFC 5041 §8, DDP-SEC-4..7). Exactly one of
+ * pd / session must be set: with pd the STag is usable on every stream bound
+ * to that PD; with session it is usable on that one stream only. */
+typedef struct ddp_mr_attr {
+	void *addr;	    /* first octet of the buffer (owned by the caller) */
+	size_t len;	    /* octets; addr..addr+len-1 is the only placeable range */
+	uint64_t to_base;   /* Tagged Offset that names addr (0 = zero based) */
+	unsigned access;    /* DDP_ACCESS_* bits */
+	ddp_pd *pd;	    /* PD binding, or NULL */
+	ddp_session *session; /* stream binding, or NULL */
+	uint32_t stream;    /* with session: the stream index */
+} ddp_mr_attr;
+
+/* Register a buffer and return its STag (24-bit random index | 8-bit random
+ * key). The buffer must stay valid until ddp_stag_invalidate().
+ * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
+ * addr+len wraps), DDP_ERR_LIMIT (max_stags), DDP_ERR_NOMEM. */
+int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
+
+/* Revoke an STag at once (DDP-SEC-5): when this returns, no segment, not even
+ * one whose payload is being read right now, can write the buffer again; a
+ * segment that tries gets (1, 0x00) Invalid STag. The STag value is not handed
+ * out again until its 8-bit key has cycled.
+ * Errors: DDP_ERR_NOENT (unknown or already invalid). */
+int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
+
+/* Change the access rights of a registered STag (DDP-SEC-6).
+ * Errors: DDP_ERR_NOENT, DDP_ERR_INVAL. */
+int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
+
+/* Look up the local buffer behind an STag for a remote-read style access
+ * (used by an RDMAP layer on top): checks validity, the PD/stream binding of
+ * (session, stream), DDP_ACCESS_REMOTE_READ and the bounds of [to, to+len).
+ * On success *ptr points inside the registered buffer.
+ * Errors: DDP_ERR_NOENT (invalid STag), DDP_ERR_ACCESS (binding or rights),
+ * DDP_ERR_INVAL (bounds or TO wrap). */
+int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+			  uint32_t stag, uint64_t to, uint64_t len, void **ptr);
+
+/* -------------------------------------------------------------- sessions */
+
+/* What the ULP receives when a message is delivered (RFC 5041 §5.4/§7). */
+typedef struct ddp_delivery {
+	uint32_t stream;
+	int status;	   /* 0, or DDP_ERR_ABORTED when a posted buffer is
+			    * flushed by teardown (no message in it) */
+	int tagged;	   /* 1: tagged message, 0: untagged */
+	uint32_t len;	   /* message length: untagged = MO+len of the L=1
+			    * segment (DDP-SEG-10); tagged = sum of payloads */
+	uint64_t rsvdulp;  /* untagged: 40 bits; tagged: 8 bits */
+	/* untagged */
+	uint32_t qn, msn;
+	void *buf;	   /* the posted buffer, given back to the ULP */
+	size_t buf_len;
+	void *buf_ctx;	   /* the ctx passed to ddp_post_recv() */
+	/* tagged */
+	uint32_t stag;
+	uint64_t to;	   /* TO of the L=1 segment's first octet */
+} ddp_delivery;
+
+enum ddp_stream_event {
+	DDP_EV_HALF_CLOSED = 1, /* peer closed its sending half (RFC 5041 §6) */
+	DDP_EV_CLOSED = 2,	/* stream closed gracefully, both halves */
+	DDP_EV_ABORTED = 3,	/* stream or connection torn down abortively */
+};
+
+typedef struct ddp_callbacks {
+	/* A message was delivered in order (DDP-DLV-1), or a posted buffer is
+	 * returned with status DDP_ERR_ABORTED. Required. */
+	void (*deliver)(ddp_session *s, const ddp_delivery *d, void *user);
+	/* Source completion: the LLP accepted every segment of the message
+	 * (DDP-DLV-4), or status < 0 when it was flushed/failed. Completions come
+	 * in submission order per stream. Optional. */
+	void (*send_done)(ddp_session *s, uint32_t stream, void *msg_ctx,
+			  int status, void *user);
+	/* First error on a stream (DDP-ERR-1, first error wins). After it the
+	 * stream places nothing more; the ULP may send one more message (e.g. an
+	 * RDMAP Terminate, DDP-ERR-4) and then should close it. Optional. */
+	void (*error)(ddp_session *s, const ddp_error_info *e, void *user);
+	/* Stream lifecycle (half-closed, closed, aborted). Optional. */
+	void (*stream_event)(ddp_session *s, uint32_t stream,
+			     enum ddp_stream_event ev, int status, void *user);
+} ddp_callbacks;
+
+typedef struct ddp_session_config {
+	uint32_t nstreams;	 /* DDP streams, default 1, max 65535 */
+	uint32_t nqueues;	 /* untagged queues per stream, default 3 */
+	uint32_t max_posted;	 /* posted buffers per (stream, QN), def. 1024 */
+	uint32_t max_tx_queued;	 /* queued send messages per stream, def 4096 */
+	uint32_t reorder_window; /* segments held for out-of-order LLPs,
+				  * default 1024, max 32768 */
+	ddp_pd *pd;		 /* PD of every stream, or NULL */
+} ddp_session_config;
+
+/* Forward declared in llp.h. */
+struct ddp_llp_ops;
+
+/* Create a session over an LLP connection described by ops/llp (see
+ * ddp/llp.h; applications normally get sessions from an adapter).
+ * cb is copied; user is passed to every callback.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
+int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
+		    const struct ddp_llp_ops *ops, void *llp,
+		    const ddp_callbacks *cb, void *user, ddp_session **out);
+
+/* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
+ * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call);
+ * STags bound to its streams are invalidated. Does not call the LLP; use
+ * ddp_session_close() first for an orderly end. NULL is a no-op. */
+void ddp_session_free(ddp_session *s);
+
+uint32_t ddp_session_nstreams(const ddp_session *s);
+uint32_t ddp_session_mulpdu(const ddp_session *s);
+ddp_ctx *ddp_session_ctx(const ddp_session *s);
+/* Payload octets the library itself copied (staging, whole-segment entry,
+ * contiguous tx build). The header-first receive path leaves it at 0. */
+uint64_t ddp_session_copied_bytes(const ddp_session *s);
+/* Bind a stream to a PD (before traffic). Errors: DDP_ERR_INVAL. */
+int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
+
+/* Post an untagged receive buffer on (stream, qn). Buffers of one queue are
+ * consumed in MSN order (the first posted takes the next MSN).
+ * Errors: DDP_ERR_INVAL (NULL session/buf with len>0, bad stream/qn),
+ * DDP_ERR_LIMIT (max_posted), DDP_ERR_CLOSED, DDP_ERR_NOMEM. */
+int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
+		  size_t len, void *buf_ctx);
+
+/* Send an untagged message (RFC 5041 §4.3). rsvdulp: low 40 bits used.
+ * The payload (iov[].iov_base) is owned by the caller until send_done; the
+ * iov array itself may be reused when this returns.
+ * Errors: DDP_ERR_INVAL (NULL, bad stream/qn, rsvdulp > 40 bits, iovcnt<0),
+ * DDP_ERR_TOOBIG (total >= 2^32, DDP-SEG-2), DDP_ERR_CLOSED (after close,
+ * DDP-TRD-2), DDP_ERR_STREAM (stream stopped and its one extra message was
+ * already sent), DDP_ERR_LIMIT, DDP_ERR_NOMEM. */
+int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn,
+		      uint64_t rsvdulp, const struct iovec *iov, int iovcnt,
+		      void *msg_ctx);
+
+/* Send a tagged message (RFC 5041 §4.2) to the peer's STag at TO.
+ * Same ownership and errors as ddp_send_untagged(), plus DDP_ERR_INVAL when
+ * to + length wraps 2^64. */
+int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag,
+		    uint64_t to, uint8_t rsvdulp, const struct iovec *iov,
+		    int iovcnt, void *msg_ctx);
+
+/* Graceful close of one stream (RFC 5041 §6, DDP-TRD-2): messages already
+ * submitted are sent first, later sends fail with DDP_ERR_CLOSED; reception
+ * continues until the peer closes too. Errors: DDP_ERR_INVAL. */
+int ddp_stream_close(ddp_session *s, uint32_t stream);
+
+/* Abortive teardown of one stream: flushes sends and posted buffers with
+ * DDP_ERR_ABORTED and asks the LLP to stop the stream. Errors: INVAL. */
+int ddp_stream_abort(ddp_session *s, uint32_t stream);
+
+/* Close every stream gracefully (abortive != 0: abort them) and ask the LLP
+ * to end the connection. Errors: DDP_ERR_INVAL. */
+int ddp_session_close(ddp_session *s, int abortive);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,46 @@
+#!/bin/sh
+# Runs test binaries (cmocka) and fuzz-corpus replays, then prints one line
+# "check: N passed, N failed" (N counts test cases and replayed corpora).
+# Usage: run-tests.sh BUILD TEST... -- REPLAY...
+# DDP_VALGRIND=1 runs everything under valgrind memcheck.
+set -u
+build=$1; shift
+pass=0; fail=0; failed=""
+log="$build/test-logs"; mkdir -p "$log"
+vg=""
+if [ "${DDP_VALGRIND:-0}" = 1 ]; then
+	vg="valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite,indirect"
+fi
+TMO=${DDP_TEST_TIMEOUT:-300}
+
+# layering rule is a test too
+if sh scripts/check-layering.sh; then pass=$((pass+1)); echo "PASS layering"; else fail=$((fail+1)); failed="$failed layering"; fi
+
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+	t=$1; shift
+	n=$(basename "$t")
+	CMOCKA_MESSAGE_OUTPUT=stdout timeout -k 5 "$TMO" $vg "$t" > "$log/$n.log" 2>&1
+	rc=$?
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log/$n.log" | tail -1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log/$n.log" | tail -1)
+	p=${p:-0}; f=${f:-0}
+	if [ $rc -ne 0 ] && [ "$f" = 0 ]; then f=1; fi
+	pass=$((pass+p)); fail=$((fail+f))
+	if [ $rc -eq 0 ] && [ "$f" = 0 ]; then echo "PASS $n ($p)"; else echo "FAIL $n (rc=$rc, $f failed; log: $log/$n.log)"; failed="$failed $n"; tail -30 "$log/$n.log"; fi
+done
+[ $# -gt 0 ] && shift
+for r in "$@"; do
+	n=$(basename "$r")
+	dir=tests/fuzz/corpus/$n
+	if [ ! -d "$dir" ] || [ -z "$(ls -A "$dir" 2>/dev/null)" ]; then
+		echo "FAIL replay $n: empty corpus $dir"; fail=$((fail+1)); failed="$failed replay-$n"; continue
+	fi
+	if timeout -k 5 "$TMO" $vg "$r" "$dir" > "$log/replay-$n.log" 2>&1; then
+		pass=$((pass+1)); echo "PASS replay $n ($(tail -1 "$log/replay-$n.log"))"
+	else
+		fail=$((fail+1)); failed="$failed replay-$n"; echo "FAIL replay $n"; tail -20 "$log/replay-$n.log"
+	fi
+done
+[ -n "$failed" ] && echo "failed:$failed"
+echo "check: $pass passed, $fail failed"
+[ $fail -eq 0 ]
