@@ -11,6 +11,12 @@
 
 .DEFAULT_GOAL := all
 BUILD ?= build
+V ?= 0
+ifeq ($(V),0)
+Q := @
+else
+Q :=
+endif
 FUZZ_SECONDS ?= 60
 
 ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
@@ -113,7 +119,7 @@ all: $(LIBS) $(UNIT_BIN) $(INTEG_BIN) $(REPLAY_BIN) $(DEMO_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
 define lib_rule
 $(1): $(call obj,$(2))

@@ -1,0 +1,189 @@
+/* Internal structures of the DDP core. Nothing here is public. */
+#ifndef DDP_CORE_H
+#define DDP_CORE_H
+
+#include <ddp/ddp.h>
+#include <ddp/llp.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+/* ------------------------------------------------------------ STag table */
+
+struct ddp_mr {
+	uint32_t stag;
+	uint8_t *addr;
+	size_t len;
+	uint64_t to_base;
+	unsigned access;
+	ddp_pd *pd;
+	ddp_session *session;
+	uint32_t stream;
+	struct ddp_mr *s_next, *s_prev; /* list of the session's bound MRs */
+};
+
+struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
+	struct ddp_mr **slot;
+	uint32_t cap; /* power of two */
+	uint32_t used;
+};
+
+#define REVOKED_RING 4096
+
+struct ddp_ctx {
+	ddp_ctx_config cfg;
+	struct stag_map map;
+	uint32_t npds, nsessions;
+	ddp_session *sessions; /* for revocation of in-flight placements */
+	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values */
+	uint32_t revoked_pos;
+};
+
+struct ddp_pd {
+	ddp_ctx *ctx;
+	uint32_t refs; /* STags + streams bound to it */
+};
+
+int stag_map_init(struct stag_map *m, uint32_t cap);
+void stag_map_free(struct stag_map *m);
+struct ddp_mr *stag_map_get(const struct stag_map *m, uint32_t index);
+int stag_map_put(struct stag_map *m, struct ddp_mr *mr);
+void stag_map_del(struct stag_map *m, uint32_t index);
+
+struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag);
+void stag_release_session(ddp_session *s);
+uint32_t ctx_random(ddp_ctx *ctx);
+
+/* ---------------------------------------------------- untagged queues */
+
+struct uq_ent {
+	void *buf;
+	size_t len;
+	void *ctx;
+};
+
+struct uq { /* posted buffers of one (stream, QN), FIFO ring */
+	struct uq_ent *ring;
+	uint32_t cap, head, count;
+	uint32_t head_msn; /* MSN the oldest posted buffer answers to */
+	uint32_t tx_msn;   /* next MSN we send on this QN (DDP-UNT-3) */
+};
+
+enum uq_verdict { UQ_OK = 0, UQ_NOBUF, UQ_RANGE };
+int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx);
+enum uq_verdict uq_find(const struct uq *q, uint32_t msn, struct uq_ent **out);
+void uq_pop(struct uq *q, struct uq_ent *out);
+void uq_free(struct uq *q);
+
+/* ---------------------------------------------------- ordering window */
+
+enum { SLOT_EMPTY = 0, SLOT_PLACED, SLOT_SKIP };
+
+/* What delivery needs to know about a message once its L=1 segment is
+ * placed (RFC 5041 §5.4). */
+struct dlv_rec {
+	uint8_t tagged;
+	uint64_t rsvdulp;
+	uint32_t qn, msn, len; /* untagged: len = MO + payload (DDP-SEG-10) */
+	uint32_t stag;
+	uint64_t to;
+};
+
+struct order_slot {
+	uint8_t state, last;
+	uint32_t payload;
+	struct dlv_rec rec; /* valid when last */
+};
+
+struct order_win {
+	uint32_t base; /* next sequence number of the contiguous prefix */
+	uint32_t size; /* window in segments (power of two) */
+	uint32_t held; /* slots in use beyond base */
+	struct order_slot *ring; /* allocated on the first out-of-order segment */
+	uint64_t msg_bytes;	 /* payload of the message being completed */
+};
+
+enum order_check { ORD_NEW = 0, ORD_DUP, ORD_OUTSIDE };
+/* Map an LLP ordering number to the 32-bit sequence (INORDER: base). */
+enum order_check order_classify(const struct order_win *w, uint32_t llp_seq,
+				uint32_t *seq);
+int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
+	       uint32_t payload, const struct dlv_rec *rec);
+void order_reset(struct order_win *w);
+void order_free(struct order_win *w);
+
+/* ---------------------------------------------------------- send queue */
+
+struct tx_msg {
+	struct tx_msg *next;
+	struct ddp_hdr hdr;   /* template: STag/TO or QN/MSN/RsvdULP */
+	uint64_t total;	      /* payload octets */
+	uint64_t sent;	      /* payload octets handed to the LLP */
+	uint32_t pending;     /* segments the LLP still references */
+	uint8_t handed_all;   /* the L=1 segment was taken */
+	int iovcnt;
+	int iov_idx;	      /* cursor into iov */
+	size_t iov_off;
+	void *ctx;
+	struct iovec iov[];   /* copy of the caller's array */
+};
+
+/* ---------------------------------------------------------- streams */
+
+enum { TX_OPEN = 0, TX_CLOSING, TX_CLOSED };
+enum { RX_OPEN = 0, RX_PEER_CLOSED };
+
+struct ddp_stream {
+	uint32_t idx;
+	ddp_pd *pd;
+	struct uq *uq; /* nqueues */
+	struct order_win win;
+	/* tx */
+	struct tx_msg *txq, *txq_tail;
+	struct tx_msg *tx_cur; /* first message not completely handed over */
+	uint32_t txq_len;
+	uint8_t tx_state, rx_state;
+	uint8_t blocked;      /* LLP said AGAIN */
+	uint8_t in_pump;
+	uint8_t errored;      /* first error reported (DDP-ERR-1) */
+	uint8_t dead;	      /* aborted / failed / closed: no traffic */
+	uint8_t llp_closed;   /* close_stream already called */
+	uint8_t sends_after_error; /* DDP-ERR-4 allowance */
+	uint32_t epoch;	      /* bumped on reset/abort; guards callback loops */
+};
+
+struct ddp_session {
+	ddp_ctx *ctx;
+	ddp_session *next, *prev; /* ctx->sessions */
+	ddp_session_config cfg;
+	const ddp_llp_ops *ops;
+	void *llp;
+	ddp_callbacks cb;
+	void *user;
+	uint32_t mulpdu;
+	uint64_t copied;
+	struct ddp_stream *st;
+	ddp_rx *active_rx;	 /* header-first ticket between begin and end */
+	struct ddp_mr *mrs;	 /* MRs bound to a stream of this session */
+	struct iovec *scratch;	 /* segment iov build area */
+	int scratch_cap;
+	uint8_t closing, conn_closed, conn_abortive;
+};
+
+/* session.c */
+void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype,
+		  uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len);
+void stream_flush(ddp_session *s, struct ddp_stream *st, int status);
+void session_check_all_closed(ddp_session *s);
+
+/* tx.c */
+void tx_pump(ddp_session *s, struct ddp_stream *st);
+void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
+void tx_flush(ddp_session *s, struct ddp_stream *st, int status);
+
+/* rx.c */
+void rx_deliver_ready(ddp_session *s, struct ddp_stream *st);
+void rx_revoke(ddp_ctx *ctx, uint32_t stag);
+void rx_stale(ddp_session *s, uint32_t stream);
+
+#endif

@@ -1,0 +1,348 @@
+/* Receive: header-first validation (RFC 5041 §7.1) and placement, the
+ * whole-segment entry, and in-order delivery (RFC 5041 §5.3-§5.4). Every
+ * check runs before the adapter may write a single payload octet. */
+#include <string.h>
+
+#include "core.h"
+
+#define RX_REVOKED 0x1u	    /* destination revoked while the payload was read */
+#define RX_ABORT_AFTER 0x2u /* data after graceful teardown: abort at end */
+#define RX_STALE 0x4u	    /* stream flushed/reset while the payload was read */
+
+/* Fill the ticket with an error verdict and report (first error wins). */
+static void rx_fail(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, uint8_t etype,
+		    uint8_t code)
+{
+	rx->verdict = DDP_RX_ERROR;
+	rx->dst = NULL;
+	stream_error(s, st, DDP_LAYER_DDP, etype, code, rx->hdr_, rx->hdr_len_,
+		     (uint64_t)rx->hdr_len_ + rx->payload_len);
+}
+
+/* RFC 5041 §7.1, tagged checks (DDP-VAL-T1..T6), in the order siw uses:
+ * valid STag -> association -> access -> wrap -> bounds. */
+static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
+			 ddp_rx *rx)
+{
+	size_t n = rx->payload_len;
+	if (n == 0) {
+		/* RFC 5041 §5.2 (DDP-SEG-8): a zero-length tagged segment only has
+		 * to have valid control and RsvdULP; STag and TO MUST NOT be checked. */
+		rx->verdict = DDP_RX_PLACE;
+		return;
+	}
+	struct ddp_mr *mr = stag_lookup(s->ctx, h->stag);
+	if (!mr) { /* DDP-VAL-T1/T2, DDP-SEC-5: unknown, stale key or revoked */
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_INVALID_STAG);
+		return;
+	}
+	int assoc = mr->session ? (mr->session == s && mr->stream == st->idx)
+				: (mr->pd != NULL && mr->pd == st->pd);
+	if (!assoc) { /* DDP-VAL-T6, DDP-SEC-1/2/7: another PD or stream */
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_NOT_ASSOCIATED);
+		return;
+	}
+	if (!(mr->access & DDP_ACCESS_REMOTE_WRITE)) { /* DDP-SEC-6 (as siw: 1/0) */
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_INVALID_STAG);
+		return;
+	}
+	if (h->to > UINT64_MAX - (n - 1)) { /* DDP-VAL-T5: TO + len wraps 2^64 */
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_TO_WRAP);
+		return;
+	}
+	/* DDP-VAL-T3/T4, DDP-SEC-4: overflow-safe octet-granular bounds. */
+	if (h->to < mr->to_base || n > mr->len || h->to - mr->to_base > mr->len - n) {
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_BOUNDS);
+		return;
+	}
+	rx->verdict = DDP_RX_PLACE;
+	rx->dst = mr->addr + (h->to - mr->to_base);
+	rx->stag_ = h->stag;
+	rx->tagged_ = 1;
+}
+
+/* RFC 5041 §7.1, untagged checks (DDP-VAL-U1..U5). */
+static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
+			   ddp_rx *rx)
+{
+	if (h->qn >= s->cfg.nqueues) { /* DDP-VAL-U1 */
+		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_QN);
+		return;
+	}
+	struct uq_ent *e = NULL;
+	switch (uq_find(&st->uq[h->qn], h->msn, &e)) {
+	case UQ_NOBUF: /* DDP-VAL-U2 */
+		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_NOBUF);
+		return;
+	case UQ_RANGE: /* DDP-VAL-U5 */
+		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_RANGE);
+		return;
+	case UQ_OK:
+		break;
+	}
+	size_t n = rx->payload_len;
+	if (n) {
+		if (h->mo >= e->len) { /* DDP-VAL-U3 */
+			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_MO);
+			return;
+		}
+		if (n > e->len - h->mo) { /* DDP-VAL-U4 */
+			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_TOO_LONG);
+			return;
+		}
+	}
+	rx->verdict = DDP_RX_PLACE;
+	rx->dst = n ? (uint8_t *)e->buf + h->mo : NULL;
+}
+
+int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *hdr,
+		     size_t hdr_len, size_t payload_len, ddp_rx *rx)
+{
+	if (!s || !rx || !hdr || stream >= s->cfg.nstreams || s->active_rx)
+		return DDP_ERR_INVAL;
+	if (hdr_len == 0 || hdr_len != wire_hdr_len(hdr[0]))
+		return DDP_ERR_INVAL;
+	memset(rx, 0, sizeof(*rx));
+	rx->payload_len = payload_len;
+	rx->stream_ = stream;
+	memcpy(rx->hdr_, hdr, hdr_len);
+	rx->hdr_len_ = (uint8_t)hdr_len;
+	rx->active_ = 1;
+	rx->verdict = DDP_RX_DROP;
+	s->active_rx = rx;
+
+	struct ddp_stream *st = &s->st[stream];
+	/* DDP-ERR-3: after an error every later segment is dropped silently. */
+	if (st->dead || st->errored)
+		return 0;
+	if (st->rx_state == RX_PEER_CLOSED) {
+		/* RFC 5041 §6 (DDP-TRD-3): data after the LLP reported a graceful
+		 * teardown is an error; the stream is torn down abortively. */
+		rx_fail(s, st, rx, DDP_ETYPE_LLP, DDP_ECODE_LLP_AFTER_CLOSE);
+		rx->gen_ |= RX_ABORT_AFTER;
+		return 0;
+	}
+	switch (order_classify(&st->win, seq, &rx->seq_)) {
+	case ORD_DUP: /* DDP-LLP-11 / DDP-ORD-4: never twice */
+		return 0;
+	case ORD_OUTSIDE: /* RFC 5043 §10: an invalid DDP-SSN MAY end the stream */
+		rx_fail(s, st, rx, DDP_ETYPE_LLP, DDP_ECODE_LLP_BAD_SSN);
+		return 0;
+	case ORD_NEW:
+		break;
+	}
+	struct ddp_hdr h;
+	wire_decode(&h, hdr, hdr_len);
+	if (h.dv != DDP_VERSION) { /* RFC 5041 §4.1 (DDP-HDR-8) */
+		if (h.tagged)
+			rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_BAD_VERSION);
+		else
+			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_BAD_VERSION);
+		return 0;
+	}
+	if (h.tagged)
+		check_tagged(s, st, &h, rx);
+	else
+		check_untagged(s, st, &h, rx);
+	return 0;
+}
+
+void *ddp_llp_rx_dst(ddp_session *s, ddp_rx *rx, size_t off)
+{
+	if (!s || !rx || !rx->active_ || s->active_rx != rx || rx->verdict != DDP_RX_PLACE)
+		return NULL;
+	if ((rx->gen_ & (RX_REVOKED | RX_STALE)) || !rx->dst || off > rx->payload_len)
+		return NULL;
+	return (uint8_t *)rx->dst + off;
+}
+
+/* Hand one completed message to the ULP (DDP-DLV-1..3). */
+static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec *r,
+		    uint64_t msg_bytes)
+{
+	ddp_delivery d;
+	memset(&d, 0, sizeof(d));
+	d.stream = st->idx;
+	d.tagged = r->tagged;
+	d.rsvdulp = r->rsvdulp;
+	if (r->tagged) {
+		d.len = msg_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)msg_bytes;
+		d.stag = r->stag;
+		d.to = r->to;
+	} else {
+		struct uq *q = &st->uq[r->qn];
+		/* Messages of a queue complete in MSN order; a peer that skips or
+		 * repeats MSNs is caught here (MSN out of range). */
+		if (!q->count || q->head_msn != r->msn) {
+			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_UNTAGGED,
+				     DDP_ECODE_U_MSN_RANGE, NULL, 0, 0);
+			return;
+		}
+		struct uq_ent e;
+		uq_pop(q, &e);
+		d.qn = r->qn;
+		d.msn = r->msn;
+		d.len = r->len;
+		d.buf = e.buf;
+		d.buf_len = e.len;
+		d.buf_ctx = e.ctx;
+	}
+	s->cb.deliver(s, &d, s->user);
+}
+
+/* Advance the contiguous prefix and deliver every message it completes. */
+void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
+{
+	struct order_win *w = &st->win;
+	uint32_t epoch = st->epoch;
+	while (w->held && !st->errored && st->epoch == epoch) {
+		struct order_slot *sl = &w->ring[w->base & (w->size - 1)];
+		if (sl->state == SLOT_EMPTY)
+			break;
+		struct order_slot cur = *sl;
+		memset(sl, 0, sizeof(*sl));
+		w->held--;
+		w->base++;
+		if (cur.state != SLOT_PLACED)
+			continue;
+		w->msg_bytes += cur.payload;
+		if (cur.last) {
+			uint64_t n = w->msg_bytes;
+			w->msg_bytes = 0;
+			deliver(s, st, &cur.rec, n);
+		}
+	}
+}
+
+static void rec_from_hdr(struct dlv_rec *r, const struct ddp_hdr *h, size_t payload)
+{
+	memset(r, 0, sizeof(*r));
+	r->tagged = h->tagged;
+	r->rsvdulp = h->rsvdulp;
+	r->qn = h->qn;
+	r->msn = h->msn;
+	r->len = (uint32_t)(h->mo + payload); /* DDP-SEG-10; bounded by buffer */
+	r->stag = h->stag;
+	r->to = h->to;
+}
+
+int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
+{
+	if (!s || !rx || !rx->active_ || s->active_rx != rx)
+		return DDP_ERR_INVAL;
+	s->active_rx = NULL;
+	rx->active_ = 0;
+	struct ddp_stream *st = &s->st[rx->stream_];
+	if (rx->gen_ & RX_STALE)
+		return 0; /* its buffers went back to the ULP meanwhile */
+	if (rx->gen_ & RX_ABORT_AFTER) {
+		ddp_stream_abort(s, rx->stream_);
+		return 0;
+	}
+	if (rx->verdict != DDP_RX_PLACE || st->errored || st->dead)
+		return 0;
+	if (rx->gen_ & RX_REVOKED) { /* DDP-SEC-5: revoked while in flight */
+		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_INVALID_STAG);
+		return 0;
+	}
+	if (!ok)
+		return 0; /* integrity failed: not placed; the LLP reports it */
+	struct ddp_hdr h;
+	wire_decode(&h, rx->hdr_, rx->hdr_len_);
+	struct dlv_rec rec;
+	if (h.last)
+		rec_from_hdr(&rec, &h, rx->payload_len);
+	uint32_t payload = (uint32_t)rx->payload_len;
+	struct order_win *w = &st->win;
+	if (rx->seq_ == w->base && w->held == 0) {
+		/* fast path: in order, nothing held back */
+		w->base++;
+		w->msg_bytes += payload;
+		if (h.last) {
+			uint64_t n = w->msg_bytes;
+			w->msg_bytes = 0;
+			deliver(s, st, &rec, n);
+		}
+		return 0;
+	}
+	if (order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, h.last ? &rec : NULL)) {
+		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_,
+			     rx->hdr_len_, rx->hdr_len_ + rx->payload_len);
+		return 0;
+	}
+	rx_deliver_ready(s, st);
+	return 0;
+}
+
+int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *seg,
+		       size_t len)
+{
+	if (!s || stream >= s->cfg.nstreams || (!seg && len) || s->active_rx)
+		return DDP_ERR_INVAL;
+	struct ddp_stream *st = &s->st[stream];
+	if (len == 0 || len < wire_hdr_len(seg[0])) {
+		/* RFC 5041 §3: the LLP gives the segment length; a segment shorter
+		 * than its header is malformed. */
+		if (!st->errored && !st->dead)
+			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT, seg,
+				     len > DDP_MAX_HDR_LEN ? DDP_MAX_HDR_LEN : len, len);
+		return 0;
+	}
+	size_t hl = wire_hdr_len(seg[0]);
+	ddp_rx rx;
+	int r = ddp_llp_rx_begin(s, stream, seq, seg, hl, len - hl, &rx);
+	if (r)
+		return r;
+	if (rx.verdict == DDP_RX_PLACE && len > hl) {
+		memcpy(rx.dst, seg + hl, len - hl);
+		s->copied += len - hl;
+	}
+	return ddp_llp_rx_end(s, &rx, 1);
+}
+
+int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq)
+{
+	if (!s || stream >= s->cfg.nstreams || seq == DDP_LLP_INORDER)
+		return DDP_ERR_INVAL;
+	struct ddp_stream *st = &s->st[stream];
+	if (st->dead || st->errored)
+		return 0;
+	uint32_t sq;
+	switch (order_classify(&st->win, seq, &sq)) {
+	case ORD_DUP:
+		return 0;
+	case ORD_OUTSIDE:
+		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_BAD_SSN, NULL, 0, 0);
+		return 0;
+	case ORD_NEW:
+		break;
+	}
+	struct order_win *w = &st->win;
+	if (sq == w->base && w->held == 0) {
+		w->base++;
+		return 0;
+	}
+	if (order_mark(w, sq, SLOT_SKIP, 0, 0, NULL))
+		return DDP_ERR_NOMEM;
+	rx_deliver_ready(s, st);
+	return 0;
+}
+
+/* DDP-SEC-5: an STag revoked while its payload is being read stops the read. */
+void rx_revoke(ddp_ctx *ctx, uint32_t stag)
+{
+	for (ddp_session *s = ctx->sessions; s; s = s->next) {
+		ddp_rx *rx = s->active_rx;
+		if (rx && rx->tagged_ && rx->stag_ == stag && rx->verdict == DDP_RX_PLACE)
+			rx->gen_ |= RX_REVOKED;
+	}
+}
+
+/* Posted buffers of the stream go back to the ULP: a payload being read into
+ * one of them must stop. */
+void rx_stale(ddp_session *s, uint32_t stream)
+{
+	ddp_rx *rx = s->active_rx;
+	if (rx && rx->stream_ == stream)
+		rx->gen_ |= RX_STALE;
+}

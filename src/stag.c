@@ -1,0 +1,241 @@
+/* Contexts, protection domains and STag registration (RFC 5041 §8,
+ * RFC 5040 §8.1.1). STag = 24-bit random index (high) | 8-bit random key
+ * (low); a lookup whose key differs is an invalid STag. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "core.h"
+
+#define DEFAULT_MAX_STAGS 65536u
+#define MAX_STAGS 0xFFFFFFu
+#define DEFAULT_MAX_PDS 1024u
+
+static uint32_t os_random(void *unused)
+{
+	uint32_t v = 0;
+	(void)unused;
+	while (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+		if (errno != EINTR)
+			break;
+	}
+	return v;
+}
+
+uint32_t ctx_random(ddp_ctx *ctx)
+{
+	return ctx->cfg.random(ctx->cfg.random_user);
+}
+
+int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out)
+{
+	if (!out)
+		return DDP_ERR_INVAL;
+	*out = NULL;
+	ddp_ctx *ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return DDP_ERR_NOMEM;
+	if (cfg)
+		ctx->cfg = *cfg;
+	if (!ctx->cfg.max_stags)
+		ctx->cfg.max_stags = DEFAULT_MAX_STAGS;
+	if (!ctx->cfg.max_pds)
+		ctx->cfg.max_pds = DEFAULT_MAX_PDS;
+	if (!ctx->cfg.random)
+		ctx->cfg.random = os_random;
+	if (ctx->cfg.max_stags > MAX_STAGS) {
+		free(ctx);
+		return DDP_ERR_INVAL;
+	}
+	if (stag_map_init(&ctx->map, 64)) {
+		free(ctx);
+		return DDP_ERR_NOMEM;
+	}
+	*out = ctx;
+	return 0;
+}
+
+int ddp_ctx_free(ddp_ctx *ctx)
+{
+	if (!ctx)
+		return 0;
+	if (ctx->nsessions || ctx->npds || ctx->map.used)
+		return DDP_ERR_BUSY;
+	stag_map_free(&ctx->map);
+	free(ctx);
+	return 0;
+}
+
+int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out)
+{
+	if (!ctx || !out)
+		return DDP_ERR_INVAL;
+	*out = NULL;
+	if (ctx->npds >= ctx->cfg.max_pds)
+		return DDP_ERR_LIMIT;
+	ddp_pd *pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return DDP_ERR_NOMEM;
+	pd->ctx = ctx;
+	ctx->npds++;
+	*out = pd;
+	return 0;
+}
+
+int ddp_pd_free(ddp_pd *pd)
+{
+	if (!pd)
+		return 0;
+	if (pd->refs)
+		return DDP_ERR_BUSY;
+	pd->ctx->npds--;
+	free(pd);
+	return 0;
+}
+
+static int recently_revoked(const ddp_ctx *ctx, uint32_t stag)
+{
+	for (uint32_t i = 0; i < REVOKED_RING; i++)
+		if (ctx->revoked[i] == stag)
+			return 1;
+	return 0;
+}
+
+struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag)
+{
+	struct ddp_mr *mr = stag_map_get(&ctx->map, stag >> 8);
+	return (mr && mr->stag == stag) ? mr : NULL;
+}
+
+int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
+{
+	if (!ctx || !a || !stag || !a->addr || !a->len)
+		return DDP_ERR_INVAL;
+	if (!a->pd == !a->session)
+		return DDP_ERR_INVAL;
+	if (a->pd && a->pd->ctx != ctx)
+		return DDP_ERR_INVAL;
+	if (a->session && (a->session->ctx != ctx || a->stream >= a->session->cfg.nstreams))
+		return DDP_ERR_INVAL;
+	if (a->access & ~(unsigned)(DDP_ACCESS_REMOTE_WRITE | DDP_ACCESS_REMOTE_READ))
+		return DDP_ERR_INVAL;
+	if ((uintptr_t)a->addr > UINTPTR_MAX - a->len || a->to_base > UINT64_MAX - (a->len - 1))
+		return DDP_ERR_INVAL;
+	if (ctx->map.used >= ctx->cfg.max_stags)
+		return DDP_ERR_LIMIT;
+
+	struct ddp_mr *mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return DDP_ERR_NOMEM;
+	/* RFC 5040 §8.1.1: hard to predict. Random 24-bit index (0 avoided, it
+	 * is special for some peers) and a random 8-bit key; never a value
+	 * handed out and revoked recently. */
+	uint32_t v;
+	for (;;) {
+		uint32_t r = ctx_random(ctx);
+		uint32_t index = (r >> 8) & 0xFFFFFF;
+		if (index == 0 || stag_map_get(&ctx->map, index))
+			continue;
+		v = (index << 8) | (ctx_random(ctx) & 0xFF);
+		if (!recently_revoked(ctx, v))
+			break;
+	}
+	mr->stag = v;
+	mr->addr = a->addr;
+	mr->len = a->len;
+	mr->to_base = a->to_base;
+	mr->access = a->access;
+	mr->pd = a->pd;
+	mr->session = a->session;
+	mr->stream = a->stream;
+	if (stag_map_put(&ctx->map, mr)) {
+		free(mr);
+		return DDP_ERR_NOMEM;
+	}
+	if (mr->pd)
+		mr->pd->refs++;
+	if (mr->session) {
+		ddp_session *s = mr->session;
+		mr->s_next = s->mrs;
+		if (s->mrs)
+			s->mrs->s_prev = mr;
+		s->mrs = mr;
+	}
+	*stag = v;
+	return 0;
+}
+
+static void mr_destroy(ddp_ctx *ctx, struct ddp_mr *mr)
+{
+	/* RFC 5041 §8 (DDP-SEC-5): after this no segment may touch the buffer,
+	 * not even one whose payload is being read right now. */
+	rx_revoke(ctx, mr->stag);
+	stag_map_del(&ctx->map, mr->stag >> 8);
+	ctx->revoked[ctx->revoked_pos++ % REVOKED_RING] = mr->stag;
+	if (mr->pd)
+		mr->pd->refs--;
+	if (mr->session) {
+		if (mr->s_prev)
+			mr->s_prev->s_next = mr->s_next;
+		else
+			mr->session->mrs = mr->s_next;
+		if (mr->s_next)
+			mr->s_next->s_prev = mr->s_prev;
+	}
+	free(mr);
+}
+
+int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
+{
+	if (!ctx)
+		return DDP_ERR_INVAL;
+	struct ddp_mr *mr = stag_lookup(ctx, stag);
+	if (!mr)
+		return DDP_ERR_NOENT;
+	mr_destroy(ctx, mr);
+	return 0;
+}
+
+void stag_release_session(ddp_session *s)
+{
+	while (s->mrs)
+		mr_destroy(s->ctx, s->mrs);
+}
+
+int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access)
+{
+	if (!ctx || (access & ~(unsigned)(DDP_ACCESS_REMOTE_WRITE | DDP_ACCESS_REMOTE_READ)))
+		return DDP_ERR_INVAL;
+	struct ddp_mr *mr = stag_lookup(ctx, stag);
+	if (!mr)
+		return DDP_ERR_NOENT;
+	if (!(access & DDP_ACCESS_REMOTE_WRITE))
+		rx_revoke(ctx, stag); /* a placement in flight loses its right */
+	mr->access = access;
+	return 0;
+}
+
+int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+			  uint64_t to, uint64_t len, void **ptr)
+{
+	if (!ctx || !s || !ptr || stream >= s->cfg.nstreams)
+		return DDP_ERR_INVAL;
+	struct ddp_mr *mr = stag_lookup(ctx, stag);
+	if (!mr)
+		return DDP_ERR_NOENT;
+	if (mr->session ? (mr->session != s || mr->stream != stream)
+			: (mr->pd != s->st[stream].pd))
+		return DDP_ERR_ACCESS;
+	if (!(mr->access & DDP_ACCESS_REMOTE_READ))
+		return DDP_ERR_ACCESS;
+	if (len && to > UINT64_MAX - (len - 1))
+		return DDP_ERR_INVAL;
+	if (to < mr->to_base)
+		return DDP_ERR_INVAL;
+	uint64_t off = to - mr->to_base;
+	if (len > mr->len || off > mr->len - len)
+		return DDP_ERR_INVAL;
+	*ptr = mr->addr + off;
+	return 0;
+}

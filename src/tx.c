@@ -1,0 +1,243 @@
+/* Transmit: message submission, segmentation at MULPDU (RFC 5041 §5.2),
+ * in-order hand-off to the LLP with back-pressure, source completion. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
+
+static int ensure_scratch(ddp_session *s, int n)
+{
+	if (n <= s->scratch_cap)
+		return 0;
+	struct iovec *v = realloc(s->scratch, (size_t)n * sizeof(*v));
+	if (!v)
+		return DDP_ERR_NOMEM;
+	s->scratch = v;
+	s->scratch_cap = n;
+	return 0;
+}
+
+static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
+		  const struct iovec *iov, int iovcnt, void *ctx)
+{
+	if (!s || stream >= s->cfg.nstreams || iovcnt < 0 || (iovcnt > 0 && !iov) ||
+	    iovcnt > 65536)
+		return DDP_ERR_INVAL;
+	uint64_t total = 0;
+	for (int i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len && !iov[i].iov_base)
+			return DDP_ERR_INVAL;
+		if (iov[i].iov_len > UINT64_MAX - total)
+			return DDP_ERR_TOOBIG;
+		total += iov[i].iov_len;
+	}
+	/* RFC 5041 §5.1 (DDP-SEG-2): a ULP message is shorter than 2^32. */
+	if (total >= (1ull << 32))
+		return DDP_ERR_TOOBIG;
+	if (tmpl->tagged && total && tmpl->to > UINT64_MAX - (total - 1))
+		return DDP_ERR_INVAL;
+	struct ddp_stream *st = &s->st[stream];
+	if (st->dead || s->conn_closed)
+		return DDP_ERR_CLOSED;
+	/* DDP-TRD-2: after a graceful close request, sends MUST fail. */
+	if (st->tx_state != TX_OPEN)
+		return DDP_ERR_CLOSED;
+	if (st->errored && !st->sends_after_error)
+		return DDP_ERR_STREAM;
+	if (st->txq_len >= s->cfg.max_tx_queued)
+		return DDP_ERR_LIMIT;
+	if (ensure_scratch(s, iovcnt + 1))
+		return DDP_ERR_NOMEM;
+	struct tx_msg *m = malloc(sizeof(*m) + (size_t)iovcnt * sizeof(struct iovec));
+	if (!m)
+		return DDP_ERR_NOMEM;
+	memset(m, 0, sizeof(*m));
+	m->hdr = *tmpl;
+	m->hdr.dv = DDP_VERSION; /* RFC 5041 §4.1 (DDP-HDR-7): DV = 1 */
+	if (!tmpl->tagged) {
+		/* RFC 5041 §4.3 (DDP-UNT-3): MSN per (stream, QN), 1 first, +1 per
+		 * message, 0xFFFFFFFF is followed by 0. */
+		m->hdr.msn = st->uq[tmpl->qn].tx_msn++;
+	}
+	if (st->errored)
+		st->sends_after_error--; /* DDP-ERR-4: one more message */
+	m->total = total;
+	m->iovcnt = iovcnt;
+	if (iovcnt)
+		memcpy(m->iov, iov, (size_t)iovcnt * sizeof(*iov));
+	m->ctx = ctx;
+	if (st->txq_tail)
+		st->txq_tail->next = m;
+	else
+		st->txq = m;
+	st->txq_tail = m;
+	st->txq_len++;
+	if (!st->tx_cur)
+		st->tx_cur = m;
+	tx_pump(s, st);
+	return 0;
+}
+
+int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn, uint64_t rsvdulp,
+		      const struct iovec *iov, int iovcnt, void *msg_ctx)
+{
+	if (!s || qn >= s->cfg.nqueues || rsvdulp >> 40)
+		return DDP_ERR_INVAL;
+	struct ddp_hdr h = { 0 };
+	h.qn = qn;
+	h.rsvdulp = rsvdulp;
+	return submit(s, stream, &h, iov, iovcnt, msg_ctx);
+}
+
+int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
+		    uint8_t rsvdulp, const struct iovec *iov, int iovcnt, void *msg_ctx)
+{
+	struct ddp_hdr h = { 0 };
+	h.tagged = 1;
+	h.stag = stag; /* DDP-SEG-6: the ULP supplies STag and TO */
+	h.to = to;
+	h.rsvdulp = rsvdulp;
+	return submit(s, stream, &h, iov, iovcnt, msg_ctx);
+}
+
+/* Slice up to n payload octets of m (from its cursor) into out[]. */
+static int slice(struct tx_msg *m, size_t n, struct iovec *out)
+{
+	int k = 0;
+	while (n) {
+		struct iovec *v = &m->iov[m->iov_idx];
+		size_t avail = v->iov_len - m->iov_off;
+		if (!avail) {
+			m->iov_idx++;
+			m->iov_off = 0;
+			continue;
+		}
+		size_t take = avail < n ? avail : n;
+		out[k].iov_base = (uint8_t *)v->iov_base + m->iov_off;
+		out[k].iov_len = take;
+		k++;
+		m->iov_off += take;
+		n -= take;
+	}
+	return k;
+}
+
+void tx_pump(ddp_session *s, struct ddp_stream *st)
+{
+	if (st->in_pump)
+		return;
+	st->in_pump = 1;
+	uint32_t epoch = st->epoch;
+	while (st->tx_cur && !st->blocked && !st->dead && st->epoch == epoch) {
+		struct tx_msg *m = st->tx_cur;
+		size_t hlen = m->hdr.tagged ? DDP_TAGGED_HDR_LEN : DDP_UNTAGGED_HDR_LEN;
+		/* RFC 5041 §5.2 (DDP-SEG-1): header + payload <= MULPDU. */
+		uint64_t room = s->mulpdu - hlen;
+		uint64_t rest = m->total - m->sent;
+		size_t chunk = (size_t)(rest < room ? rest : room);
+		int last = (chunk == rest);
+		struct ddp_hdr h = m->hdr;
+		/* DDP-HDR-3: L only on the last segment, which goes last (HDR-4). */
+		h.last = (uint8_t)last;
+		if (h.tagged)
+			h.to = m->hdr.to + m->sent; /* DDP-SEG-5 */
+		else
+			h.mo = (uint32_t)m->sent; /* DDP-UNT-4 */
+		uint8_t hb[DDP_MAX_HDR_LEN];
+		wire_encode(&h, hb, sizeof(hb));
+		int save_idx = m->iov_idx;
+		size_t save_off = m->iov_off;
+		s->scratch[0].iov_base = hb;
+		s->scratch[0].iov_len = hlen;
+		int n = 1 + slice(m, chunk, s->scratch + 1);
+		unsigned flags = (last ? DDP_LLP_SEG_LAST : 0) | (h.tagged ? DDP_LLP_SEG_TAGGED : 0);
+		int r = s->ops->send(s->llp, st->idx, s->scratch, n, hlen + chunk, flags);
+		if (r == DDP_ERR_AGAIN) {
+			m->iov_idx = save_idx;
+			m->iov_off = save_off;
+			st->blocked = 1;
+			break;
+		}
+		if (r < 0) {
+			m->iov_idx = save_idx;
+			m->iov_off = save_off;
+			st->in_pump = 0;
+			ddp_llp_failed(s, st->idx, DDP_ERR_LLP);
+			return;
+		}
+		m->sent += chunk;
+		if (r == DDP_LLP_PENDING)
+			m->pending++;
+		if (last) {
+			m->handed_all = 1;
+			st->tx_cur = m->next;
+		}
+	}
+	st->in_pump = 0;
+	if (st->epoch != epoch)
+		return;
+	tx_complete_ready(s, st);
+	if (!st->tx_cur && st->tx_state == TX_CLOSING && !st->dead)
+		stream_tx_drained(s, st);
+}
+
+/* Source completion (DDP-DLV-4) in submission order. */
+void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
+{
+	uint32_t epoch = st->epoch;
+	struct tx_msg *m;
+	while ((m = st->txq) && m->handed_all && !m->pending && st->epoch == epoch) {
+		st->txq = m->next;
+		if (!st->txq)
+			st->txq_tail = NULL;
+		st->txq_len--;
+		void *ctx = m->ctx;
+		free(m);
+		if (s->cb.send_done)
+			s->cb.send_done(s, st->idx, ctx, 0, s->user);
+	}
+}
+
+void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
+{
+	struct tx_msg *m = st->txq;
+	st->txq = st->txq_tail = st->tx_cur = NULL;
+	st->txq_len = 0;
+	while (m) {
+		struct tx_msg *next = m->next;
+		void *ctx = m->ctx;
+		free(m);
+		if (s->cb.send_done)
+			s->cb.send_done(s, st->idx, ctx, status, s->user);
+		m = next;
+	}
+}
+
+void ddp_llp_tx_done(ddp_session *s, uint32_t stream)
+{
+	if (!s || stream >= s->cfg.nstreams)
+		return;
+	struct ddp_stream *st = &s->st[stream];
+	struct tx_msg *m = st->txq;
+	if (!m || !m->pending)
+		return; /* LLP accounting error: ignore rather than corrupt */
+	m->pending--;
+	tx_complete_ready(s, st);
+	if (!st->tx_cur && st->tx_state == TX_CLOSING && !st->dead)
+		stream_tx_drained(s, st);
+}
+
+void ddp_llp_writable(ddp_session *s)
+{
+	if (!s)
+		return;
+	for (uint32_t i = 0; i < s->cfg.nstreams; i++) {
+		struct ddp_stream *st = &s->st[i];
+		if (!st->blocked)
+			continue;
+		st->blocked = 0;
+		tx_pump(s, st);
+	}
+}

@@ -1,0 +1,56 @@
+/* Untagged buffer queues (RFC 5041 §4.3, §7.1): one FIFO per (stream, QN);
+ * the oldest posted buffer answers to head_msn, the next to head_msn + 1. */
+#include <stdlib.h>
+
+#include "core.h"
+
+int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx)
+{
+	if (q->count >= max)
+		return DDP_ERR_LIMIT;
+	if (q->count == q->cap) {
+		uint32_t ncap = q->cap ? q->cap * 2 : 8;
+		struct uq_ent *n = malloc((size_t)ncap * sizeof(*n));
+		if (!n)
+			return DDP_ERR_NOMEM;
+		for (uint32_t i = 0; i < q->count; i++)
+			n[i] = q->ring[(q->head + i) & (q->cap - 1)];
+		free(q->ring);
+		q->ring = n;
+		q->cap = ncap;
+		q->head = 0;
+	}
+	struct uq_ent *e = &q->ring[(q->head + q->count) & (q->cap - 1)];
+	e->buf = buf;
+	e->len = len;
+	e->ctx = ctx;
+	q->count++;
+	return 0;
+}
+
+/* RFC 5041 §7.1 / DDP-VAL-U2, U5: is there a posted buffer for msn? */
+enum uq_verdict uq_find(const struct uq *q, uint32_t msn, struct uq_ent **out)
+{
+	if (q->count == 0)
+		return UQ_NOBUF;
+	uint32_t d = msn - q->head_msn; /* modulo 2^32: MSN wraps (DDP-UNT-3) */
+	if (d >= q->count)
+		return UQ_RANGE;
+	*out = &q->ring[(q->head + d) & (q->cap - 1)];
+	return UQ_OK;
+}
+
+void uq_pop(struct uq *q, struct uq_ent *out)
+{
+	*out = q->ring[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->count--;
+	q->head_msn++;
+}
+
+void uq_free(struct uq *q)
+{
+	free(q->ring);
+	q->ring = NULL;
+	q->cap = q->count = q->head = 0;
+}
