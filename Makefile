@@ -124,8 +124,8 @@ $(BUILD)/obj/%.o: %.c
 define lib_rule
 $(1): $(call obj,$(2))
 	@mkdir -p $$(dir $$@)
-	rm -f $$@
-	$$(AR) rcs $$@ $$^
+	@rm -f $$@
+	$$(Q)$$(AR) rcs $$@ $$^
 endef
 $(eval $(call lib_rule,$(LIB_CORE),$(CORE_SRC)))
 $(eval $(call lib_rule,$(LIB_COMMON),$(COMMON_SRC)))

@@ -9,7 +9,7 @@
 #include "core.h"
 
 #define DEFAULT_MAX_STAGS 65536u
-#define MAX_STAGS 0xFFFFFFu
+#define MAX_STAGS (1u << 23)
 #define DEFAULT_MAX_PDS 1024u
 
 static uint32_t os_random(void *unused)
@@ -131,14 +131,21 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	/* RFC 5040 §8.1.1: hard to predict. Random 24-bit index (0 avoided, it
 	 * is special for some peers) and a random 8-bit key; never a value
 	 * handed out and revoked recently. */
-	uint32_t v;
-	for (;;) {
-		uint32_t r = ctx_random(ctx);
-		uint32_t index = (r >> 8) & 0xFFFFFF;
+	uint32_t v = 0;
+	uint32_t start = ctx_random(ctx);
+	for (uint32_t tries = 0;; tries++) {
+		/* random indices first; a weak random source falls back to a scan
+		 * (bounded: at most max_stags <= 2^23 of 2^24 indices are used) */
+		uint32_t index = (tries < 64 ? (ctx_random(ctx) >> 8) : start + tries) & 0xFFFFFF;
 		if (index == 0 || stag_map_get(&ctx->map, index))
 			continue;
-		v = (index << 8) | (ctx_random(ctx) & 0xFF);
-		if (!recently_revoked(ctx, v))
+		uint32_t key = ctx_random(ctx) & 0xFF, k;
+		for (k = 0; k < 256; k++) {
+			v = (index << 8) | ((key + k) & 0xFF);
+			if (!recently_revoked(ctx, v))
+				break;
+		}
+		if (k < 256)
 			break;
 	}
 	mr->stag = v;

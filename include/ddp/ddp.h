@@ -115,7 +115,7 @@ typedef struct ddp_session ddp_session; /* one LLP connection, N streams */
 
 /* Limits of a context. Zero fields take the defaults shown. */
 typedef struct ddp_ctx_config {
-	uint32_t max_stags;	/* default 65536, at most 2^24 - 1 */
+	uint32_t max_stags;	/* default 65536, at most 2^23 */
 	uint32_t max_pds;	/* default 1024 */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */

@@ -3,10 +3,17 @@
  * in-memory test pair) implements for the DDP core, and the entry points it
  * calls on the core. RFC 5041 §3 lists what an LLP must provide.
  *
- * Everything runs on the one thread that owns the session. The core never
- * calls back into the adapter from inside a receive entry point except
- * through ops->send (an adapter must accept that re-entry or return
- * DDP_ERR_AGAIN from it).
+ * Everything runs on the one thread that owns the session. ULP callbacks
+ * (deliver, error, send_done, stream_event) run inside the entry points
+ * below, and a ULP may react by sending (ops->send), closing or aborting
+ * (ops->close_stream / ops->close): an adapter must accept those calls while
+ * it is inside ddp_llp_rx_begin/end or a pump (queue the work, or return
+ * DDP_ERR_AGAIN from send). No callback may free the session.
+ *
+ * After the core called ops->close_stream(abortive=1) / ops->close(1), or
+ * after the adapter reported ddp_llp_failed(), the adapter must not touch the
+ * payload of segments it took with DDP_LLP_PENDING: the core hands that
+ * memory back to the ULP right after.
  */
 #ifndef DDP_LLP_H
 #define DDP_LLP_H
