@@ -104,15 +104,16 @@ INTEG_BIN :=
 endif
 
 # ----------------------------------------------------------------- programs
-DEMO_SRC := demos/ddp-demo.c
-ifeq ($(HAVE_LIBEVENT),1)
-DEMO_SRC += $(filter-out demos/ddp-demo.c,$(sort $(wildcard demos/*.c)))
-ifneq ($(HAVE_USRSCTP),1)
-DEMO_SRC := $(filter-out demos/ddp-demo.c,$(DEMO_SRC)) demos/ddp-demo.c
+# demos/NAME.c is a one-file program; demos/NAME/*.c a multi-file one. Only
+# ddp-demo builds without libevent; the others need libevent (and usrsctp
+# when they include the SCTP adapter, which every other program does).
+DEMO_ONE := $(sort $(wildcard demos/*.c))
+DEMO_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard demos/*/*.c))))
+DEMO_NAMES := $(patsubst demos/%.c,%,$(DEMO_ONE)) $(patsubst demos/%,%,$(DEMO_DIRS))
+ifneq ($(HAVE_LIBEVENT)$(HAVE_USRSCTP),11)
+DEMO_NAMES := $(filter ddp-demo,$(DEMO_NAMES))
 endif
-endif
-DEMO_SRC := $(sort $(wildcard $(DEMO_SRC)))
-DEMO_BIN := $(patsubst demos/%.c,$(BUILD)/bin/%,$(DEMO_SRC))
+DEMO_BIN := $(patsubst %,$(BUILD)/bin/%,$(DEMO_NAMES))
 
 # ----------------------------------------------------------------- rules
 all: $(LIBS) $(UNIT_BIN) $(INTEG_BIN) $(REPLAY_BIN) $(DEMO_BIN)
@@ -149,6 +150,13 @@ $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/repl
 $(BUILD)/bin/%: $(BUILD)/obj/demos/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(EXTLIBS)
+
+define multi_prog
+$(BUILD)/bin/$(1): $(call obj,$(wildcard demos/$(1)/*.c)) $(LIBS)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(LDFLAGS_ALL) -o $$@ $(call obj,$(wildcard demos/$(1)/*.c)) $$(LIBS) $$(EXTLIBS)
+endef
+$(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 
 # libFuzzer builds: every source compiled with clang and the fuzzer
 # instrumentation, in one go per target (small code base).

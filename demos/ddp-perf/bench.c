@@ -1,0 +1,65 @@
+/* ddp-perf helpers: clocks, progress line, payload pattern. */
+#include "bench.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+void bench_fail(struct bench_result *r, const char *fmt, ...)
+{
+	if (r->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+}
+
+static const char *mode_name(enum bench_mode m)
+{
+	return m == MODE_TAGGED ? "tagged" : m == MODE_RTT ? "rtt" : "untagged";
+}
+
+void bench_progress(const struct bench_params *p, const struct bench_result *r, double elapsed)
+{
+	if (!p->progress)
+		return;
+	double mbs = elapsed > 0 ? (double)r->bytes / elapsed / 1e6 : 0;
+	fprintf(stderr, "\r  %-13s %-8s %6zu B x%-3d %5.1f s  %9.1f MB/s  %10.0f msg/s   ", p->llp,
+		mode_name(p->mode), p->size, p->streams, elapsed, mbs,
+		elapsed > 0 ? (double)r->msgs / elapsed : 0);
+	fflush(stderr);
+}
+
+/* Cheap verifiable pattern: 8-octet words of (n, position). */
+void bench_fill(uint8_t *buf, size_t len, uint64_t n)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(n * 131 + i * 7);
+}
+
+int bench_check(const uint8_t *buf, size_t len, uint64_t n)
+{
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] != (uint8_t)(n * 131 + i * 7))
+			return -1;
+	return 0;
+}

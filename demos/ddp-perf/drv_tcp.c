@@ -1,0 +1,211 @@
+/* ddp-perf driver "tcp": the raw baseline. Plain TCP on the same event
+ * loop, one write() per message on the sending side, large reads on the
+ * receiving side; the message count is received octets / message size. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define RBUF (256 * 1024)
+
+struct tconn {
+	int tx, rx;		/* sending fd, receiving fd (loopback: both ends) */
+	struct event *wev, *rev;
+	size_t off;		/* octets of the current message already written */
+	uint64_t sent;
+	struct trun *run;
+};
+
+struct trun {
+	struct event_base *base;
+	const struct bench_params *p;
+	struct bench_result *r;
+	struct tconn *c;
+	uint8_t *msg, *rbuf;
+	double t0;
+	int stop;
+	struct event *tick;
+	/* rtt */
+	size_t rtt_have;
+	double rtt_sent_at, rtt_sum;
+};
+
+static int nonblock(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg)
+{
+	struct tconn *c = arg;
+	struct trun *t = c->run;
+	if (t->stop)
+		return;
+	for (int burst = 0; burst < 256; burst++) {
+		ssize_t n = write(fd, t->msg + c->off, t->p->size - c->off);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				bench_fail(t->r, "tcp write: %s", strerror(errno));
+			return;
+		}
+		c->off += (size_t)n;
+		if (c->off < t->p->size)
+			return;
+		c->off = 0;
+		c->sent++;
+	}
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	struct tconn *c = arg;
+	struct trun *t = c->run;
+	for (int burst = 0; burst < 16; burst++) {
+		ssize_t n = read(fd, t->rbuf, RBUF);
+		if (n <= 0) {
+			if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+				if (!t->stop)
+					bench_fail(t->r, "tcp read: connection closed");
+				event_del(c->rev);
+			}
+			return;
+		}
+		t->r->bytes += (uint64_t)n;
+	}
+}
+
+/* RTT: client end writes 64 octets, server end echoes, client times it. */
+static void rtt_send(struct trun *t)
+{
+	t->rtt_sent_at = now_s();
+	if (write(t->c[0].tx, t->msg, t->p->size) != (ssize_t)t->p->size)
+		bench_fail(t->r, "tcp rtt write");
+}
+
+static void on_rtt_server(evutil_socket_t fd, short what, void *arg)
+{
+	struct trun *t = arg;
+	ssize_t n = read(fd, t->rbuf, RBUF);
+	if (n > 0 && write(fd, t->rbuf, (size_t)n) != n)
+		bench_fail(t->r, "tcp rtt echo");
+}
+
+static void on_rtt_client(evutil_socket_t fd, short what, void *arg)
+{
+	struct trun *t = arg;
+	ssize_t n = read(fd, t->rbuf, RBUF);
+	if (n <= 0)
+		return;
+	t->rtt_have += (size_t)n;
+	if (t->rtt_have < t->p->size)
+		return;
+	t->rtt_have = 0;
+	t->rtt_sum += now_s() - t->rtt_sent_at;
+	t->r->msgs++;
+	t->r->bytes += t->p->size;
+	if (!t->stop)
+		rtt_send(t);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct trun *t = arg;
+	double el = now_s() - t->t0;
+	if (t->p->mode != MODE_RTT)
+		t->r->msgs = t->r->bytes / t->p->size;
+	bench_progress(t->p, t->r, el);
+	if (el >= t->p->duration || t->r->failed) {
+		t->stop = 1;
+		event_base_loopbreak(t->base);
+	}
+}
+
+static int tcp_pair(int lfd, const struct sockaddr_in *sa, int *a, int *b)
+{
+	*a = socket(AF_INET, SOCK_STREAM, 0);
+	if (*a < 0 || connect(*a, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
+		return -1;
+	*b = accept(lfd, NULL, NULL);
+	if (*b < 0)
+		return -1;
+	nonblock(*a);
+	nonblock(*b);
+	return 0;
+}
+
+static int run_tcp(struct event_base *base, const struct bench_params *p, struct bench_result *r)
+{
+	struct trun t = { .base = base, .p = p, .r = r };
+	int n = p->mode == MODE_RTT ? 1 : p->streams;
+	t.c = calloc((size_t)n, sizeof(*t.c));
+	t.msg = malloc(p->size);
+	t.rbuf = malloc(RBUF);
+	bench_fill(t.msg, p->size, 1);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 64) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &sl) < 0) {
+		bench_fail(r, "tcp listen: %s", strerror(errno));
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		t.c[i].run = &t;
+		t.c[i].tx = t.c[i].rx = -1;
+		if (tcp_pair(lfd, &sa, &t.c[i].tx, &t.c[i].rx)) {
+			bench_fail(r, "tcp connect: %s", strerror(errno));
+			goto out;
+		}
+		if (p->mode == MODE_RTT) {
+			t.c[i].wev = event_new(base, t.c[i].rx, EV_READ | EV_PERSIST, on_rtt_server, &t);
+			t.c[i].rev = event_new(base, t.c[i].tx, EV_READ | EV_PERSIST, on_rtt_client, &t);
+		} else {
+			t.c[i].wev = event_new(base, t.c[i].tx, EV_WRITE | EV_PERSIST, on_write, &t.c[i]);
+			t.c[i].rev = event_new(base, t.c[i].rx, EV_READ | EV_PERSIST, on_read, &t.c[i]);
+		}
+		event_add(t.c[i].wev, NULL);
+		event_add(t.c[i].rev, NULL);
+	}
+	t.tick = event_new(base, -1, EV_PERSIST, on_tick, &t);
+	struct timeval tv = { 0, 100000 };
+	event_add(t.tick, &tv);
+	double c0 = cpu_s();
+	t.t0 = now_s();
+	if (p->mode == MODE_RTT)
+		rtt_send(&t);
+	event_base_dispatch(base);
+	r->secs = now_s() - t.t0;
+	r->cpu = cpu_s() - c0;
+	if (p->mode == MODE_RTT && r->msgs)
+		r->rtt_us = t.rtt_sum / (double)r->msgs * 1e6;
+	else
+		r->msgs = r->bytes / p->size;
+out:
+	if (t.tick)
+		event_free(t.tick);
+	for (int i = 0; i < n; i++) {
+		if (t.c[i].wev)
+			event_free(t.c[i].wev);
+		if (t.c[i].rev)
+			event_free(t.c[i].rev);
+		if (t.c[i].tx >= 0)
+			close(t.c[i].tx);
+		if (t.c[i].rx >= 0)
+			close(t.c[i].rx);
+	}
+	if (lfd >= 0)
+		close(lfd);
+	free(t.c);
+	free(t.msg);
+	free(t.rbuf);
+	return r->failed ? -1 : 0;
+}
+
+const struct bench_driver drv_tcp = { "tcp", run_tcp };
