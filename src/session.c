@@ -204,7 +204,8 @@ void stream_flush(ddp_session *s, struct ddp_stream *st, int status)
 	tx_flush(s, st, status);
 	for (uint32_t q = 0; q < s->cfg.nqueues; q++) {
 		struct uq *uq = &st->uq[q];
-		while (uq->count) {
+		/* only what was posted before the flush: a callback may re-post */
+		for (uint32_t n = uq->count; n && uq->count; n--) {
 			struct uq_ent e;
 			uint32_t msn = uq->head_msn;
 			uq_pop(uq, &e);
