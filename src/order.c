@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "core.h"
 
 enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uint32_t *seq)
@@ -34,7 +35,7 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	       uint32_t payload, const struct dlv_rec *rec)
 {
 	if (!w->ring) {
-		w->ring = calloc(w->size, sizeof(*w->ring));
+		w->ring = ddp_calloc_(w->size, sizeof(*w->ring));
 		if (!w->ring)
 			return DDP_ERR_NOMEM;
 	}

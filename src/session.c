@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "core.h"
 
 #define DEF_NQUEUES 3
@@ -49,10 +50,10 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 	if (mulpdu < MIN_MULPDU)
 		return DDP_ERR_INVAL;
 
-	ddp_session *s = calloc(1, sizeof(*s));
+	ddp_session *s = ddp_calloc_(1, sizeof(*s));
 	if (!s)
 		return DDP_ERR_NOMEM;
-	s->st = calloc(c.nstreams, sizeof(*s->st));
+	s->st = ddp_calloc_(c.nstreams, sizeof(*s->st));
 	if (!s->st) {
 		free(s);
 		return DDP_ERR_NOMEM;
@@ -62,7 +63,7 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 		st->idx = i;
 		st->pd = c.pd;
 		st->win.size = pow2_at_least(c.reorder_window);
-		st->uq = calloc(c.nqueues, sizeof(*st->uq));
+		st->uq = ddp_calloc_(c.nqueues, sizeof(*st->uq));
 		if (!st->uq) {
 			for (uint32_t j = 0; j < i; j++)
 				free(s->st[j].uq);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "alloc.h"
 #include "core.h"
 
 #define DEFAULT_MAX_STAGS 65536u
@@ -33,7 +34,7 @@ int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out)
 	if (!out)
 		return DDP_ERR_INVAL;
 	*out = NULL;
-	ddp_ctx *ctx = calloc(1, sizeof(*ctx));
+	ddp_ctx *ctx = ddp_calloc_(1, sizeof(*ctx));
 	if (!ctx)
 		return DDP_ERR_NOMEM;
 	if (cfg)
@@ -74,7 +75,7 @@ int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out)
 	*out = NULL;
 	if (ctx->npds >= ctx->cfg.max_pds)
 		return DDP_ERR_LIMIT;
-	ddp_pd *pd = calloc(1, sizeof(*pd));
+	ddp_pd *pd = ddp_calloc_(1, sizeof(*pd));
 	if (!pd)
 		return DDP_ERR_NOMEM;
 	pd->ctx = ctx;
@@ -125,7 +126,7 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	if (ctx->map.used >= ctx->cfg.max_stags)
 		return DDP_ERR_LIMIT;
 
-	struct ddp_mr *mr = calloc(1, sizeof(*mr));
+	struct ddp_mr *mr = ddp_calloc_(1, sizeof(*mr));
 	if (!mr)
 		return DDP_ERR_NOMEM;
 	/* RFC 5040 §8.1.1: hard to predict. Random 24-bit index (0 avoided, it

@@ -3,6 +3,7 @@
  * sparse, hard to predict STags; the index is random, see stag.c). */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "core.h"
 
 static uint32_t hash_index(uint32_t index)
@@ -16,7 +17,7 @@ int stag_map_init(struct stag_map *m, uint32_t cap)
 	uint32_t c = 16;
 	while (c < cap)
 		c <<= 1;
-	m->slot = calloc(c, sizeof(*m->slot));
+	m->slot = ddp_calloc_(c, sizeof(*m->slot));
 	if (!m->slot)
 		return DDP_ERR_NOMEM;
 	m->cap = c;

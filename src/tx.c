@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "core.h"
 
 void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
@@ -11,7 +12,7 @@ static int ensure_scratch(ddp_session *s, int n)
 {
 	if (n <= s->scratch_cap)
 		return 0;
-	struct iovec *v = realloc(s->scratch, (size_t)n * sizeof(*v));
+	struct iovec *v = ddp_realloc_(s->scratch, (size_t)n * sizeof(*v));
 	if (!v)
 		return DDP_ERR_NOMEM;
 	s->scratch = v;
@@ -50,7 +51,7 @@ static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		return DDP_ERR_LIMIT;
 	if (ensure_scratch(s, iovcnt + 1))
 		return DDP_ERR_NOMEM;
-	struct tx_msg *m = malloc(sizeof(*m) + (size_t)iovcnt * sizeof(struct iovec));
+	struct tx_msg *m = ddp_malloc_(sizeof(*m) + (size_t)iovcnt * sizeof(struct iovec));
 	if (!m)
 		return DDP_ERR_NOMEM;
 	memset(m, 0, sizeof(*m));

@@ -2,6 +2,7 @@
  * the oldest posted buffer answers to head_msn, the next to head_msn + 1. */
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "core.h"
 
 int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx)
@@ -10,7 +11,7 @@ int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx)
 		return DDP_ERR_LIMIT;
 	if (q->count == q->cap) {
 		uint32_t ncap = q->cap ? q->cap * 2 : 8;
-		struct uq_ent *n = malloc((size_t)ncap * sizeof(*n));
+		struct uq_ent *n = ddp_malloc_((size_t)ncap * sizeof(*n));
 		if (!n)
 			return DDP_ERR_NOMEM;
 		for (uint32_t i = 0; i < q->count; i++)

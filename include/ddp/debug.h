@@ -15,6 +15,11 @@ extern "C" {
 int ddp_debug_set_msn(ddp_session *s, uint32_t stream, uint32_t qn, uint32_t tx_next,
 		      uint32_t rx_head);
 
+/* failmalloc: let n more core allocations succeed, then fail every one
+ * (n < 0: never fail, the default). Lets tests prove that every allocation
+ * failure is reported as DDP_ERR_NOMEM (or handled) without leaks. */
+void ddp_debug_fail_alloc(long n);
+
 #ifdef __cplusplus
 }
 #endif
