@@ -1,0 +1,97 @@
+/*
+ * CRC32c, RFC 3720 §12.1: polynomial 0x1EDC6F41 (reflected 0x82F63B78),
+ * init 0xFFFFFFFF, reflected in/out, final XOR 0xFFFFFFFF.
+ *
+ * ISA-L's crc32_iscsi(buf, len, init) works on the raw register: it neither
+ * inverts the initial value nor the result, and len is an int. We hide that:
+ * register = ~crc on entry, ~register on exit, and feed it in chunks below
+ * INT_MAX.
+ */
+#include "common/crc32c.h"
+
+#include <limits.h>
+#include <pthread.h>
+
+#if HAVE_ISAL
+#include <isa-l/crc.h>
+#endif
+
+#define POLY_REFLECTED 0x82F63B78u
+
+static uint32_t table[8][256];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+
+static void table_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++) {
+		uint32_t c = i;
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ POLY_REFLECTED : c >> 1;
+		table[0][i] = c;
+	}
+	for (uint32_t i = 0; i < 256; i++)
+		for (int t = 1; t < 8; t++)
+			table[t][i] = (table[t - 1][i] >> 8) ^
+				      table[0][table[t - 1][i] & 0xff];
+}
+
+static uint32_t load32le(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+	       (uint32_t)b[3] << 24;
+}
+
+uint32_t ddp_crc32c_portable(uint32_t crc, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t c = ~crc;
+
+	pthread_once(&table_once, table_init);
+	while (n >= 8) {
+		uint32_t lo = load32le(b) ^ c;
+		uint32_t hi = load32le(b + 4);
+
+		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
+		    table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
+		    table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+		    table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+		b += 8;
+		n -= 8;
+	}
+	while (n--)
+		c = (c >> 8) ^ table[0][(c ^ *b++) & 0xff];
+	return ~c;
+}
+
+uint32_t ddp_crc32c(uint32_t crc, const void *p, size_t n)
+{
+#if HAVE_ISAL
+	const uint8_t *b = p;
+	uint32_t reg = ~crc;
+
+	while (n > 0) {
+		size_t chunk = n > (size_t)(INT_MAX & ~0xfff) ?
+				       (size_t)(INT_MAX & ~0xfff) : n;
+		/* ISA-L takes a non-const pointer but does not write. */
+		reg = crc32_iscsi((unsigned char *)(uintptr_t)b, (int)chunk, reg);
+		b += chunk;
+		n -= chunk;
+	}
+	return ~reg;
+#else
+	return ddp_crc32c_portable(crc, p, n);
+#endif
+}
+
+void ddp_crc32c_put_wire(uint8_t out[4], uint32_t crc)
+{
+	out[0] = (uint8_t)crc;
+	out[1] = (uint8_t)(crc >> 8);
+	out[2] = (uint8_t)(crc >> 16);
+	out[3] = (uint8_t)(crc >> 24);
+}
+
+uint32_t ddp_crc32c_get_wire(const uint8_t in[4])
+{
+	return load32le(in);
+}

@@ -1,0 +1,657 @@
+/*
+ * MPA over TCP sockets on a libevent event_base: connect, listen, wrap an
+ * fd; EV_READ runs the deframer (recv straight into the placement
+ * destination), EV_WRITE flushes the FPDU queue with writev; a start-up
+ * timer. Everything protocol related is in adapters/mpa/mpa_conn.c.
+ */
+#include "libevent/mpa_tcp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <ddp/llp.h>
+
+struct ddp_mpa_conn {
+	struct event_base *base;
+	int fd;
+	int connecting;		/* TCP connect in progress */
+	struct event *rev, *wev, *tmo;
+	mpa_conn *mc;
+	ddp_session *s;
+	ddp_callbacks ucb;	/* the application's DDP callbacks */
+	ddp_mpa_event_cb ev;
+	ddp_mpa_accept_cb accept;
+	void *user;
+	unsigned timeout_ms;
+	int depth;		/* nesting of our callbacks */
+	int free_pending;
+	int finished;		/* FAILED/REJECTED/CLOSED reported */
+	int app_owned;		/* the application has seen this conn; before
+				 * that (listener, start-up) it is ours */
+};
+
+struct ddp_mpa_listener {
+	struct event_base *base;
+	ddp_ctx *ctx;
+	int fd;
+	struct event *ev_accept;
+	ddp_mpa_config cfg;
+	uint8_t pd[512];
+	ddp_callbacks cb;
+	ddp_mpa_accept_cb accept;
+	ddp_mpa_event_cb ev;
+	void *user;
+};
+
+mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
+{
+	return c ? c->mc : NULL;
+}
+
+/* ------------------------------------------------------ lifetime guard */
+
+static void conn_destroy(ddp_mpa_conn *c);
+
+static void enter(ddp_mpa_conn *c)
+{
+	c->depth++;
+}
+
+/* Returns 1 when c was freed. */
+static int leave(ddp_mpa_conn *c)
+{
+	if (--c->depth == 0 && c->free_pending) {
+		conn_destroy(c);
+		return 1;
+	}
+	return 0;
+}
+
+static void close_socket(ddp_mpa_conn *c, int reset)
+{
+	if (c->rev)
+		event_del(c->rev);
+	if (c->wev)
+		event_del(c->wev);
+	if (c->tmo)
+		event_del(c->tmo);
+	if (c->fd >= 0) {
+		if (reset) {
+			struct linger lg = { 1, 0 }; /* RST */
+			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		}
+		close(c->fd);
+		c->fd = -1;
+	}
+}
+
+static void conn_destroy(ddp_mpa_conn *c)
+{
+	close_socket(c, !c->finished);
+	/* callbacks run inside ddp_session_free(): keep them from freeing
+	 * or scheduling anything */
+	c->depth = 1;
+	c->free_pending = 0;
+	c->finished = 1;
+	if (c->s)
+		ddp_session_free(c->s);
+	mpa_conn_free(c->mc);
+	if (c->rev)
+		event_free(c->rev);
+	if (c->wev)
+		event_free(c->wev);
+	if (c->tmo)
+		event_free(c->tmo);
+	free(c);
+}
+
+static void deferred_destroy(evutil_socket_t fd, short what, void *arg)
+{
+	conn_destroy(arg);
+}
+
+/* Leave a callback made from inside the DDP core or the MPA state machine:
+ * when the application freed the connection in it and nothing of ours is
+ * on the stack any more, the core may still be, so destroy from the loop. */
+static void leave_cb(ddp_mpa_conn *c)
+{
+	if (--c->depth == 0 && c->free_pending) {
+		const struct timeval zero = { 0, 0 };
+		c->depth = 1; /* nobody else destroys it meanwhile */
+		if (event_base_once(c->base, -1, EV_TIMEOUT, deferred_destroy,
+				    c, &zero) < 0)
+			c->depth = 0; /* leak rather than use after free */
+	}
+}
+
+void ddp_mpa_conn_free(ddp_mpa_conn *c)
+{
+	if (!c)
+		return;
+	if (c->depth > 0) {
+		c->free_pending = 1;
+		close_socket(c, !c->finished);
+		return;
+	}
+	conn_destroy(c);
+}
+
+/* ------------------------------------------- DDP callback trampolines */
+
+static void t_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	ddp_mpa_conn *c = user;
+	enter(c);
+	c->ucb.deliver(s, d, c->user);
+	leave_cb(c);
+}
+
+static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
+			void *user)
+{
+	ddp_mpa_conn *c = user;
+	if (c->ucb.send_done) {
+		enter(c);
+		c->ucb.send_done(s, st, ctx, status, c->user);
+		leave_cb(c);
+	}
+}
+
+static void t_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	ddp_mpa_conn *c = user;
+	if (c->ucb.error) {
+		enter(c);
+		c->ucb.error(s, e, c->user);
+		leave_cb(c);
+	}
+}
+
+static void t_stream_event(ddp_session *s, uint32_t st,
+			   enum ddp_stream_event e, int status, void *user)
+{
+	ddp_mpa_conn *c = user;
+	if (c->ucb.stream_event) {
+		enter(c);
+		c->ucb.stream_event(s, st, e, status, c->user);
+		leave_cb(c);
+	}
+}
+
+static const ddp_callbacks trampolines = { t_deliver, t_send_done, t_error,
+					   t_stream_event };
+
+/* ---------------------------------------------------------- socket io */
+
+static ssize_t io_read(void *io, void *dst, size_t n)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return DDP_ERR_CLOSED;
+	for (;;) {
+		ssize_t r = recv(c->fd, dst, n, 0);
+		if (r > 0)
+			return r;
+		if (r == 0)
+			return DDP_ERR_CLOSED;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return DDP_ERR_LLP;
+	}
+}
+
+static ssize_t io_writev(void *io, const struct iovec *iov, int cnt)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return DDP_ERR_CLOSED;
+	struct msghdr mh;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
+	mh.msg_iovlen = (size_t)cnt;
+	for (;;) {
+		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		if (w >= 0)
+			return w;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return DDP_ERR_LLP;
+	}
+}
+
+static void io_shutdown(void *io, int abortive)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return;
+	if (abortive)
+		close_socket(c, 1);
+	else
+		shutdown(c->fd, SHUT_WR);
+}
+
+static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
+		       uint8_t code)
+{
+	if (!c->app_owned) {
+		/* a listener connection that failed before the application
+		 * saw it (bad peer, timeout): free it quietly */
+		if (e != DDP_MPA_CONNECTED) {
+			enter(c);
+			c->free_pending = 1;
+			leave_cb(c);
+		}
+		return;
+	}
+	if (c->ev) {
+		enter(c);
+		c->ev(c, e, err, code, c->user);
+		leave_cb(c);
+	}
+}
+
+static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
+{
+	ddp_mpa_conn *c = io;
+
+	switch (e) {
+	case MPA_CEV_WANT_WRITE:
+		if (c->fd >= 0 && !c->connecting) {
+			if (err)
+				event_add(c->wev, NULL);
+			else
+				event_del(c->wev);
+		}
+		return;
+	case MPA_CEV_STOP_READ:
+		event_del(c->rev);
+		return;
+	case MPA_CEV_REQUEST:
+		if (c->accept) {
+			c->app_owned = 1;
+			ddp_mpa_info info;
+			ddp_mpa_get_info(c, &info);
+			enter(c);
+			c->accept(c, &info, c->user);
+			leave_cb(c);
+		} else {
+			mpa_conn_accept(c->mc, NULL, 0);
+		}
+		return;
+	case MPA_CEV_UP:
+		event_del(c->tmo);
+		c->app_owned = 1;
+		user_event(c, DDP_MPA_CONNECTED, 0, 0);
+		return;
+	case MPA_CEV_REJECTED:
+		c->finished = 1;
+		close_socket(c, 0);
+		user_event(c, DDP_MPA_REJECTED, err, ecode);
+		return;
+	case MPA_CEV_FAILED:
+		c->finished = 1;
+		/* a bad start-up frame closes TCP at once (RFC 5044 §7.1) */
+		close_socket(c, 1);
+		user_event(c, DDP_MPA_FAILED, err, ecode);
+		return;
+	case MPA_CEV_CLOSED:
+		c->finished = 1;
+		close_socket(c, err != 0);
+		user_event(c, DDP_MPA_CLOSED, err, 0);
+		return;
+	}
+}
+
+static const mpa_conn_io sock_io = { io_read, io_writev, io_shutdown,
+				     io_event };
+
+/* ------------------------------------------------------ event handlers */
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	enter(c);
+	mpa_conn_on_readable(c->mc);
+	leave(c);
+}
+
+static void start_mpa(ddp_mpa_conn *c)
+{
+	int one = 1;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	int mss = 0;
+	socklen_t ml = sizeof(mss);
+	/* EMSS from the TCP MSS (RFC 5044 §4.1) */
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
+		mpa_conn_set_emss(c->mc, (uint32_t)mss);
+	event_add(c->rev, NULL);
+	struct timeval tv = { c->timeout_ms / 1000,
+			      (c->timeout_ms % 1000) * 1000 };
+	event_add(c->tmo, &tv);
+	mpa_conn_start(c->mc);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	enter(c);
+	if (c->connecting) {
+		int err = 0;
+		socklen_t l = sizeof(err);
+		c->connecting = 0;
+		event_del(c->wev);
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
+			errno = err;
+			mpa_conn_on_failed(c->mc, DDP_ERR_SYS);
+		} else {
+			start_mpa(c);
+		}
+	} else {
+		mpa_conn_on_writable(c->mc);
+	}
+	leave(c);
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	enter(c);
+	/* RFC 5044 §7.1: SHOULD time out waiting for start-up frames */
+	mpa_conn_on_timeout(c->mc);
+	leave(c);
+}
+
+/* --------------------------------------------------------- construction */
+
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -1;
+	return 0;
+}
+
+static int conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
+		    int initiator, int listener_conn, const ddp_mpa_config *cfg,
+		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+{
+	static const ddp_mpa_config defaults;
+	if (!base || !ctx || !cb || !cb->deliver || !out)
+		return DDP_ERR_INVAL;
+	if (!cfg)
+		cfg = &defaults;
+	mpa_conn_config mc = {
+		.initiator = initiator,
+		.local = {
+			.rev = cfg->revision ? cfg->revision : 2,
+			.markers = cfg->markers != 0,
+			.crc = !cfg->no_crc, /* RFC 5044 §4.4: default CRC on */
+			.p2p = cfg->peer_to_peer != 0,
+			.rtr = cfg->rtr,
+			.ird = cfg->ird,
+			.ord = cfg->ord,
+			.pd = cfg->private_data,
+			.pd_len = cfg->private_data_len,
+		},
+		.pd_cap = cfg->max_private_data,
+		.tx_cap = cfg->tx_queue_cap,
+	};
+	ddp_mpa_conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return DDP_ERR_NOMEM;
+	c->base = base;
+	c->fd = fd;
+	c->ucb = *cb;
+	c->ev = ev;
+	c->accept = accept;
+	c->user = user;
+	c->app_owned = !listener_conn;
+	c->timeout_ms = cfg->startup_timeout_ms ? cfg->startup_timeout_ms : 10000;
+	int rc = mpa_conn_new(&mc, &sock_io, c, &c->mc);
+	if (rc < 0) {
+		free(c);
+		return rc;
+	}
+	ddp_session_config sc = cfg->session;
+	sc.nstreams = 1;
+	rc = ddp_session_new(ctx, &sc, &mpa_conn_llp_ops, c->mc, &trampolines,
+			     c, &c->s);
+	if (rc < 0) {
+		mpa_conn_free(c->mc);
+		free(c);
+		return rc;
+	}
+	mpa_conn_attach(c->mc, c->s);
+	c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
+	c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
+	c->tmo = evtimer_new(base, on_timeout, c);
+	if (!c->rev || !c->wev || !c->tmo) {
+		c->fd = -1; /* not ours to close on failure */
+		c->finished = 1;
+		conn_destroy(c);
+		return DDP_ERR_NOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
+		    int initiator, const ddp_mpa_config *cfg,
+		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+{
+	if (fd < 0 || set_nonblock(fd) < 0)
+		return DDP_ERR_INVAL;
+	int rc = conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user,
+			  out);
+	if (rc < 0)
+		return rc;
+	start_mpa(*out);
+	return 0;
+}
+
+int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
+		    const struct sockaddr *sa, socklen_t salen,
+		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+{
+	if (!sa || !out)
+		return DDP_ERR_INVAL;
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return DDP_ERR_SYS;
+	int rc = conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	ddp_mpa_conn *c = *out;
+	if (connect(fd, sa, salen) == 0) {
+		start_mpa(c);
+		return 0;
+	}
+	if (errno != EINPROGRESS) {
+		int e = errno;
+		c->finished = 1;
+		conn_destroy(c);
+		*out = NULL;
+		errno = e;
+		return DDP_ERR_SYS;
+	}
+	c->connecting = 1;
+	event_add(c->wev, NULL);
+	struct timeval tv = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000 };
+	event_add(c->tmo, &tv);
+	return 0;
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	ddp_mpa_listener *l = arg;
+
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0)
+			return; /* EAGAIN or a transient error */
+		ddp_mpa_conn *c;
+		if (conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
+			     l->ev, l->user, &c) < 0) {
+			close(fd);
+			continue;
+		}
+		start_mpa(c);
+	}
+}
+
+int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
+		   const struct sockaddr *sa, socklen_t salen,
+		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+		   ddp_mpa_listener **out)
+{
+	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
+		return DDP_ERR_INVAL;
+	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->pd))
+		return DDP_ERR_INVAL;
+	ddp_mpa_listener *l = calloc(1, sizeof(*l));
+	if (!l)
+		return DDP_ERR_NOMEM;
+	l->base = base;
+	l->ctx = ctx;
+	if (cfg)
+		l->cfg = *cfg;
+	if (l->cfg.private_data_len) {
+		memcpy(l->pd, cfg->private_data, l->cfg.private_data_len);
+		l->cfg.private_data = l->pd;
+	}
+	l->cb = *cb;
+	l->accept = accept;
+	l->ev = ev;
+	l->user = user;
+	l->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (l->fd < 0 ||
+	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {
+		int e = errno;
+		if (l->fd >= 0)
+			close(l->fd);
+		free(l);
+		errno = e;
+		return DDP_ERR_SYS;
+	}
+	l->ev_accept = event_new(base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
+	if (!l->ev_accept || event_add(l->ev_accept, NULL) < 0) {
+		if (l->ev_accept)
+			event_free(l->ev_accept);
+		close(l->fd);
+		free(l);
+		return DDP_ERR_NOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+int ddp_mpa_listener_port(const ddp_mpa_listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (!l || getsockname(l->fd, (struct sockaddr *)&ss, &sl) < 0)
+		return DDP_ERR_INVAL;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return DDP_ERR_INVAL;
+}
+
+void ddp_mpa_listener_free(ddp_mpa_listener *l)
+{
+	if (!l)
+		return;
+	event_free(l->ev_accept);
+	close(l->fd);
+	free(l);
+}
+
+/* ------------------------------------------------------------ accessors */
+
+int ddp_mpa_accept(ddp_mpa_conn *c, const void *pd, uint16_t len)
+{
+	if (!c)
+		return DDP_ERR_INVAL;
+	enter(c);
+	int rc = mpa_conn_accept(c->mc, pd, len);
+	leave_cb(c);
+	return rc;
+}
+
+int ddp_mpa_reject(ddp_mpa_conn *c, const void *pd, uint16_t len)
+{
+	if (!c)
+		return DDP_ERR_INVAL;
+	enter(c);
+	int rc = mpa_conn_reject(c->mc, pd, len);
+	leave_cb(c);
+	return rc;
+}
+
+ddp_session *ddp_mpa_session(const ddp_mpa_conn *c)
+{
+	return c ? c->s : NULL;
+}
+
+void ddp_mpa_set_user(ddp_mpa_conn *c, void *user)
+{
+	if (c)
+		c->user = user;
+}
+
+int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
+{
+	if (!c || !out)
+		return DDP_ERR_INVAL;
+	const mpa_frame *pf = mpa_conn_peer_frame(c->mc);
+	if (!pf)
+		return DDP_ERR_STATE;
+	const mpa_result *r = mpa_conn_result(c->mc);
+	memset(out, 0, sizeof(*out));
+	out->initiator = mpa_conn_is_initiator(c->mc);
+	out->revision = pf->rev;
+	out->private_data = pf->pd;
+	out->private_data_len = pf->pd_len;
+	out->peer_to_peer = pf->p2p;
+	out->rtr = pf->rtr;
+	out->enhanced = pf->enhanced;
+	out->peer_ird = pf->ird;
+	out->peer_ord = pf->ord;
+	out->mulpdu = mpa_conn_mulpdu(c->mc);
+	if (r) {
+		out->revision = r->rev;
+		out->crc = r->crc;
+		out->markers_tx = r->tx_markers;
+		out->markers_rx = r->rx_markers;
+		out->enhanced = r->enhanced;
+		out->peer_to_peer = r->p2p;
+		out->rtr = r->rtr;
+		out->ird = r->ird;
+		out->ord = r->ord;
+		out->peer_ird = r->peer_ird;
+		out->peer_ord = r->peer_ord;
+	}
+	return 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * MPA receive deframer (RFC 5044 §4): a resumable state machine that
+ * survives any segmentation, routes markers around, reads payload straight
+ * into the destination the DDP core names (header-first placement) and
+ * checks the CRC before the segment counts.
+ */
+#include "mpa/mpa_fpdu.h"
+
+#include <string.h>
+
+#include "common/crc32c.h"
+
+static const char *const state_names[MPA_DFR_NSTATES] = {
+	[MPA_DFR_LEN] = "ULPDU_LENGTH",
+	[MPA_DFR_HDR] = "DDP_HEADER",
+	[MPA_DFR_PAYLOAD] = "PAYLOAD",
+	[MPA_DFR_DISCARD] = "DISCARD",
+	[MPA_DFR_STAGE] = "STAGE",
+	[MPA_DFR_TRAILER] = "PAD_CRC",
+	[MPA_DFR_ERROR] = "ERROR",
+};
+
+const char *mpa_dfr_state_name(enum mpa_dfr_state st)
+{
+	if ((unsigned)st >= MPA_DFR_NSTATES)
+		return "?";
+	return state_names[st];
+}
+
+void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
+		  const mpa_rx_sink *sink, void *sink_ctx)
+{
+	memset(d, 0, sizeof(*d));
+	d->state = MPA_DFR_LEN;
+	d->markers = markers;
+	d->crc = crc;
+	d->max_ulpdu = (max_ulpdu == 0 || max_ulpdu > MPA_MULPDU_MAX) ?
+			       MPA_MULPDU_MAX : max_ulpdu;
+	d->sink = sink;
+	d->sink_ctx = sink_ctx;
+}
+
+static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
+{
+	if (d->ticket_open) {
+		/* nothing of this segment counts (RFC 5044 §4.4) */
+		d->sink->end(d->sink_ctx, &d->rx, 0);
+		d->ticket_open = 0;
+	}
+	d->state = MPA_DFR_ERROR;
+	d->err_layer = layer;
+	d->err_etype = etype;
+	d->err_code = code;
+	d->sink->error(d->sink_ctx, layer, etype, code);
+}
+
+static int marker_due(const mpa_deframer *d)
+{
+	return d->markers && (d->mk_got > 0 ||
+			      d->pos % MPA_MARKER_INTERVAL == 0);
+}
+
+/* Read (part of) the marker due at d->pos. Returns > 0 when complete, 0
+ * when the reader is dry, < 0 reader error. */
+static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
+{
+	while (d->mk_got < MPA_MARKER_LEN) {
+		ssize_t r = rd(io, d->mk + d->mk_got, MPA_MARKER_LEN - d->mk_got);
+		if (r <= 0)
+			return r;
+		d->mk_got += (size_t)r;
+	}
+	/* The marker is at stream position pos. Before ULPDU_Length it
+	 * belongs to the FPDU that starts after it and must be 0; otherwise
+	 * FPDUPTR = pos - start of ULPDU_Length (RFC 5044 §4.3; receiver
+	 * treats the low 2 bits as 0). */
+	uint16_t ptr = (uint16_t)((d->mk[2] << 8 | d->mk[3]) & 0xfffc);
+	uint64_t expect = 0;
+	if (!(d->state == MPA_DFR_LEN && d->got == 0))
+		expect = d->pos - d->fpdu_start;
+	if (ptr != expect)
+		d->bad_marker = 1;
+	if (d->crc)
+		d->crc_acc = ddp_crc32c(d->crc_acc, d->mk, MPA_MARKER_LEN);
+	d->pos += MPA_MARKER_LEN;
+	d->mk_got = 0;
+	if (d->state == MPA_DFR_LEN && d->got == 0)
+		d->fpdu_start = d->pos;
+	return 1;
+}
+
+/* Read up to n logical octets into dst (stopping before the next marker
+ * and reading the marker itself first when one is due). Returns octets
+ * read into dst (> 0), 0 when dry, < 0 reader error. */
+static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
+			    void *dst, size_t n)
+{
+	if (marker_due(d)) {
+		ssize_t r = read_marker(d, rd, io);
+		if (r <= 0)
+			return r;
+	}
+	if (d->markers) {
+		size_t room = MPA_MARKER_INTERVAL - d->pos % MPA_MARKER_INTERVAL;
+		if (n > room)
+			n = room;
+	}
+	ssize_t r = rd(io, dst, n);
+	if (r <= 0)
+		return r;
+	if ((size_t)r > n)
+		return DDP_ERR_INVAL; /* broken reader */
+	if (d->crc)
+		d->crc_acc = ddp_crc32c(d->crc_acc, dst, (size_t)r);
+	d->pos += (size_t)r;
+	return r;
+}
+
+static int open_segment(mpa_deframer *d)
+{
+	d->payload_len = (size_t)d->ulpdu_len - d->hdr_len;
+	int rc = d->sink->begin(d->sink_ctx, d->hdr, d->hdr_len,
+				d->payload_len, &d->rx);
+	if (rc < 0) {
+		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+		return rc;
+	}
+	d->ticket_open = 1;
+	d->got = 0;
+	d->state = d->rx.verdict == DDP_RX_PLACE ? MPA_DFR_PAYLOAD :
+						   MPA_DFR_DISCARD;
+	return 0;
+}
+
+static void close_segment(mpa_deframer *d)
+{
+	uint32_t want = ddp_crc32c_get_wire(d->trailer + d->pad_len);
+	/* RFC 5044 §4.4: with CRCs off the field MUST NOT be checked. */
+	int crc_ok = !d->crc || want == d->crc_acc;
+	int ok = crc_ok && !d->bad_marker;
+	int staged = d->staged;
+
+	d->staged = 0;
+	if (d->ticket_open) {
+		d->ticket_open = 0;
+		d->sink->end(d->sink_ctx, &d->rx, ok);
+	}
+	if (!crc_ok) {
+		d->crc_errors++;
+		/* RFC 5044 §8: code 2, deliver nothing more */
+		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_CRC);
+		return;
+	}
+	if (d->bad_marker) {
+		d->marker_errors++;
+		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_MARKER);
+		return;
+	}
+	d->fpdus++;
+	d->started = 0;
+	d->state = MPA_DFR_LEN;
+	d->got = 0;
+	/* a staged ULPDU reaches DDP only now, after its CRC passed */
+	if (staged && d->sink->segment(d->sink_ctx, d->stage, d->ulpdu_len) < 0)
+		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+}
+
+/* One step. Returns 1 to go on, or the (<= 0) reader result. */
+static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
+{
+	uint8_t scratch[2048];
+	ssize_t r;
+
+	switch (d->state) {
+	case MPA_DFR_LEN:
+		if (!d->started) {
+			d->started = 1;
+			d->crc_acc = 0;
+			d->bad_marker = 0;
+			if (!marker_due(d))
+				d->fpdu_start = d->pos;
+		}
+		r = read_logical(d, rd, io, d->lenbuf + d->got,
+				 MPA_LEN_FIELD - d->got);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		if (d->got < MPA_LEN_FIELD)
+			return 1;
+		d->ulpdu_len = (uint16_t)(d->lenbuf[0] << 8 | d->lenbuf[1]);
+		if (d->ulpdu_len > d->max_ulpdu) {
+			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+			     DDP_ECODE_LLP_OVERSIZE);
+			return 1;
+		}
+		if (d->ulpdu_len < DDP_TAGGED_HDR_LEN) {
+			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT);
+			return 1;
+		}
+		d->pad_len = mpa_pad_len(d->ulpdu_len);
+		d->got = 0;
+		if (d->sink->segment && d->ulpdu_len <= d->stage_max) {
+			d->staged = 1;
+			d->state = MPA_DFR_STAGE;
+			return 1;
+		}
+		d->hdr_len = 1; /* learn the real length from the ctrl octet */
+		d->state = MPA_DFR_HDR;
+		return 1;
+	case MPA_DFR_HDR:
+		r = read_logical(d, rd, io, d->hdr + d->got, d->hdr_len - d->got);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		if (d->got == 1 && d->hdr_len == 1) {
+			d->hdr_len = ddp_hdr_len(d->hdr[0]);
+			if (d->ulpdu_len < d->hdr_len) {
+				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+				     DDP_ECODE_LLP_SHORT);
+				return 1;
+			}
+		}
+		if (d->got < d->hdr_len)
+			return 1;
+		if (open_segment(d) < 0)
+			return 1;
+		if (d->payload_len == 0) {
+			d->got = 0;
+			d->state = MPA_DFR_TRAILER;
+		}
+		return 1;
+	case MPA_DFR_PAYLOAD: {
+		void *dst = d->sink->dst(d->sink_ctx, &d->rx, d->got);
+		if (!dst) { /* revoked meanwhile: discard the rest */
+			d->state = MPA_DFR_DISCARD;
+			return 1;
+		}
+		r = read_logical(d, rd, io, dst, d->payload_len - d->got);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		if (d->got == d->payload_len) {
+			d->got = 0;
+			d->state = MPA_DFR_TRAILER;
+		}
+		return 1;
+	}
+	case MPA_DFR_STAGE:
+		r = read_logical(d, rd, io, d->stage + d->got,
+				 d->ulpdu_len - d->got);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		if (d->got == d->ulpdu_len) {
+			d->got = 0;
+			d->state = MPA_DFR_TRAILER;
+		}
+		return 1;
+	case MPA_DFR_DISCARD: {
+		size_t n = d->payload_len - d->got;
+		if (n > sizeof(scratch))
+			n = sizeof(scratch);
+		r = read_logical(d, rd, io, scratch, n);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		if (d->got == d->payload_len) {
+			d->got = 0;
+			d->state = MPA_DFR_TRAILER;
+		}
+		return 1;
+	}
+	case MPA_DFR_TRAILER: {
+		/* PAD is CRC-covered; a marker right before the CRC too. The
+		 * CRC itself is never split by a marker (4-octet aligned). */
+		size_t need = d->pad_len + MPA_CRC_LEN;
+		if (d->got < d->pad_len) {
+			r = read_logical(d, rd, io, d->trailer + d->got,
+					 d->pad_len - d->got);
+			if (r <= 0)
+				return r;
+			d->got += (size_t)r;
+			return 1;
+		}
+		if (d->got == d->pad_len && marker_due(d)) {
+			r = read_marker(d, rd, io);
+			if (r <= 0)
+				return r;
+		}
+		r = rd(io, d->trailer + d->got, need - d->got);
+		if (r <= 0)
+			return r;
+		d->got += (size_t)r;
+		d->pos += (size_t)r;
+		if (d->got == need)
+			close_segment(d);
+		return 1;
+	}
+	case MPA_DFR_ERROR:
+	default:
+		/* RFC 5044 §8: after an error nothing more is passed up; keep
+		 * draining so EOF is still seen. */
+		r = rd(io, scratch, sizeof(scratch));
+		return r <= 0 ? r : 1;
+	}
+}
+
+int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io)
+{
+	for (;;) {
+		ssize_t r = step(d, rd, io);
+		if (r == 0)
+			return DDP_ERR_NEED_MORE;
+		if (r < 0)
+			return (int)r;
+	}
+}
+
+int mpa_dfr_abort(mpa_deframer *d)
+{
+	int partial = d->state != MPA_DFR_ERROR &&
+		      (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0);
+
+	if (d->ticket_open) {
+		d->sink->end(d->sink_ctx, &d->rx, 0);
+		d->ticket_open = 0;
+	}
+	d->state = MPA_DFR_ERROR;
+	return partial;
+}
+
+void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n)
+{
+	d->stage_max = n > MPA_STAGE_MAX ? MPA_STAGE_MAX : n;
+}

@@ -1,0 +1,170 @@
+/*
+ * MPA FPDU framing (RFC 5044 §4): MULPDU arithmetic, the transmit framer
+ * (builds one FPDU as an iovec without copying payload) and the resumable
+ * receive deframer (reads through a callback straight into the DDP core's
+ * destination, header-first). Pure: no sockets, no libevent.
+ */
+#ifndef DDP_MPA_FPDU_H
+#define DDP_MPA_FPDU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <ddp/llp.h>
+
+#define MPA_MARKER_INTERVAL 512 /* RFC 5044 §4.3 */
+#define MPA_MARKER_LEN 4
+#define MPA_CRC_LEN 4
+#define MPA_LEN_FIELD 2
+#define MPA_MULPDU_MIN 128	/* RFC 5044 §3 */
+#define MPA_MULPDU_MAX 64768	/* RFC 5044 §3 */
+#define MPA_STAGE_MAX 1024	/* largest ULPDU the deframer may stage */
+
+/* RFC 5044 §4.1 (MUST): MULPDU from EMSS,
+ *   markers: EMSS - (6 + 4*ceil(EMSS/512) + EMSS mod 4)
+ *   no markers: EMSS - (6 + EMSS mod 4)
+ * clamped to 128..64768 (RFC 5044 §3). */
+uint32_t mpa_mulpdu(uint32_t emss, int markers);
+
+/* PAD octets after ULPDU_Length + ULPDU (RFC 5044 §4.1). */
+static inline size_t mpa_pad_len(size_t ulpdu_len)
+{
+	return (4 - ((ulpdu_len + MPA_LEN_FIELD) & 3)) & 3;
+}
+
+/* ------------------------------------------------------------- tx side */
+
+/* Transmit half of one MPA connection direction. */
+typedef struct mpa_tx_stream {
+	uint64_t pos;	/* FPDU-stream octets framed so far (markers incl.) */
+	int markers;	/* insert markers (the peer's frame had M=1) */
+	int crc;	/* compute the CRC (else the field is zero) */
+} mpa_tx_stream;
+
+/* One framed FPDU. iov[] references the caller's payload and the small
+ * buffers inside this object (ULPDU_Length + DDP header copy, markers, PAD,
+ * CRC). Free with free(). */
+typedef struct mpa_fpdu {
+	struct mpa_fpdu *next;	/* queue link (owned by the user) */
+	size_t wire_len;	/* octets on the wire */
+	size_t written;		/* octets already written (user's cursor) */
+	int pending;		/* user flag: needs ddp_llp_tx_done() */
+	int iovcnt;
+	struct iovec *iov;
+	uint8_t head[MPA_LEN_FIELD + DDP_MAX_HDR_LEN];
+	uint8_t tail[3 + MPA_CRC_LEN];
+	uint8_t (*mk)[MPA_MARKER_LEN];
+	/* iov[] and mk[] storage follow */
+} mpa_fpdu;
+
+/* Frame one ULPDU. iov[0] is the DDP header (copied), iov[1..] the payload
+ * (referenced: must stay valid until the FPDU is written), ulpdu_len their
+ * total. Advances t->pos by the FPDU's wire length. Markers go at every
+ * 512-octet boundary of the stream counted from the first FPDU octet
+ * (RFC 5044 §4.3, first one at pos 0 with FPDUPTR 0); the CRC covers
+ * ULPDU_Length, ULPDU, markers and PAD (RFC 5044 §4.4) and is written LSB
+ * first. *out is malloc'ed (free()).
+ * Errors: DDP_ERR_INVAL (NULL, iovcnt < 1, iov[0] not a 14/18-octet header,
+ * lengths disagree), DDP_ERR_TOOBIG (ulpdu_len > 64768), DDP_ERR_NOMEM. */
+int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
+		   size_t ulpdu_len, mpa_fpdu **out);
+
+/* ------------------------------------------------------------- rx side */
+
+/* Read callback: read up to n octets into dst. Returns > 0 octets read,
+ * 0 when nothing is available now, or a negative DDP_ERR_*: DDP_ERR_CLOSED
+ * at orderly end of stream (FIN), another code for a failure. */
+typedef ssize_t (*mpa_read_fn)(void *io, void *dst, size_t n);
+
+/* Where the deframer sends ULPDUs: the DDP core's header-first entry
+ * points (mpa_conn wires these to ddp_llp_rx_begin/dst/end and
+ * ddp_llp_error), or a test double. */
+typedef struct mpa_rx_sink {
+	int (*begin)(void *ctx, const uint8_t *hdr, size_t hdr_len,
+		     size_t payload_len, ddp_rx *rx);
+	void *(*dst)(void *ctx, ddp_rx *rx, size_t off);
+	int (*end)(void *ctx, ddp_rx *rx, int ok);
+	/* optional: a whole staged ULPDU, CRC already verified (small FPDUs,
+	 * see mpa_dfr_set_stage_max); maps to ddp_llp_rx_segment() */
+	int (*segment)(void *ctx, const uint8_t *seg, size_t len);
+	/* stream stopped: (layer, etype, code) as for ddp_llp_error() */
+	void (*error)(void *ctx, uint8_t layer, uint8_t etype, uint8_t code);
+} mpa_rx_sink;
+
+enum mpa_dfr_state {
+	MPA_DFR_LEN = 0,   /* ULPDU_Length */
+	MPA_DFR_HDR,	   /* DDP header */
+	MPA_DFR_PAYLOAD,   /* payload into the core's destination */
+	MPA_DFR_DISCARD,   /* payload read and thrown away */
+	MPA_DFR_STAGE,	   /* small ULPDU read into our buffer */
+	MPA_DFR_TRAILER,   /* PAD + CRC */
+	MPA_DFR_ERROR,	   /* stopped; input is drained and ignored */
+	MPA_DFR_NSTATES
+};
+
+typedef struct mpa_deframer {
+	enum mpa_dfr_state state;
+	int markers, crc;
+	uint32_t max_ulpdu;	/* larger ULPDU_Length stops the stream */
+	uint64_t pos;		/* FPDU-stream octets consumed (markers incl.) */
+	uint64_t fpdu_start;	/* pos of this FPDU's ULPDU_Length */
+	uint32_t crc_acc;
+	size_t got;		/* octets of the current state */
+	int started;		/* this FPDU's first octet was seen */
+	uint16_t ulpdu_len;
+	size_t hdr_len, payload_len, pad_len;
+	uint8_t lenbuf[MPA_LEN_FIELD];
+	uint8_t hdr[DDP_MAX_HDR_LEN];
+	uint8_t trailer[3 + MPA_CRC_LEN];
+	uint8_t mk[MPA_MARKER_LEN];
+	size_t mk_got;		/* octets of a marker being read (0..3) */
+	int bad_marker;		/* a marker disagreed with ULPDU_Length */
+	int ticket_open;
+	int staged;		/* this FPDU is being staged */
+	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
+	uint8_t stage[MPA_STAGE_MAX];
+	ddp_rx rx;
+	const mpa_rx_sink *sink;
+	void *sink_ctx;
+	/* statistics */
+	uint64_t fpdus, crc_errors, marker_errors;
+	uint8_t err_layer, err_etype, err_code; /* the stopping error */
+} mpa_deframer;
+
+const char *mpa_dfr_state_name(enum mpa_dfr_state st);
+
+/* Start a deframer at the first FPDU octet of the direction.
+ * max_ulpdu 0 = MPA_MULPDU_MAX. */
+void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
+		  const mpa_rx_sink *sink, void *sink_ctx);
+
+/* Read and process input until the reader has nothing more. Returns
+ * DDP_ERR_NEED_MORE (the reader returned 0: wait for input), or the
+ * reader's negative code (DDP_ERR_CLOSED at EOF, ...). Protocol errors do
+ * not end the call: they are reported once through sink->error, the
+ * deframer enters MPA_DFR_ERROR and from then on drains and ignores input
+ * (RFC 5044 §8: no more FPDUs passed up, TCP not closed for codes 2/3):
+ *  - CRC mismatch: (2, 0, DDP_MPA_ECODE_CRC), RFC 5044 §4.4;
+ *  - marker FPDUPTR disagreeing with ULPDU_Length (CRC good or off):
+ *    (2, 0, DDP_MPA_ECODE_MARKER), RFC 5044 §4.3;
+ *  - ULPDU_Length above max_ulpdu: (1, DDP_ETYPE_LLP,
+ *    DDP_ECODE_LLP_OVERSIZE); shorter than the DDP header:
+ *    (1, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT). */
+int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io);
+
+/* Stage ULPDUs of at most n octets (clamped to MPA_STAGE_MAX; 0 = never;
+ * needs sink->segment): such an FPDU is read whole into our buffer, its CRC
+ * checked, and only then handed to DDP with sink->segment (one copy of a
+ * small payload, counted by the core; RFC 5044 §4.4 CRC before DDP). Larger
+ * FPDUs always take the header-first path (no copy). */
+void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n);
+
+/* The stream ended or failed in the middle of an FPDU: close an open
+ * receive ticket with ok = 0 (nothing of the segment counts) and enter
+ * MPA_DFR_ERROR without reporting an error. Returns 1 when an FPDU was cut
+ * short (octets of it had been read), else 0. */
+int mpa_dfr_abort(mpa_deframer *d);
+
+#endif

@@ -1,0 +1,639 @@
+/*
+ * DDP over SCTP (RFC 5043): associations as ddp_sessions, per-stream DDP
+ * Stream Session control, the LLP ops table (send side). The receive
+ * state machine is in sctp_rx.c; usrsctp is behind sctp_ll.h.
+ */
+#include "sctp/sctp_ddp.h"
+#include "sctp/sctp_ddp_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+/* ------------------------------------------------------------ control tx */
+
+static void flush_ctl(struct ddp_sctp_assoc *a)
+{
+	while (a->pc_head) {
+		struct pend_ctl *p = a->pc_head;
+		int rc = sctp_ll_send(a->ll, p->sid, SCTP_PPID_CTL, p->buf, p->len);
+		if (rc == DDP_ERR_AGAIN)
+			return;
+		if (rc == 0)
+			a->stats.tx_ctl++;
+		a->pc_head = p->next;
+		if (!a->pc_head)
+			a->pc_tail = NULL;
+		free(p);
+	}
+}
+
+/* Queue one control message (kept in order with earlier control ones). */
+static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
+		    uint16_t ssn, const void *pd, size_t pd_len)
+{
+	struct sctp_ctl_msg m;
+	struct pend_ctl *p;
+	int rc;
+
+	memset(&m, 0, sizeof(m));
+	m.ssn = ssn;
+	m.code = code;
+	m.pd = pd;
+	m.pd_len = pd_len;
+	if (code == SCTP_CTL_ENH_ACCEPT || code == SCTP_CTL_ENH_INITIATE) {
+		/* RFC 6581 §7: 0x3FFF = the ULP negotiates IRD/ORD itself */
+		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
+		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
+	}
+	p = malloc(sizeof(*p));
+	if (!p)
+		return DDP_ERR_NOMEM;
+	rc = sctp_ctl_encode(p->buf, sizeof(p->buf), &m, &p->len);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	p->sid = sid;
+	p->next = NULL;
+	if (a->pc_tail)
+		a->pc_tail->next = p;
+	else
+		a->pc_head = p;
+	a->pc_tail = p;
+	flush_ctl(a);
+	return 0;
+}
+
+static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
+{
+	uint16_t ssn;
+	unsigned f;
+	if (sctp_stream_tx_terminate(&a->st[sid].sm, &ssn, &f) == 0) {
+		ctl_send(a, sid, SCTP_CTL_TERMINATE, ssn, NULL, 0);
+		if (f & SCTP_ACT_CLOSED)
+			ddp_llp_closed(a->s, sid);
+	}
+}
+
+/* ------------------------------------------------------------ actions */
+
+static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
+		    enum ddp_sctp_event ev, int status, const void *pd,
+		    size_t len)
+{
+	const ddp_sctp_config *c = &a->ep->cfg;
+	if (c->sctp.session_ctl && !a->down)
+		c->sctp.session_ctl(a, sid, ev, status, pd, len, c->user);
+}
+
+static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
+{
+	struct sctp_sstream *ss = &a->st[sid];
+	if (!ss->ulp_pending)
+		return;
+	ss->ulp_pending = 0;
+	a->pending_init--;
+	ulp_ctl(a, sid, DDP_SCTP_CANCELLED, DDP_ERR_ABORTED, NULL, 0);
+}
+
+void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
+		      const struct sctp_act *act)
+{
+	struct sctp_sstream *ss = &a->st[sid];
+	unsigned f = act->flags;
+
+	if (f & SCTP_ACT_DROP)
+		a->stats.rx_dropped++;
+	if (f & SCTP_ACT_SEND_TERM)
+		ctl_send(a, sid, SCTP_CTL_TERMINATE, act->term_ssn, NULL, 0);
+	if (f & SCTP_ACT_VIOLATION) {
+		if (ss->ulp_pending)
+			cancel_pending(a, sid);
+		else /* first error wins in the core (DDP-ERR-1) */
+			ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+				      act->code);
+	}
+	if (f & SCTP_ACT_PEER_ABORT)
+		cancel_pending(a, sid);
+	if (f & SCTP_ACT_PEER_CLOSED) /* RFC 5041 §6 half close */
+		ddp_llp_peer_closed(a->s, sid);
+	if (f & SCTP_ACT_TERM_READY)
+		send_terminate(a, sid);
+	if (f & SCTP_ACT_CLOSED)
+		ddp_llp_closed(a->s, sid);
+}
+
+/* A PPID-17 message arrived on stream sid. */
+void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
+		     const uint8_t *buf, size_t len)
+{
+	struct sctp_sstream *ss = &a->st[sid];
+	struct sctp_ctl_msg m;
+	struct sctp_act act;
+	enum sctp_ctl_why why;
+	int cap_ok;
+
+	a->stats.rx_ctl++;
+	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
+		/* RFC 5043 §6.1: a broken control message ends the session */
+		sctp_stream_violation(&ss->sm, SCTP_ECODE_LLP_BAD_CTL, &act);
+		sctp_ddp_actions(a, sid, &act);
+		return;
+	}
+	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
+	sctp_stream_rx_ctl(&ss->sm, &m, cap_ok, &act);
+	if (act.flags & SCTP_ACT_RESET) {
+		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
+		if (ss->used)
+			ddp_llp_stream_reset(a->s, sid);
+		ss->used = 1;
+	}
+	if (act.flags & SCTP_ACT_ULP_INITIATE) {
+		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		ss->ulp_pending = 1;
+		a->pending_init++;
+		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.pd, m.pd_len);
+		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+	}
+	if (act.flags & SCTP_ACT_ACCEPTED) {
+		/* tell the ULP first, then release data that overtook it */
+		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.pd, m.pd_len);
+		if (a->down)
+			return;
+		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		ddp_llp_writable(a->s);
+	}
+	if (act.flags & SCTP_ACT_REJECTED) {
+		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
+			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
+						       DDP_ERR_REJECTED,
+			m.pd, m.pd_len);
+		/* sends the ULP queued for it cannot go anywhere */
+		if (!a->down)
+			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
+	}
+	if (act.flags & SCTP_ACT_SKIP)
+		ddp_llp_rx_skip(a->s, sid, m.ssn);
+	if (!a->down)
+		sctp_ddp_actions(a, sid, &act);
+}
+
+/* Association-level failure (wrong PPID, ...): ABORT. */
+void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
+{
+	if (a->down)
+		return;
+	a->fatal = err;
+	if (a->s)
+		ddp_llp_failed(a->s, UINT32_MAX, err);
+	sctp_ll_close(a->ll, 1);
+}
+
+/* ------------------------------------------------------------ LLP ops */
+
+static uint32_t llp_mulpdu(void *llp)
+{
+	struct ddp_sctp_assoc *a = llp;
+	return a->mulpdu;
+}
+
+/* RFC 5043 §10 + the peer's reorder window: at most SCTP_TX_INFLIGHT
+ * chunks of a stream may be unacknowledged. usrsctp reports no per-chunk
+ * acknowledgement, so the count restarts when the association is dry
+ * (SCTP_SENDER_DRY_EVENT: everything sent was acknowledged). */
+static int inflight_ok(const struct sctp_sstream *ss)
+{
+	return ss->inflight < SCTP_TX_INFLIGHT;
+}
+
+static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
+		    int iovcnt, size_t len, unsigned flags)
+{
+	struct ddp_sctp_assoc *a = llp;
+	struct sctp_sstream *ss;
+	uint16_t ssn;
+	size_t off;
+	int rc;
+
+	(void)flags;
+	if (a->down)
+		return DDP_ERR_CLOSED;
+	if (stream >= a->nstreams || iovcnt < 1)
+		return DDP_ERR_INVAL;
+	if (len > a->mulpdu) /* RFC 5043 §9 */
+		return DDP_ERR_TOOBIG;
+	ss = &a->st[stream];
+	rc = sctp_stream_tx_peek(&ss->sm, &ssn);
+	if (rc == DDP_ERR_AGAIN) {
+		a->blocked = 1; /* §6 rule 2: until the Accept */
+		return rc;
+	}
+	if (rc)
+		return rc;
+	if (a->pc_head)
+		flush_ctl(a);
+	if (a->pc_head) {
+		a->blocked = 1; /* control first; retried when writable */
+		sctp_ll_want_writable(a->ll);
+		return DDP_ERR_AGAIN;
+	}
+	if (!inflight_ok(ss)) {
+		a->blocked = 1; /* retried on SENDER_DRY */
+		return DDP_ERR_AGAIN;
+	}
+	/* one SCTP message: DDP-SSN + segment (RFC 5043 §5.2.1). usrsctp
+	 * takes one buffer, so the segment is built contiguously. */
+	sctp_ssn_put(a->txbuf, ssn);
+	off = SCTP_SSN_LEN;
+	for (int i = 0; i < iovcnt; i++) {
+		if (iov[i].iov_len > len - (off - SCTP_SSN_LEN))
+			return DDP_ERR_INVAL;
+		memcpy(a->txbuf + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	rc = sctp_ll_send(a->ll, (uint16_t)stream, SCTP_PPID_DDP, a->txbuf, off);
+	if (rc == DDP_ERR_AGAIN) {
+		a->blocked = 1;
+		return rc;
+	}
+	if (rc == DDP_ERR_TOOBIG || rc == DDP_ERR_CLOSED)
+		return rc;
+	if (rc)
+		return DDP_ERR_LLP;
+	sctp_stream_tx_data(&ss->sm, &ssn);
+	ss->inflight++;
+	ddp_llp_count_copy(a->s, len - iov[0].iov_len);
+	return 0;
+}
+
+static void llp_close_stream(void *llp, uint32_t stream, int abortive)
+{
+	struct ddp_sctp_assoc *a = llp;
+	struct sctp_act act;
+	if (a->down || stream >= a->nstreams)
+		return;
+	if (!abortive) {
+		/* RFC 5043 §6.2: the session ends with our Terminate (maybe
+		 * deferred by rule 1 until it cannot overtake our Accept) */
+		send_terminate(a, (uint16_t)stream);
+		return;
+	}
+	sctp_stream_abort(&a->st[stream].sm, &act);
+	if (act.flags & SCTP_ACT_SEND_TERM)
+		ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
+			 NULL, 0);
+	if (a->st[stream].ulp_pending)
+		cancel_pending(a, (uint16_t)stream);
+}
+
+static void llp_close(void *llp, int abortive)
+{
+	struct ddp_sctp_assoc *a = llp;
+	if (!a->down)
+		sctp_ll_close(a->ll, abortive); /* SHUTDOWN or ABORT */
+}
+
+static const ddp_llp_ops sctp_ops = {
+	.send = llp_send,
+	.mulpdu = llp_mulpdu,
+	.close_stream = llp_close_stream,
+	.close = llp_close,
+};
+
+/* ------------------------------------------------------------ assoc */
+
+static void assoc_free(struct ddp_sctp_assoc *a)
+{
+	ddp_sctp_ep *ep = a->ep;
+	if (a->prev)
+		a->prev->next = a->next;
+	else if (ep->assocs == a)
+		ep->assocs = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	a->down = 1;
+	if (a->s)
+		ddp_session_free(a->s);
+	sctp_ll_free(a->ll);
+	while (a->pc_head) {
+		struct pend_ctl *p = a->pc_head;
+		a->pc_head = p->next;
+		free(p);
+	}
+	free(a->st);
+	free(a->stage);
+	free(a->txbuf);
+	free(a);
+}
+
+static int assoc_up(struct ddp_sctp_assoc *a)
+{
+	const ddp_sctp_config *c = &a->ep->cfg;
+	ddp_session_config sc = c->session;
+	uint32_t m;
+
+	a->nstreams = sctp_ll_nstreams(a->ll);
+	a->max_msg = sctp_ll_max_msg(a->ll);
+	if (a->nstreams == 0 || a->max_msg < SCTP_MIN_USER_MSG)
+		return DDP_ERR_LLP;
+	/* RFC 5043 §9: the largest unfragmented segment, a little under the
+	 * maximum for bundling, never below 516 - 2 */
+	m = a->max_msg - SCTP_SSN_LEN;
+	m = m > SCTP_BUNDLE_ALLOWANCE + SCTP_MIN_USER_MSG ?
+		    m - SCTP_BUNDLE_ALLOWANCE : SCTP_MIN_USER_MSG - SCTP_SSN_LEN;
+	a->mulpdu = m;
+	a->st = calloc(a->nstreams, sizeof(*a->st));
+	a->stage = malloc(a->max_msg + 1);
+	a->txbuf = malloc(a->max_msg + 1);
+	if (!a->st || !a->stage || !a->txbuf)
+		return DDP_ERR_NOMEM;
+	for (uint32_t i = 0; i < a->nstreams; i++)
+		sctp_stream_init(&a->st[i].sm);
+	sc.nstreams = a->nstreams;
+	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &c->ddp, c->user,
+			       &a->s);
+}
+
+static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
+		     void *user)
+{
+	struct ddp_sctp_assoc *a = user;
+	const ddp_sctp_config *c = &a->ep->cfg;
+	int rc;
+	(void)ll;
+
+	switch (ev) {
+	case SCTP_LL_EV_UP:
+		rc = assoc_up(a);
+		if (rc) {
+			sctp_ll_close(a->ll, 1);
+			return;
+		}
+		c->sctp.assoc(a, a->s, 0, c->user);
+		return;
+	case SCTP_LL_EV_READABLE:
+		if (a->s)
+			sctp_rx_readable(a);
+		return;
+	case SCTP_LL_EV_DRY:
+		for (uint32_t i = 0; i < a->nstreams && !a->down; i++) {
+			struct sctp_act act;
+			memset(&act, 0, sizeof(act));
+			a->st[i].inflight = 0;
+			act.flags = sctp_stream_tx_confirmed(&a->st[i].sm);
+			if (act.flags)
+				sctp_ddp_actions(a, (uint16_t)i, &act);
+		}
+		/* fall through */
+	case SCTP_LL_EV_WRITABLE:
+		flush_ctl(a);
+		if (a->blocked && a->s && !a->down) {
+			a->blocked = 0;
+			ddp_llp_writable(a->s);
+		}
+		return;
+	case SCTP_LL_EV_DOWN:
+		if (a->s) {
+			if (status == DDP_ERR_CLOSED)
+				ddp_llp_closed(a->s, UINT32_MAX);
+			else
+				ddp_llp_failed(a->s, UINT32_MAX, DDP_ERR_LLP);
+		}
+		if (a->fatal)
+			status = a->fatal;
+		else if (status == DDP_ERR_ABORTED)
+			status = DDP_ERR_LLP;
+		c->sctp.assoc(a, a->s, status, c->user);
+		assoc_free(a);
+		return;
+	}
+}
+
+static const sctp_ll_assoc_cb ll_cbs = { ll_event };
+
+static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
+{
+	struct ddp_sctp_assoc *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->ep = ep;
+	a->next = ep->assocs;
+	if (ep->assocs)
+		ep->assocs->prev = a;
+	ep->assocs = a;
+	return a;
+}
+
+static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
+{
+	ddp_sctp_ep *ep = user;
+	struct ddp_sctp_assoc *a = assoc_new(ep);
+	(void)lep;
+	if (!a) {
+		sctp_ll_free(ll);
+		return;
+	}
+	a->ll = ll;
+	sctp_ll_assoc_set_cb(ll, &ll_cbs, a);
+}
+
+/* ------------------------------------------------------------ public API */
+
+int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
+		    ddp_sctp_ep **out)
+{
+	sctp_ll_config lc;
+	ddp_sctp_ep *ep;
+	int rc;
+
+	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
+	    !cfg->sctp.session_ctl || !cfg->ddp.deliver)
+		return DDP_ERR_INVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return DDP_ERR_NOMEM;
+	ep->base = base;
+	ep->cfg = *cfg;
+	if (!ep->cfg.max_pending_initiates)
+		ep->cfg.max_pending_initiates = 64;
+	memset(&lc, 0, sizeof(lc));
+	lc.addr = cfg->addr;
+	lc.port = cfg->port;
+	lc.nstreams = cfg->nstreams ? cfg->nstreams : 64;
+	/* RFC 5043 §11.1: send and require the DDP adaptation code point */
+	lc.adaptation = cfg->no_adaptation ? 0 : SCTP_ADAPTATION_DDP;
+	lc.require_adaptation = !cfg->no_adaptation;
+	lc.path_mtu = cfg->path_mtu;
+	lc.unfragmented = 1; /* RFC 5043 §5.1 / §9 */
+	rc = sctp_ll_ep_new(base, &lc, &ep->ll);
+	if (rc) {
+		free(ep);
+		return rc;
+	}
+	*out = ep;
+	return 0;
+}
+
+void ddp_sctp_ep_free(ddp_sctp_ep *ep)
+{
+	if (!ep)
+		return;
+	while (ep->assocs) {
+		struct ddp_sctp_assoc *a = ep->assocs;
+		a->down = 1; /* no callbacks from here on */
+		assoc_free(a);
+	}
+	sctp_ll_ep_free(ep->ll);
+	free(ep);
+}
+
+int ddp_sctp_ep_port(const ddp_sctp_ep *ep)
+{
+	return ep ? sctp_ll_ep_port(ep->ll) : DDP_ERR_INVAL;
+}
+
+int ddp_sctp_listen(ddp_sctp_ep *ep)
+{
+	if (!ep)
+		return DDP_ERR_INVAL;
+	return sctp_ll_listen(ep->ll, on_accept, ep);
+}
+
+int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
+		     ddp_sctp_assoc **out)
+{
+	struct ddp_sctp_assoc *a;
+	int rc;
+	if (!ep || !addr || !out)
+		return DDP_ERR_INVAL;
+	a = assoc_new(ep);
+	if (!a)
+		return DDP_ERR_NOMEM;
+	rc = sctp_ll_connect(ep->ll, addr, port, &ll_cbs, a, &a->ll);
+	if (rc) {
+		assoc_free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a)
+{
+	return a ? a->s : NULL;
+}
+
+static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
+			const void *pd, size_t pd_len)
+{
+	if (!a || (!pd && pd_len) || pd_len > DDP_SCTP_MAX_PD)
+		return DDP_ERR_INVAL;
+	if (!a->s || a->down)
+		return DDP_ERR_STATE;
+	if (stream >= a->nstreams)
+		return DDP_ERR_INVAL;
+	return 0;
+}
+
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		      size_t pd_len)
+{
+	struct sctp_sstream *ss;
+	uint16_t ssn;
+	int rc = check_stream(a, stream, pd, pd_len);
+	if (rc)
+		return rc;
+	ss = &a->st[stream];
+	rc = sctp_stream_tx_initiate(&ss->sm, 0, &ssn);
+	if (rc)
+		return rc;
+	if (ss->used) /* RFC 5043 §6.1: the new session starts fresh */
+		ddp_llp_stream_reset(a->s, stream);
+	ss->used = 1;
+	return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, pd, pd_len);
+}
+
+static int answer(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		  size_t pd_len, int accept)
+{
+	struct sctp_sstream *ss;
+	uint16_t ssn, code;
+	int rc = check_stream(a, stream, pd, pd_len);
+	if (rc)
+		return rc;
+	ss = &a->st[stream];
+	if (accept)
+		rc = sctp_stream_tx_accept(&ss->sm, &ssn);
+	else
+		rc = sctp_stream_tx_reject(&ss->sm, &ssn);
+	if (rc)
+		return rc;
+	if (ss->ulp_pending) {
+		ss->ulp_pending = 0;
+		a->pending_init--;
+	}
+	/* RFC 6581 §7: enhanced requests get enhanced answers */
+	if (accept)
+		code = ss->sm.enhanced ? SCTP_CTL_ENH_ACCEPT : SCTP_CTL_ACCEPT;
+	else
+		code = ss->sm.enhanced ? SCTP_CTL_ENH_REJECT : SCTP_CTL_REJECT;
+	if (code == SCTP_CTL_ENH_ACCEPT && pd_len > DDP_SCTP_MAX_PD - 4)
+		pd_len = DDP_SCTP_MAX_PD - 4;
+	rc = ctl_send(a, (uint16_t)stream, code, ssn, pd, pd_len);
+	if (accept && a->blocked) {
+		a->blocked = 0;
+		ddp_llp_writable(a->s);
+	}
+	return rc;
+}
+
+int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		    size_t pd_len)
+{
+	return answer(a, stream, pd, pd_len, 1);
+}
+
+int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		    size_t pd_len)
+{
+	return answer(a, stream, pd, pd_len, 0);
+}
+
+int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)
+{
+	if (!a)
+		return DDP_ERR_INVAL;
+	if (!a->down)
+		sctp_ll_close(a->ll, abortive);
+	return 0;
+}
+
+void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st)
+{
+	if (!a || !st)
+		return;
+	*st = a->stats;
+	sctp_ll_ep_stats(a->ep->ll, NULL, &st->udp_bad_crc, NULL);
+}
+
+sctp_ll_ep *sctp_ddp_ep_ll(ddp_sctp_ep *ep)
+{
+	return ep->ll;
+}
+
+sctp_ll_assoc *sctp_ddp_assoc_ll(ddp_sctp_assoc *a)
+{
+	return a->ll;
+}
+
+const char *sctp_ddp_stream_state(const ddp_sctp_assoc *a, uint32_t stream)
+{
+	if (!a || !a->st || stream >= a->nstreams)
+		return "?";
+	return sctp_sst_name(a->st[stream].sm.state);
+}

@@ -1,0 +1,111 @@
+/* Private structures shared by sctp_ddp.c (association, control, send)
+ * and sctp_rx.c (header-first receive). */
+#ifndef SCTP_DDP_INT_H
+#define SCTP_DDP_INT_H
+
+#include <ddp/llp.h>
+#include <ddp/sctp.h>
+
+#include "sctp/sctp_ctl.h"
+#include "sctp/sctp_ll.h"
+#include "sctp/sctp_ssn.h"
+#include "sctp/sctp_stream.h"
+
+/* RFC 5043 §9: leave room so SACKs etc. can be bundled with a full chunk */
+#define SCTP_BUNDLE_ALLOWANCE 32
+/* RFC 5043 §10 + the peer's reorder window: chunks of one stream that
+ * may be unacknowledged at once (the receiver rejects DDP-SSNs more than
+ * SCTP_RX_WIN ahead of its first missing one) */
+#define SCTP_TX_INFLIGHT (SCTP_RX_WIN / 2)
+/* INFERRED EType 3 code for an undecodable control message (proposed to
+ * the lead as DDP_ECODE_LLP_BAD_CTL) */
+#define SCTP_ECODE_LLP_BAD_CTL 0x05
+
+/* Resumable receive machine states (sctp_rx.c, names in rx_state_names). */
+enum sctp_rxs {
+	RXS_START = 0, /* next message: read the first piece */
+	RXS_PREFIX,    /* DDP-SSN + DDP header */
+	RXS_PAYLOAD,   /* payload straight into the core's rx.dst */
+	RXS_STAGE,     /* length unknown: whole segment into stage[] */
+	RXS_CTL,       /* PPID 17 control message into ctl[] */
+	RXS_DISCARD,   /* skip the rest of the message */
+	RXS__COUNT
+};
+
+struct sctp_rxm {
+	enum sctp_rxs state;
+	uint16_t sid;
+	uint16_t ssn;
+	uint32_t ppid;
+	int eor;	 /* the current message has been read to its end */
+	int len_known;	 /* total length known from SCTP_RECVNXTINFO */
+	size_t total;	 /* user message length when len_known */
+	size_t have;	 /* octets in pre[] / ctl[] / stage[] */
+	size_t need;	 /* prefix length (2 + 14 or 18) */
+	size_t off;	 /* payload octets read */
+	size_t plen;	 /* payload length announced to the core */
+	int rx_open;	 /* ticket between rx_begin and rx_end */
+	unsigned post;	 /* sctp_act flags to run after the segment */
+	ddp_rx rx;
+	uint8_t pre[SCTP_SSN_LEN + DDP_MAX_HDR_LEN];
+	uint8_t ctl[SCTP_CTL_MAX_LEN + 1];
+	/* SCTP_RECVNXTINFO of the last read: the next message */
+	int nxt_valid;
+	uint16_t nxt_sid;
+	uint32_t nxt_ppid;
+	uint32_t nxt_len;
+};
+
+struct sctp_sstream {
+	struct sctp_stream sm;
+	uint32_t inflight; /* chunks sent since the association was dry */
+	uint8_t used;	   /* had a session before (reset the core's stream) */
+	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
+};
+
+struct pend_ctl {
+	struct pend_ctl *next;
+	uint16_t sid;
+	size_t len;
+	uint8_t buf[SCTP_CTL_MAX_LEN];
+};
+
+struct ddp_sctp_assoc {
+	struct ddp_sctp_assoc *next, *prev;
+	ddp_sctp_ep *ep;
+	sctp_ll_assoc *ll;
+	ddp_session *s;
+	uint32_t nstreams;
+	uint32_t mulpdu;
+	uint32_t max_msg;
+	uint32_t pending_init;
+	int blocked;	   /* a send returned DDP_ERR_AGAIN */
+	int down;
+	int fatal;	   /* status to report for a local fatal ABORT */
+	struct sctp_sstream *st;
+	struct pend_ctl *pc_head, *pc_tail;
+	struct sctp_rxm rxm;
+	ddp_sctp_stats stats;
+	uint8_t *stage;	   /* max_msg octets: tx build, rx staging, discard */
+	uint8_t *txbuf;
+};
+
+struct ddp_sctp_ep {
+	struct event_base *base;
+	ddp_sctp_config cfg;
+	sctp_ll_ep *ll;
+	struct ddp_sctp_assoc *assocs;
+};
+
+/* sctp_rx.c */
+void sctp_rx_readable(struct ddp_sctp_assoc *a);
+const char *sctp_rxs_name(unsigned state);
+
+/* sctp_ddp.c: run the actions the stream machine asked for. */
+void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
+		      const struct sctp_act *act);
+void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
+		     const uint8_t *buf, size_t len);
+void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err);
+
+#endif

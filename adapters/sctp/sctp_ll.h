@@ -1,0 +1,139 @@
+/*
+ * Low-level SCTP over UDP (RFC 6951 framing) on libevent: the only thing
+ * that knows usrsctp (sctp_usrsctp.c implements it). Plain SCTP messages
+ * on associations; DDP lives above it (sctp_ddp.c) and the benchmark's raw
+ * usrsctp baseline uses it directly.
+ *
+ * Model: an endpoint (sctp_ll_ep) owns one UDP socket on a user event_base.
+ * usrsctp runs in AF_CONN mode without threads: every remote UDP endpoint
+ * is one registered AF_CONN address (sctp_ll peer), SCTP packets are the
+ * UDP payloads, usrsctp's conn_output only queues them and the queue is
+ * flushed from libevent, a libevent timer drives usrsctp_handle_timers()
+ * while associations exist. CRC32c is ours (usrsctp offload mode): computed
+ * on output, verified before usrsctp_conninput (corrupt packets dropped).
+ *
+ * Everything runs on the event_base's thread. Callbacks never run inside an
+ * sctp_ll_* call made by the user: usrsctp upcalls only mark work, which a
+ * zero-timeout event runs from the loop.
+ */
+#ifndef SCTP_LL_H
+#define SCTP_LL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct event_base;
+struct sockaddr;
+
+typedef struct sctp_ll_ep sctp_ll_ep;
+typedef struct sctp_ll_assoc sctp_ll_assoc;
+
+#define SCTP_LL_UDP_PORT 9899 /* RFC 6951 tunneling port */
+
+/* Datagram fault injection (tests): return a mask of these. The filter may
+ * also modify pkt in place (corruption). */
+enum {
+	SCTP_LL_PASS = 0,
+	SCTP_LL_DROP = 1,  /* discard */
+	SCTP_LL_DUP = 2,   /* deliver twice */
+	SCTP_LL_HOLD = 4,  /* deliver after the next datagram (reorder) */
+};
+typedef unsigned (*sctp_ll_filter)(void *user, uint8_t *pkt, size_t len);
+
+typedef struct sctp_ll_config {
+	const char *addr;	/* local IPv4/IPv6 literal; NULL = 127.0.0.1 */
+	int port;		/* UDP port; 0 = SCTP_LL_UDP_PORT, -1 = any */
+	uint16_t nstreams;	/* in = out streams asked for (default 64) */
+	uint32_t adaptation;	/* Adaptation Layer Indication to send; 0 none */
+	int require_adaptation; /* peer must send exactly `adaptation` */
+	uint32_t path_mtu;	/* SCTP path MTU; 0 = 65000 (loopback) */
+	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 4 MiB */
+	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
+	uint32_t hb_interval_ms; /* default 1000 */
+	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
+} sctp_ll_config;
+
+/* Association events (sctp_ll_assoc_cb.event). */
+enum sctp_ll_event {
+	SCTP_LL_EV_UP = 1,	 /* established and adaptation checked */
+	SCTP_LL_EV_READABLE,	 /* sctp_ll_recv has something */
+	SCTP_LL_EV_WRITABLE,	 /* send space again after DDP_ERR_AGAIN */
+	SCTP_LL_EV_DRY,		 /* everything sent was acknowledged */
+	SCTP_LL_EV_DOWN,	 /* gone: status DDP_ERR_CLOSED (shutdown),
+				  * DDP_ERR_LLP (lost, refused, aborted),
+				  * DDP_ERR_PROTO (adaptation mismatch),
+				  * DDP_ERR_TIMEOUT (setup timed out) */
+};
+
+typedef struct sctp_ll_assoc_cb {
+	void (*event)(sctp_ll_assoc *a, enum sctp_ll_event ev, int status,
+		      void *user);
+} sctp_ll_assoc_cb;
+
+/* A new inbound association on a listening endpoint (not up yet: wait
+ * for SCTP_LL_EV_UP). Set callbacks with sctp_ll_assoc_set_cb. */
+typedef void (*sctp_ll_accept_cb)(sctp_ll_ep *ep, sctp_ll_assoc *a,
+				  void *user);
+
+/* Create an endpoint (bind the UDP socket, start usrsctp if first).
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/bind). */
+int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
+		   sctp_ll_ep **out);
+/* Abort every association and free. Last endpoint stops usrsctp. */
+void sctp_ll_ep_free(sctp_ll_ep *ep);
+int sctp_ll_ep_port(const sctp_ll_ep *ep);
+/* Accept associations. Errors: DDP_ERR_SYS, DDP_ERR_STATE. */
+int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user);
+void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user);
+/* UDP datagrams seen / dropped as corrupt (CRC32c) by the endpoint. */
+void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
+		      uint64_t *bad_crc, uint64_t *tx_pkts);
+
+/* Open an association to the endpoint at addr:port.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
+int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
+		    const sctp_ll_assoc_cb *cb, void *user,
+		    sctp_ll_assoc **out);
+void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
+			  void *user);
+/* Streams in each direction (after UP; min of in and out). */
+uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a);
+/* Largest user message that goes out unfragmented (after UP). */
+uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a);
+
+/* Send one message (ppid in host order, sent unordered). Returns 0,
+ * DDP_ERR_AGAIN (no room: wait for SCTP_LL_EV_WRITABLE), DDP_ERR_TOOBIG
+ * (over sctp_ll_max_msg), DDP_ERR_CLOSED, DDP_ERR_LLP. */
+int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		 const void *buf, size_t len);
+
+/* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
+void sctp_ll_want_writable(sctp_ll_assoc *a);
+
+/* What one sctp_ll_recv call returned. */
+typedef struct sctp_ll_rinfo {
+	uint16_t sid;
+	uint32_t ppid;	     /* host order */
+	int unordered;	     /* U=1 */
+	int eor;	     /* this read ended the message */
+	int next_valid;	     /* next message already known: */
+	uint16_t next_sid;
+	uint32_t next_ppid;
+	uint32_t next_len;   /* its length (complete messages only) */
+} sctp_ll_rinfo;
+
+/* Read the next piece of the current message into buf (a message may be
+ * read in several calls; ri->eor marks its end). Notifications are
+ * consumed internally (they may pass through buf first). Returns octets
+ * read (0 with ri->eor for an empty message), DDP_ERR_AGAIN (nothing
+ * queued), DDP_ERR_CLOSED. */
+long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri);
+
+/* Graceful SHUTDOWN (abortive == 0) or ABORT. The association is freed
+ * later (after SCTP_LL_EV_DOWN); no callback runs after sctp_ll_free. */
+void sctp_ll_close(sctp_ll_assoc *a, int abortive);
+/* Forget the association (closes it abortively if still open). */
+void sctp_ll_free(sctp_ll_assoc *a);
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * Header-first receive over SCTP (the receive contract of STYLE.md):
+ * each user message is read with usrsctp in pieces: first DDP-SSN + DDP
+ * header, then the core names the destination and the payload is read
+ * straight into it.
+ *
+ * The core needs the payload length before it answers (RFC 5041 §7.1
+ * bounds checks). SCTP has no length in front of a message; usrsctp gives
+ * the length of the *next* complete message with SCTP_RECVNXTINFO
+ * (nxt_length, SCTP_COMPLETE). When the message being started was already
+ * queued at the previous read, its length is known and the payload is
+ * read without a copy; otherwise (first message after the queue ran dry)
+ * the segment is read whole into a staging buffer and copied once, counted
+ * with ddp_llp_count_copy() (stats: rx_hdr_first vs rx_staged).
+ *
+ * Resumable: every state survives DDP_ERR_AGAIN between upcalls.
+ */
+#include "sctp/sctp_ddp_int.h"
+
+#include <string.h>
+
+static const char *const rx_state_names[RXS__COUNT] = {
+	[RXS_START] = "start",	   [RXS_PREFIX] = "prefix",
+	[RXS_PAYLOAD] = "payload", [RXS_STAGE] = "stage",
+	[RXS_CTL] = "control",	   [RXS_DISCARD] = "discard",
+};
+
+const char *sctp_rxs_name(unsigned state)
+{
+	return state < RXS__COUNT ? rx_state_names[state] : "?";
+}
+
+/* One read; remembers what SCTP_RECVNXTINFO says about the next message. */
+static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len,
+	       sctp_ll_rinfo *ri)
+{
+	struct sctp_rxm *m = &a->rxm;
+	long n = sctp_ll_recv(a->ll, buf, len, ri);
+	if (n < 0)
+		return n;
+	m->eor = ri->eor;
+	if (ri->next_valid) {
+		m->nxt_valid = 1;
+		m->nxt_sid = ri->next_sid;
+		m->nxt_ppid = ri->next_ppid;
+		m->nxt_len = ri->next_len;
+	}
+	return n;
+}
+
+static void llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code)
+{
+	struct sctp_act act;
+	sctp_stream_violation(&a->st[sid].sm, code, &act);
+	sctp_ddp_actions(a, sid, &act);
+}
+
+static void to_discard(struct sctp_rxm *m)
+{
+	m->state = m->eor ? RXS_START : RXS_DISCARD;
+}
+
+/* The segment's stream-machine follow-ups (a peer Terminate that is now
+ * in order, ...) run after the core has the segment. */
+static void finish_segment(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rxm *m = &a->rxm;
+	struct sctp_act act;
+	memset(&act, 0, sizeof(act));
+	act.flags = m->post;
+	m->post = 0;
+	if (act.flags)
+		sctp_ddp_actions(a, m->sid, &act);
+}
+
+/* DDP-SSN + header complete: consult the stream machine and the core. */
+static void prefix_done(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rxm *m = &a->rxm;
+	struct sctp_act act;
+	size_t seg_len;
+
+	m->ssn = sctp_ssn_get(m->pre);
+	sctp_stream_rx_data(&a->st[m->sid].sm, m->ssn, &act);
+	if (act.flags & (SCTP_ACT_DROP | SCTP_ACT_VIOLATION)) {
+		sctp_ddp_actions(a, m->sid, &act);
+		to_discard(m);
+		return;
+	}
+	m->post = act.flags;
+	if (!m->eor && !m->len_known) {
+		/* length unknown: stage the whole segment */
+		memcpy(a->stage, m->pre, m->need);
+		m->have = m->need;
+		m->state = RXS_STAGE;
+		return;
+	}
+	seg_len = (m->eor ? m->need : m->total) - SCTP_SSN_LEN;
+	if (seg_len > a->mulpdu) {
+		/* RFC 5043 §9: reject segments over the advertised MULPDU */
+		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+			      DDP_ECODE_LLP_OVERSIZE);
+		finish_segment(a);
+		to_discard(m);
+		return;
+	}
+	m->plen = seg_len + SCTP_SSN_LEN - m->need;
+	if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN,
+			     m->need - SCTP_SSN_LEN, m->plen, &m->rx) != 0) {
+		finish_segment(a);
+		to_discard(m);
+		return;
+	}
+	m->rx_open = 1;
+	m->off = 0;
+	m->state = RXS_PAYLOAD;
+	a->stats.rx_hdr_first++;
+}
+
+static void payload_end(struct ddp_sctp_assoc *a, int ok)
+{
+	struct sctp_rxm *m = &a->rxm;
+	m->rx_open = 0;
+	ddp_llp_rx_end(a->s, &m->rx, ok);
+	if (!ok) /* length disagreed with SCTP_RECVNXTINFO: not trusted */
+		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+			      DDP_ECODE_LLP_SHORT);
+	finish_segment(a);
+	to_discard(m);
+}
+
+/* Returns 0 to go on, DDP_ERR_AGAIN / other < 0 to stop. */
+static int step(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rxm *m = &a->rxm;
+	sctp_ll_rinfo ri;
+	long n;
+
+	switch (m->state) {
+	case RXS_START:
+		m->len_known = m->nxt_valid;
+		m->total = m->nxt_len;
+		m->nxt_valid = 0;
+		m->have = m->off = 0;
+		/* the shortest header first (tagged, 14); 4 more if untagged */
+		n = rd(a, m->pre, SCTP_SSN_LEN + DDP_TAGGED_HDR_LEN, &ri);
+		if (n < 0) {
+			m->nxt_valid = m->len_known; /* nothing consumed */
+			return (int)n;
+		}
+		m->sid = ri.sid;
+		m->ppid = ri.ppid;
+		m->have = (size_t)n;
+		if (m->len_known && (ri.sid != m->nxt_sid ||
+				     ri.ppid != m->nxt_ppid))
+			m->len_known = 0; /* not the message it described */
+		if (m->sid >= a->nstreams || (m->ppid != SCTP_PPID_DDP &&
+					      m->ppid != SCTP_PPID_CTL)) {
+			/* RFC 5043 §5.1: a DDP association carries PPID 16
+			 * and 17 only */
+			sctp_ddp_fatal(a, DDP_ERR_PROTO);
+			return DDP_ERR_PROTO;
+		}
+		if (m->ppid == SCTP_PPID_CTL) {
+			memcpy(m->ctl, m->pre, m->have);
+			m->state = RXS_CTL;
+			return 0;
+		}
+		m->state = RXS_PREFIX;
+		m->need = SCTP_SSN_LEN + DDP_TAGGED_HDR_LEN;
+		/* fall through */
+	case RXS_PREFIX:
+		if (m->have > SCTP_SSN_LEN)
+			m->need = sctp_seg_prefix_len(m->pre[SCTP_SSN_LEN]);
+		while (m->have < m->need && !m->eor) {
+			n = rd(a, m->pre + m->have, m->need - m->have, &ri);
+			if (n < 0)
+				return (int)n;
+			m->have += (size_t)n;
+			if (m->have > SCTP_SSN_LEN)
+				m->need = sctp_seg_prefix_len(m->pre[SCTP_SSN_LEN]);
+		}
+		if (m->have < m->need) {
+			/* RFC 5041 §4: every segment has a whole header */
+			llp_err(a, m->sid, DDP_ECODE_LLP_SHORT);
+			to_discard(m);
+			return 0;
+		}
+		prefix_done(a);
+		return 0;
+	case RXS_PAYLOAD:
+		while (m->off < m->plen) {
+			void *dst = NULL;
+			size_t want = m->plen - m->off;
+			if (m->rx.verdict == DDP_RX_PLACE)
+				dst = ddp_llp_rx_dst(a->s, &m->rx, m->off);
+			if (!dst) { /* drop, error, or STag revoked */
+				dst = a->stage;
+				if (want > a->max_msg)
+					want = a->max_msg;
+			}
+			if (m->eor) {
+				payload_end(a, 0); /* shorter than announced */
+				return 0;
+			}
+			n = rd(a, dst, want, &ri);
+			if (n < 0)
+				return (int)n;
+			m->off += (size_t)n;
+		}
+		payload_end(a, m->eor); /* longer than announced: !eor */
+		return 0;
+	case RXS_STAGE:
+		while (!m->eor) {
+			if (m->have >= (size_t)a->mulpdu + SCTP_SSN_LEN) {
+				ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP,
+					      DDP_ETYPE_LLP,
+					      DDP_ECODE_LLP_OVERSIZE);
+				finish_segment(a);
+				m->state = RXS_DISCARD; /* RFC 5043 §9 */
+				return 0;
+			}
+			n = rd(a, a->stage + m->have,
+			       (size_t)a->mulpdu + SCTP_SSN_LEN + 1 - m->have,
+			       &ri);
+			if (n < 0)
+				return (int)n;
+			m->have += (size_t)n;
+		}
+		if (m->have > (size_t)a->mulpdu + SCTP_SSN_LEN) {
+			ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+				      DDP_ECODE_LLP_OVERSIZE);
+			finish_segment(a);
+			m->state = RXS_START;
+			return 0;
+		}
+		m->plen = m->have - m->need;
+		a->stats.rx_staged++;
+		if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN,
+				     m->need - SCTP_SSN_LEN, m->plen,
+				     &m->rx) == 0) {
+			void *dst = m->rx.verdict == DDP_RX_PLACE ?
+					    ddp_llp_rx_dst(a->s, &m->rx, 0) : NULL;
+			if (dst && m->plen) {
+				memcpy(dst, a->stage + m->need, m->plen);
+				ddp_llp_count_copy(a->s, m->plen);
+			}
+			ddp_llp_rx_end(a->s, &m->rx, 1);
+		}
+		finish_segment(a);
+		m->state = RXS_START;
+		return 0;
+	case RXS_CTL:
+		while (!m->eor && m->have < sizeof(m->ctl)) {
+			n = rd(a, m->ctl + m->have, sizeof(m->ctl) - m->have, &ri);
+			if (n < 0)
+				return (int)n;
+			m->have += (size_t)n;
+		}
+		/* an over-long message is passed on truncated to 517
+		 * octets: the decoder rejects it as too long */
+		sctp_ddp_ctl_in(a, m->sid, m->ctl, m->have);
+		to_discard(m);
+		return 0;
+	case RXS_DISCARD:
+		while (!m->eor) {
+			n = rd(a, a->stage, a->max_msg, &ri);
+			if (n < 0)
+				return (int)n;
+		}
+		m->state = RXS_START;
+		return 0;
+	default:
+		m->state = RXS_START;
+		return 0;
+	}
+}
+
+void sctp_rx_readable(struct ddp_sctp_assoc *a)
+{
+	while (!a->down && step(a) == 0)
+		;
+}

@@ -1,0 +1,1178 @@
+/*
+ * usrsctp glue (the one file that includes usrsctp.h): SCTP over UDP in
+ * the RFC 6951 format, driven by libevent. See sctp_ll.h for the model.
+ */
+#include "sctp/sctp_ll.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <usrsctp.h>
+
+#include <ddp/ddp.h>
+#include "common/crc32c.h"
+
+#define UDP_MAX 65536
+#define TXQ_MAX 8192	   /* queued datagrams before we drop (SCTP resends) */
+#define TICK_MS 10	   /* usrsctp timer granularity */
+#define NBUF_LEN 4096	   /* notification buffer */
+#define SCTP_CSUM_OFF 8	   /* RFC 4960 §3.1 checksum field */
+#define SCTP_COMMON_HDR 12
+
+struct peer {
+	struct peer *next;
+	sctp_ll_ep *ep;
+	struct sockaddr_storage sa;
+	socklen_t salen;
+};
+
+struct pkt {
+	struct pkt *next;
+	struct peer *peer;
+	size_t len;
+	uint8_t data[];
+};
+
+enum { A_CONNECTING, A_UP_PENDING, A_UP, A_DOWN };
+
+struct sctp_ll_assoc {
+	struct sctp_ll_assoc *next, *prev;
+	sctp_ll_ep *ep;
+	struct peer *peer;
+	struct socket *so;
+	struct event *work;
+	sctp_ll_assoc_cb cb;
+	void *user;
+	int state;
+	int adapt_seen;
+	uint32_t adapt_val;
+	int want_write;
+	int pend_dry, pend_down;
+	int down_status;
+	int in_cb, dead;
+	int mid_msg; /* a data message is partly read */
+	uint16_t nstreams;
+	uint32_t max_msg;
+	uint8_t nbuf[NBUF_LEN];
+};
+
+struct sctp_ll_ep {
+	struct event_base *base;
+	sctp_ll_config cfg;
+	int fd, port;
+	struct event *rd, *wr, *timer, *accept_ev;
+	int wr_pending;
+	int linger;	/* timer ticks left after the last association */
+	struct peer *peers;
+	struct pkt *q_head, *q_tail;
+	size_t qlen;
+	struct pkt *held;
+	struct socket *lsock;
+	sctp_ll_accept_cb acb;
+	void *auser;
+	struct sctp_ll_assoc *assocs;
+	sctp_ll_filter filter;
+	void *filter_user;
+	uint64_t rx_pkts, bad_crc, tx_pkts;
+	uint8_t rxbuf[UDP_MAX];
+};
+
+/* ------------------------------------------------------------ global */
+
+static unsigned g_refs;
+static struct timespec g_last;
+
+static void debug_printf(const char *fmt, ...)
+{
+	(void)fmt;
+}
+
+static uint32_t elapsed_ms(void)
+{
+	struct timespec now;
+	uint64_t ms;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (uint64_t)(now.tv_sec - g_last.tv_sec) * 1000 +
+	     (uint64_t)((now.tv_nsec - g_last.tv_nsec) / 1000000);
+	if (ms == 0)
+		return 0;
+	g_last = now;
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
+static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
+		       uint8_t set_df);
+
+static void global_get(void)
+{
+	if (g_refs++ == 0) {
+		usrsctp_init_nothreads(0, conn_output, debug_printf);
+		/* our CRC32c: computed in conn_output, checked on input */
+		usrsctp_enable_crc32c_offload();
+		usrsctp_sysctl_set_sctp_ecn_enable(0);
+		usrsctp_sysctl_set_sctp_max_chunks_on_queue(65536);
+		usrsctp_sysctl_set_sctp_delayed_sack_time_default(10);
+		usrsctp_sysctl_set_sctp_rto_min_default(100);
+		usrsctp_sysctl_set_sctp_rto_max_default(1000);
+		usrsctp_sysctl_set_sctp_heartbeat_interval_default(1000);
+		clock_gettime(CLOCK_MONOTONIC, &g_last);
+	}
+}
+
+static void global_put(void)
+{
+	if (g_refs == 0 || --g_refs)
+		return;
+	for (int i = 0; i < 300; i++) {
+		if (usrsctp_finish() == 0)
+			return;
+		usrsctp_handle_timers(100);
+	}
+}
+
+/* ------------------------------------------------------------ UDP out */
+
+static void arm_flush(sctp_ll_ep *ep)
+{
+	if (!ep->wr_pending) {
+		ep->wr_pending = 1;
+		event_add(ep->wr, NULL);
+	}
+}
+
+/* usrsctp hands us an SCTP packet: queue it (never re-enter usrsctp). */
+static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
+		       uint8_t set_df)
+{
+	struct peer *p = addr;
+	sctp_ll_ep *ep = p->ep;
+	struct pkt *k;
+	uint32_t crc;
+
+	(void)tos;
+	(void)set_df;
+	if (!ep || len < SCTP_COMMON_HDR || ep->qlen >= TXQ_MAX)
+		return 0; /* dropped: SCTP retransmits */
+	k = malloc(sizeof(*k) + len);
+	if (!k)
+		return 0;
+	k->next = NULL;
+	k->peer = p;
+	k->len = len;
+	memcpy(k->data, buf, len);
+	/* RFC 4960 §6.8: CRC32c over the packet with a zero checksum field,
+	 * stored least-significant octet first */
+	memset(k->data + SCTP_CSUM_OFF, 0, 4);
+	crc = ddp_crc32c(0, k->data, len);
+	ddp_crc32c_put_wire(k->data + SCTP_CSUM_OFF, crc);
+	if (ep->q_tail)
+		ep->q_tail->next = k;
+	else
+		ep->q_head = k;
+	ep->q_tail = k;
+	ep->qlen++;
+	arm_flush(ep);
+	return 0;
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sctp_ll_ep *ep = arg;
+	(void)what;
+	ep->wr_pending = 0;
+	while (ep->q_head) {
+		struct pkt *k = ep->q_head;
+		ssize_t n = sendto(fd, k->data, k->len, 0,
+				   (struct sockaddr *)&k->peer->sa,
+				   k->peer->salen);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+			      errno == ENOBUFS)) {
+			arm_flush(ep);
+			return;
+		}
+		/* other errors (ECONNREFUSED from an earlier ICMP): the
+		 * datagram is lost; the error queue reports the peer */
+		ep->tx_pkts += n >= 0;
+		ep->q_head = k->next;
+		if (!ep->q_head)
+			ep->q_tail = NULL;
+		ep->qlen--;
+		free(k);
+	}
+}
+
+static void drop_queue(sctp_ll_ep *ep)
+{
+	while (ep->q_head) {
+		struct pkt *k = ep->q_head;
+		ep->q_head = k->next;
+		free(k);
+	}
+	ep->q_tail = NULL;
+	ep->qlen = 0;
+	free(ep->held);
+	ep->held = NULL;
+}
+
+/* ------------------------------------------------------------ peers */
+
+static int same_addr(const struct sockaddr_storage *a, socklen_t al,
+		     const struct sockaddr_storage *b, socklen_t bl)
+{
+	if (al != bl || a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+		return x->sin_port == y->sin_port &&
+		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+	return x->sin6_port == y->sin6_port &&
+	       memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
+}
+
+static struct peer *peer_find(sctp_ll_ep *ep, const struct sockaddr_storage *sa,
+			      socklen_t salen, int create)
+{
+	struct peer *p;
+	for (p = ep->peers; p; p = p->next)
+		if (same_addr(&p->sa, p->salen, sa, salen))
+			return p;
+	if (!create)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->ep = ep;
+	memcpy(&p->sa, sa, salen);
+	p->salen = salen;
+	p->next = ep->peers;
+	ep->peers = p;
+	/* one AF_CONN address per remote UDP endpoint */
+	usrsctp_register_address(p);
+	return p;
+}
+
+/* ------------------------------------------------------------ timers */
+
+/* usrsctp timers run only while associations exist, plus a grace period
+ * after the last one so a SHUTDOWN / ABORT in progress can finish. */
+#define LINGER_MS 3000
+
+static int ep_has_work(sctp_ll_ep *ep)
+{
+	if (ep->assocs) {
+		ep->linger = LINGER_MS / TICK_MS;
+		return 1;
+	}
+	return ep->linger-- > 0;
+}
+
+static void timer_arm(sctp_ll_ep *ep)
+{
+	struct timeval tv = { 0, TICK_MS * 1000 };
+	if (!evtimer_pending(ep->timer, NULL))
+		evtimer_add(ep->timer, &tv);
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sctp_ll_ep *ep = arg;
+	uint32_t ms;
+	(void)fd;
+	(void)what;
+	ms = elapsed_ms();
+	if (ms)
+		usrsctp_handle_timers(ms);
+	/* only while associations exist (a listener keeps it for setup) */
+	if (ep_has_work(ep))
+		timer_arm(ep);
+}
+
+/* ------------------------------------------------------------ assoc */
+
+static void assoc_unlink(struct sctp_ll_assoc *a)
+{
+	sctp_ll_ep *ep = a->ep;
+	if (a->prev)
+		a->prev->next = a->next;
+	else if (ep->assocs == a)
+		ep->assocs = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	a->next = a->prev = NULL;
+}
+
+static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
+{
+	if (!a->so)
+		return;
+	usrsctp_set_upcall(a->so, NULL, NULL);
+	if (abortive) {
+		struct linger l = { 1, 0 }; /* close = ABORT */
+		usrsctp_setsockopt(a->so, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+	}
+	usrsctp_close(a->so);
+	a->so = NULL;
+}
+
+static void assoc_destroy(struct sctp_ll_assoc *a)
+{
+	assoc_close_socket(a, 1);
+	assoc_unlink(a);
+	if (a->work)
+		event_free(a->work);
+	free(a);
+}
+
+static void upcall(struct socket *so, void *arg, int flags)
+{
+	struct sctp_ll_assoc *a = arg;
+	(void)so;
+	(void)flags;
+	event_active(a->work, EV_TIMEOUT, 0);
+}
+
+static void emit(struct sctp_ll_assoc *a, enum sctp_ll_event ev, int status)
+{
+	if (!a->cb.event || a->dead)
+		return;
+	a->in_cb++;
+	a->cb.event(a, ev, status, a->user);
+	a->in_cb--;
+}
+
+static void go_down(struct sctp_ll_assoc *a, int status)
+{
+	if (a->state == A_DOWN)
+		return;
+	a->state = A_DOWN;
+	a->pend_down = 1;
+	a->down_status = status;
+	event_active(a->work, EV_TIMEOUT, 0);
+}
+
+static void learn_limits(struct sctp_ll_assoc *a)
+{
+	struct sctp_assoc_value av;
+	socklen_t l = sizeof(av);
+	memset(&av, 0, sizeof(av));
+	/* largest unfragmented user message = the fragmentation point */
+	if (usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &l) == 0 &&
+	    av.assoc_value > 0)
+		a->max_msg = av.assoc_value;
+	else
+		a->max_msg = a->ep->cfg.path_mtu - 48;
+}
+
+/* One notification (RFC 6458 §6.1). */
+static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
+{
+	union sctp_notification nt;
+	if (n < sizeof(nt.sn_header))
+		return;
+	memset(&nt, 0, sizeof(nt));
+	memcpy(&nt, b, n < sizeof(nt) ? n : sizeof(nt));
+	switch (nt.sn_header.sn_type) {
+	case SCTP_ASSOC_CHANGE:
+		switch (nt.sn_assoc_change.sac_state) {
+		case SCTP_COMM_UP:
+			if (a->state == A_CONNECTING) {
+				/* RFC 5043 §5.1: equal in and out counts */
+				uint16_t in = nt.sn_assoc_change.sac_inbound_streams;
+				uint16_t out = nt.sn_assoc_change.sac_outbound_streams;
+				a->nstreams = in < out ? in : out;
+				a->state = A_UP_PENDING;
+			}
+			break;
+		case SCTP_SHUTDOWN_COMP:
+			go_down(a, DDP_ERR_CLOSED);
+			break;
+		case SCTP_COMM_LOST:
+		case SCTP_CANT_STR_ASSOC:
+		case SCTP_RESTART:
+		default:
+			go_down(a, DDP_ERR_LLP);
+			break;
+		}
+		break;
+	case SCTP_ADAPTATION_INDICATION:
+		a->adapt_seen = 1;
+		a->adapt_val = nt.sn_adaptation_event.sai_adaptation_ind;
+		break;
+	case SCTP_SHUTDOWN_EVENT:
+		go_down(a, DDP_ERR_CLOSED);
+		break;
+	case SCTP_SENDER_DRY_EVENT:
+		a->pend_dry = 1;
+		event_active(a->work, EV_TIMEOUT, 0);
+		break;
+	default:
+		break;
+	}
+}
+
+/* Read the rest of a notification whose first n octets are in first. */
+static void read_notification(struct sctp_ll_assoc *a, const uint8_t *first,
+			      size_t n, int eor)
+{
+	size_t have = n < NBUF_LEN ? n : NBUF_LEN;
+	if (first != a->nbuf)
+		memmove(a->nbuf, first, have);
+	while (!eor) {
+		uint8_t tmp[256];
+		int fl = 0;
+		ssize_t r;
+		if (have < NBUF_LEN)
+			r = usrsctp_recvv(a->so, a->nbuf + have, NBUF_LEN - have,
+					  NULL, NULL, NULL, NULL, NULL, &fl);
+		else
+			r = usrsctp_recvv(a->so, tmp, sizeof(tmp), NULL, NULL,
+					  NULL, NULL, NULL, &fl);
+		if (r <= 0)
+			return;
+		if (have < NBUF_LEN)
+			have += (size_t)r;
+		eor = (fl & MSG_EOR) != 0;
+	}
+	notification(a, a->nbuf, have);
+}
+
+/* After COMM_UP: RFC 5043 §11.1 / RFC 5061: the peer's Adaptation Layer
+ * Indication must be DDP's, else no DDP on this association. */
+static void decide_up(struct sctp_ll_assoc *a)
+{
+	const sctp_ll_config *c = &a->ep->cfg;
+	if (c->require_adaptation &&
+	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
+		assoc_close_socket(a, 1);
+		go_down(a, DDP_ERR_PROTO);
+		return;
+	}
+	learn_limits(a);
+	a->state = A_UP;
+	emit(a, SCTP_LL_EV_UP, 0);
+}
+
+/* Before UP only notifications are queued: read them here. */
+static void pre_up(struct sctp_ll_assoc *a)
+{
+	while (a->so && a->state != A_DOWN) {
+		int fl = MSG_PEEK;
+		ssize_t r;
+		/* peek first: a data message after COMM_UP (and after the
+		 * indication, which the peer's INIT/INIT-ACK carried) must stay
+		 * queued for the reader */
+		r = usrsctp_recvv(a->so, a->nbuf, 1, NULL, NULL, NULL, NULL,
+				  NULL, &fl);
+		if (r < 0)
+			break;
+		if (!(fl & MSG_NOTIFICATION)) {
+			if (a->state == A_UP_PENDING)
+				break; /* decide below, data stays queued */
+			/* data before COMM_UP: broken */
+			assoc_close_socket(a, 1);
+			go_down(a, DDP_ERR_PROTO);
+			return;
+		}
+		fl = 0;
+		r = usrsctp_recvv(a->so, a->nbuf, NBUF_LEN, NULL, NULL, NULL,
+				  NULL, NULL, &fl);
+		if (r < 0)
+			break;
+		read_notification(a, a->nbuf, (size_t)r, fl & MSG_EOR);
+	}
+	/* RFC 6458: the Adaptation Layer Indication event is queued right
+	 * after COMM_UP, so draining the queue settles the question */
+	if (a->state == A_UP_PENDING)
+		decide_up(a);
+}
+
+static void work_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sctp_ll_assoc *a = arg;
+	int ev;
+	(void)fd;
+	(void)what;
+	a->in_cb++;
+	if (a->so && (a->state == A_CONNECTING || a->state == A_UP_PENDING))
+		pre_up(a);
+	if (a->state == A_UP && a->so) {
+		ev = usrsctp_get_events(a->so);
+		if (ev & SCTP_EVENT_READ)
+			emit(a, SCTP_LL_EV_READABLE, 0);
+		if (a->want_write && a->so &&
+		    (usrsctp_get_events(a->so) & SCTP_EVENT_WRITE)) {
+			a->want_write = 0;
+			emit(a, SCTP_LL_EV_WRITABLE, 0);
+		}
+		if (a->pend_dry) {
+			a->pend_dry = 0;
+			emit(a, SCTP_LL_EV_DRY, 0);
+		}
+	}
+	if (a->pend_down) {
+		a->pend_down = 0;
+		emit(a, SCTP_LL_EV_DOWN, a->down_status);
+	}
+	a->in_cb--;
+	if (a->dead && !a->in_cb)
+		assoc_destroy(a);
+}
+
+static int set_opt(struct socket *so, int level, int name, const void *v,
+		   socklen_t l)
+{
+	return usrsctp_setsockopt(so, level, name, v, l) < 0 ? DDP_ERR_SYS : 0;
+}
+
+/* Socket options shared by connecting and listening sockets. */
+static int setup_socket(sctp_ll_ep *ep, struct socket *so)
+{
+	const sctp_ll_config *c = &ep->cfg;
+	static const uint16_t evs[] = {
+		SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION,
+		SCTP_SHUTDOWN_EVENT, SCTP_SENDER_DRY_EVENT,
+		SCTP_SEND_FAILED_EVENT,
+	};
+	struct sctp_initmsg im;
+	struct sctp_setadaptation ad;
+	struct sctp_paddrparams pp;
+	struct sctp_rtoinfo rto;
+	struct sctp_assocparams ap;
+	const int one = 1;
+	int sb, rb, rc = 0;
+
+	usrsctp_set_non_blocking(so, 1);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct sctp_event e;
+		memset(&e, 0, sizeof(e));
+		e.se_assoc_id = SCTP_FUTURE_ASSOC;
+		e.se_on = 1;
+		e.se_type = evs[i];
+		rc |= set_opt(so, IPPROTO_SCTP, SCTP_EVENT, &e, sizeof(e));
+	}
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one));
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_RECVNXTINFO, &one, sizeof(one));
+	/* RFC 5043 §5.1: equal inbound and outbound stream counts */
+	memset(&im, 0, sizeof(im));
+	im.sinit_num_ostreams = c->nstreams;
+	im.sinit_max_instreams = c->nstreams;
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_INITMSG, &im, sizeof(im));
+	if (c->adaptation) {
+		/* RFC 5043 §11.1: Adaptation Layer Indication in INIT/INIT-ACK
+		 * (host order here; the stack converts) */
+		ad.ssb_adaptation_ind = c->adaptation;
+		rc |= set_opt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad,
+			      sizeof(ad));
+	}
+	/* RFC 5043 §9: no SCTP fragmentation of DDP segments */
+	if (c->unfragmented)
+		rc |= set_opt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one,
+			      sizeof(one));
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one));
+	sb = (int)c->sndbuf;
+	rb = (int)c->rcvbuf;
+	rc |= set_opt(so, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
+	rc |= set_opt(so, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+	/* fixed path MTU (no PMTUD over our UDP), heartbeat for liveness */
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+	pp.spp_flags = SPP_PMTUD_DISABLE | SPP_HB_ENABLE;
+	pp.spp_pathmtu = c->path_mtu;
+	pp.spp_hbinterval = c->hb_interval_ms;
+	pp.spp_pathmaxrxt = 4;
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
+	memset(&rto, 0, sizeof(rto));
+	rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
+	rto.srto_initial = 200;
+	rto.srto_min = 100;
+	rto.srto_max = c->rto_max_ms;
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
+	memset(&ap, 0, sizeof(ap));
+	ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
+	ap.sasoc_asocmaxrxt = 4; /* ~4 s of silence = dead (RTO max 1 s) */
+	rc |= set_opt(so, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap));
+	return rc ? DDP_ERR_SYS : 0;
+}
+
+static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct peer *p,
+				       struct socket *so)
+{
+	struct sctp_ll_assoc *a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->work = event_new(ep->base, -1, 0, work_cb, a);
+	if (!a->work) {
+		free(a);
+		return NULL;
+	}
+	a->ep = ep;
+	a->peer = p;
+	a->so = so;
+	a->next = ep->assocs;
+	if (ep->assocs)
+		ep->assocs->prev = a;
+	ep->assocs = a;
+	usrsctp_set_upcall(so, upcall, a);
+	timer_arm(ep);
+	return a;
+}
+
+static void make_conn(struct sockaddr_conn *sc, void *addr, uint16_t port)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->sconn_family = AF_CONN;
+	sc->sconn_port = htons(port);
+	sc->sconn_addr = addr;
+}
+
+int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
+		    const sctp_ll_assoc_cb *cb, void *user,
+		    sctp_ll_assoc **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct sockaddr_conn sc;
+	struct socket *so;
+	struct peer *p;
+	struct sctp_ll_assoc *a;
+	int rc;
+
+	if (!ep || !addr || !out || port <= 0 || port > 65535)
+		return DDP_ERR_INVAL;
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		ss.ss_family = AF_INET;
+		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+		sl = sizeof(struct sockaddr_in);
+	} else if (inet_pton(AF_INET6, addr,
+			     &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		ss.ss_family = AF_INET6;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+		sl = sizeof(struct sockaddr_in6);
+	} else {
+		return DDP_ERR_INVAL;
+	}
+	p = peer_find(ep, &ss, sl, 1);
+	if (!p)
+		return DDP_ERR_NOMEM;
+	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
+			    NULL);
+	if (!so)
+		return DDP_ERR_SYS;
+	rc = setup_socket(ep, so);
+	make_conn(&sc, p, 0); /* ephemeral SCTP port */
+	if (rc == 0 && usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
+		rc = DDP_ERR_SYS;
+	if (rc) {
+		usrsctp_close(so);
+		return rc;
+	}
+	a = assoc_new(ep, p, so);
+	if (!a) {
+		usrsctp_close(so);
+		return DDP_ERR_NOMEM;
+	}
+	if (cb)
+		a->cb = *cb;
+	a->user = user;
+	/* the SCTP port of a listener is its UDP port (unique per host) */
+	make_conn(&sc, p, (uint16_t)port);
+	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
+	    errno != EINPROGRESS) {
+		assoc_destroy(a);
+		return DDP_ERR_SYS;
+	}
+	*out = a;
+	return 0;
+}
+
+static void accept_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sctp_ll_ep *ep = arg;
+	(void)fd;
+	(void)what;
+	while (ep->lsock) {
+		struct sockaddr_conn sc;
+		socklen_t l = sizeof(sc);
+		struct socket *so;
+		struct sctp_ll_assoc *a;
+		memset(&sc, 0, sizeof(sc));
+		so = usrsctp_accept(ep->lsock, (struct sockaddr *)&sc, &l);
+		if (!so)
+			return;
+		usrsctp_set_non_blocking(so, 1);
+		a = assoc_new(ep, sc.sconn_addr, so);
+		if (!a) {
+			usrsctp_close(so);
+			continue;
+		}
+		if (ep->acb)
+			ep->acb(ep, a, ep->auser);
+		event_active(a->work, EV_TIMEOUT, 0);
+	}
+}
+
+static void lupcall(struct socket *so, void *arg, int flags)
+{
+	sctp_ll_ep *ep = arg;
+	(void)so;
+	(void)flags;
+	event_active(ep->accept_ev, EV_TIMEOUT, 0);
+}
+
+int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
+{
+	struct sockaddr_conn sc;
+	struct socket *so;
+	int rc;
+	if (!ep)
+		return DDP_ERR_INVAL;
+	if (ep->lsock)
+		return DDP_ERR_STATE;
+	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
+			    NULL);
+	if (!so)
+		return DDP_ERR_SYS;
+	rc = setup_socket(ep, so);
+	make_conn(&sc, NULL, (uint16_t)ep->port); /* every AF_CONN address */
+	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
+			usrsctp_listen(so, 128) < 0))
+		rc = DDP_ERR_SYS;
+	if (rc) {
+		usrsctp_close(so);
+		return rc;
+	}
+	ep->lsock = so;
+	ep->acb = cb;
+	ep->auser = user;
+	usrsctp_set_upcall(so, lupcall, ep);
+	return 0;
+}
+
+/* ------------------------------------------------------------ UDP in */
+
+static void input(sctp_ll_ep *ep, struct peer *p, uint8_t *b, size_t n)
+{
+	uint32_t want, got;
+	if (n < SCTP_COMMON_HDR)
+		return;
+	/* RFC 4960 §6.8: verify CRC32c before usrsctp sees the packet */
+	want = ddp_crc32c_get_wire(b + SCTP_CSUM_OFF);
+	memset(b + SCTP_CSUM_OFF, 0, 4);
+	got = ddp_crc32c(0, b, n);
+	ddp_crc32c_put_wire(b + SCTP_CSUM_OFF, want);
+	if (got != want) {
+		ep->bad_crc++;
+		return;
+	}
+	usrsctp_conninput(p, b, n, 0);
+}
+
+static void peer_failed(sctp_ll_ep *ep, const struct sockaddr_storage *sa,
+			socklen_t sl)
+{
+	struct peer *p = peer_find(ep, sa, sl, 0);
+	if (!p)
+		return;
+	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
+		if (a->peer == p && a->state != A_DOWN) {
+			assoc_close_socket(a, 1);
+			go_down(a, DDP_ERR_LLP);
+		}
+}
+
+/* ICMP errors (IP_RECVERR): port unreachable = the peer is gone. */
+static void read_errqueue(sctp_ll_ep *ep)
+{
+	for (int i = 0; i < 64; i++) {
+		struct sockaddr_storage sa;
+		char cbuf[512];
+		uint8_t dummy[64];
+		struct iovec iov = { dummy, sizeof(dummy) };
+		struct msghdr mh;
+		memset(&mh, 0, sizeof(mh));
+		mh.msg_name = &sa;
+		mh.msg_namelen = sizeof(sa);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		if (recvmsg(ep->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			return;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
+		     c = CMSG_NXTHDR(&mh, c)) {
+			struct sock_extended_err ee;
+			if (!((c->cmsg_level == IPPROTO_IP &&
+			       c->cmsg_type == IP_RECVERR) ||
+			      (c->cmsg_level == IPPROTO_IPV6 &&
+			       c->cmsg_type == IPV6_RECVERR)))
+				continue;
+			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
+			if (ee.ee_errno == ECONNREFUSED ||
+			    ee.ee_errno == EHOSTUNREACH ||
+			    ee.ee_errno == ENETUNREACH)
+				peer_failed(ep, &sa, mh.msg_namelen);
+		}
+	}
+}
+
+static void deliver(sctp_ll_ep *ep, struct peer *p, uint8_t *b, size_t n)
+{
+	unsigned act = ep->filter ? ep->filter(ep->filter_user, b, n) : 0;
+	struct pkt *h = NULL;
+	if (act & SCTP_LL_DROP)
+		return;
+	if (act & SCTP_LL_HOLD) {
+		h = malloc(sizeof(*h) + n);
+		if (h) {
+			h->peer = p;
+			h->len = n;
+			memcpy(h->data, b, n);
+			free(ep->held);
+			ep->held = h;
+			return;
+		}
+	}
+	input(ep, p, b, n);
+	if (act & SCTP_LL_DUP) {
+		/* input() restores the checksum field, so b is intact */
+		input(ep, p, b, n);
+	}
+	if (ep->held) {
+		h = ep->held;
+		ep->held = NULL;
+		input(ep, h->peer, h->data, h->len);
+		free(h);
+	}
+}
+
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sctp_ll_ep *ep = arg;
+	(void)what;
+	for (int i = 0; i < 256; i++) {
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		ssize_t n = recvfrom(fd, ep->rxbuf, sizeof(ep->rxbuf), 0,
+				     (struct sockaddr *)&sa, &sl);
+		struct peer *p;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			read_errqueue(ep);
+			continue;
+		}
+		ep->rx_pkts++;
+		/* a listener learns new peers; others talk to known ones */
+		p = peer_find(ep, &sa, sl, ep->lsock != NULL);
+		if (p)
+			deliver(ep, p, ep->rxbuf, (size_t)n);
+	}
+	read_errqueue(ep);
+}
+
+/* ------------------------------------------------------------ endpoint */
+
+int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
+		   sctp_ll_ep **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	sctp_ll_ep *ep;
+	const char *addr;
+	int one = 1, big = 8 << 20, fam;
+
+	if (!base || !cfg || !out || cfg->port < -1 || cfg->port > 65535)
+		return DDP_ERR_INVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return DDP_ERR_NOMEM;
+	ep->base = base;
+	ep->cfg = *cfg;
+	if (!ep->cfg.nstreams)
+		ep->cfg.nstreams = 64;
+	if (!ep->cfg.path_mtu)
+		ep->cfg.path_mtu = 65000;
+	if (!ep->cfg.sndbuf)
+		ep->cfg.sndbuf = 4u << 20;
+	if (!ep->cfg.rcvbuf)
+		ep->cfg.rcvbuf = 4u << 20;
+	if (!ep->cfg.hb_interval_ms)
+		ep->cfg.hb_interval_ms = 1000;
+	if (!ep->cfg.rto_max_ms)
+		ep->cfg.rto_max_ms = 1000;
+	addr = cfg->addr ? cfg->addr : "127.0.0.1";
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
+		fam = AF_INET;
+		sl = sizeof(struct sockaddr_in);
+	} else if (inet_pton(AF_INET6, addr,
+			     &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
+		fam = AF_INET6;
+		sl = sizeof(struct sockaddr_in6);
+	} else {
+		free(ep);
+		return DDP_ERR_INVAL;
+	}
+	ss.ss_family = (sa_family_t)fam;
+	{
+		uint16_t port = cfg->port == 0 ? SCTP_LL_UDP_PORT :
+			cfg->port < 0 ? 0 : (uint16_t)cfg->port;
+		if (fam == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = htons(port);
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
+	}
+	ep->fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (ep->fd < 0) {
+		free(ep);
+		return DDP_ERR_SYS;
+	}
+	setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
+	if (fam == AF_INET)
+		setsockopt(ep->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+	else
+		setsockopt(ep->fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
+	if (bind(ep->fd, (struct sockaddr *)&ss, sl) < 0 ||
+	    getsockname(ep->fd, (struct sockaddr *)&ss, &sl) < 0) {
+		close(ep->fd);
+		free(ep);
+		return DDP_ERR_SYS;
+	}
+	ep->port = ntohs(fam == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+			 ((struct sockaddr_in6 *)&ss)->sin6_port);
+	ep->rd = event_new(base, ep->fd, EV_READ | EV_PERSIST, read_cb, ep);
+	ep->wr = event_new(base, ep->fd, EV_WRITE, flush_cb, ep);
+	ep->timer = evtimer_new(base, timer_cb, ep);
+	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
+	if (!ep->rd || !ep->wr || !ep->timer || !ep->accept_ev) {
+		sctp_ll_ep_free(ep);
+		return DDP_ERR_NOMEM;
+	}
+	event_add(ep->rd, NULL);
+	global_get();
+	*out = ep;
+	return 0;
+}
+
+void sctp_ll_ep_free(sctp_ll_ep *ep)
+{
+	int started;
+	if (!ep)
+		return;
+	started = ep->rd != NULL && ep->timer != NULL && ep->wr != NULL &&
+		  ep->accept_ev != NULL;
+	while (ep->assocs) {
+		struct sctp_ll_assoc *a = ep->assocs;
+		a->dead = 1;
+		assoc_destroy(a);
+	}
+	if (ep->lsock) {
+		usrsctp_set_upcall(ep->lsock, NULL, NULL);
+		usrsctp_close(ep->lsock);
+		ep->lsock = NULL;
+	}
+	while (ep->peers) {
+		struct peer *p = ep->peers;
+		ep->peers = p->next;
+		usrsctp_deregister_address(p);
+		p->ep = NULL;
+		free(p);
+	}
+	drop_queue(ep);
+	if (ep->rd)
+		event_free(ep->rd);
+	if (ep->wr)
+		event_free(ep->wr);
+	if (ep->timer)
+		event_free(ep->timer);
+	if (ep->accept_ev)
+		event_free(ep->accept_ev);
+	if (ep->fd >= 0)
+		close(ep->fd);
+	free(ep);
+	if (started)
+		global_put();
+}
+
+int sctp_ll_ep_port(const sctp_ll_ep *ep)
+{
+	return ep ? ep->port : DDP_ERR_INVAL;
+}
+
+void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user)
+{
+	ep->filter = rx;
+	ep->filter_user = user;
+}
+
+void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
+		      uint64_t *bad_crc, uint64_t *tx_pkts)
+{
+	if (rx_pkts)
+		*rx_pkts = ep->rx_pkts;
+	if (bad_crc)
+		*bad_crc = ep->bad_crc;
+	if (tx_pkts)
+		*tx_pkts = ep->tx_pkts;
+}
+
+/* ------------------------------------------------------------ assoc API */
+
+void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
+			  void *user)
+{
+	if (cb)
+		a->cb = *cb;
+	else
+		memset(&a->cb, 0, sizeof(a->cb));
+	a->user = user;
+}
+
+uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a)
+{
+	return a->nstreams;
+}
+
+uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a)
+{
+	return a->max_msg;
+}
+
+int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		 const void *buf, size_t len)
+{
+	struct sctp_sndinfo si;
+	ssize_t n;
+	if (!a || (!buf && len))
+		return DDP_ERR_INVAL;
+	if (a->state != A_UP || !a->so)
+		return DDP_ERR_CLOSED;
+	if (a->max_msg && len > a->max_msg)
+		return DDP_ERR_TOOBIG;
+	if (sid >= a->nstreams)
+		return DDP_ERR_INVAL;
+	memset(&si, 0, sizeof(si));
+	si.snd_sid = sid;
+	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5.1: U=1 on every chunk */
+	si.snd_ppid = htonl(ppid);     /* PPID passes through untouched */
+	n = usrsctp_sendv(a->so, buf, len, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0);
+	if (n >= 0)
+		return 0;
+	switch (errno) {
+	case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+	case EWOULDBLOCK:
+#endif
+	case ENOBUFS:
+		a->want_write = 1;
+		return DDP_ERR_AGAIN;
+	case EMSGSIZE:
+		return DDP_ERR_TOOBIG;
+	case ENOTCONN:
+	case EPIPE:
+	case ESHUTDOWN:
+		return DDP_ERR_CLOSED;
+	default:
+		return DDP_ERR_LLP;
+	}
+}
+
+void sctp_ll_want_writable(sctp_ll_assoc *a)
+{
+	if (a)
+		a->want_write = 1;
+}
+
+long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
+{
+	if (!a || !ri || (!buf && len))
+		return DDP_ERR_INVAL;
+	for (;;) {
+		struct sctp_recvv_rn rn;
+		socklen_t il = sizeof(rn);
+		unsigned it = 0;
+		int fl = 0;
+		ssize_t n;
+		if (!a->so || a->state != A_UP)
+			return DDP_ERR_CLOSED;
+		memset(&rn, 0, sizeof(rn));
+		n = usrsctp_recvv(a->so, buf, len, NULL, NULL, &rn, &il, &it,
+				  &fl);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return DDP_ERR_AGAIN;
+			go_down(a, DDP_ERR_LLP);
+			return DDP_ERR_CLOSED;
+		}
+		if (n == 0 && !(fl & MSG_EOR) && !a->mid_msg) {
+			/* orderly end of the association */
+			go_down(a, DDP_ERR_CLOSED);
+			return DDP_ERR_CLOSED;
+		}
+		if (fl & MSG_NOTIFICATION) {
+			read_notification(a, buf, (size_t)n, fl & MSG_EOR);
+			continue;
+		}
+		memset(ri, 0, sizeof(*ri));
+		if (it == SCTP_RECVV_RCVINFO || it == SCTP_RECVV_RN) {
+			ri->sid = rn.recvv_rcvinfo.rcv_sid;
+			ri->ppid = ntohl(rn.recvv_rcvinfo.rcv_ppid);
+			ri->unordered =
+				(rn.recvv_rcvinfo.rcv_flags & SCTP_UNORDERED) != 0;
+		}
+		if (it == SCTP_RECVV_RN || it == SCTP_RECVV_NXTINFO) {
+			struct sctp_nxtinfo *nx = it == SCTP_RECVV_RN ?
+				&rn.recvv_nxtinfo : (struct sctp_nxtinfo *)&rn;
+			if ((nx->nxt_flags & SCTP_COMPLETE) &&
+			    !(nx->nxt_flags & SCTP_NOTIFICATION)) {
+				ri->next_valid = 1;
+				ri->next_sid = nx->nxt_sid;
+				ri->next_ppid = ntohl(nx->nxt_ppid);
+				ri->next_len = nx->nxt_length;
+			}
+		}
+		ri->eor = (fl & MSG_EOR) != 0;
+		a->mid_msg = !ri->eor;
+		return (long)n;
+	}
+}
+
+void sctp_ll_close(sctp_ll_assoc *a, int abortive)
+{
+	if (!a || !a->so)
+		return;
+	if (abortive || a->state != A_UP) {
+		assoc_close_socket(a, 1);
+		go_down(a, DDP_ERR_ABORTED);
+		return;
+	}
+	/* SHUTDOWN after everything queued is sent */
+	if (usrsctp_shutdown(a->so, SHUT_WR) < 0) {
+		assoc_close_socket(a, 1);
+		go_down(a, DDP_ERR_LLP);
+	}
+}
+
+void sctp_ll_free(sctp_ll_assoc *a)
+{
+	if (!a)
+		return;
+	a->dead = 1;
+	if (a->in_cb)
+		return; /* work_cb frees it */
+	assoc_destroy(a);
+}

@@ -1,0 +1,160 @@
+/*
+ * libddp MPA/TCP transport (RFC 5044 + RFC 6581 start-up) on a libevent
+ * event_base. One DDP session (one stream, index 0) per TCP connection.
+ *
+ * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
+ * the user pointer last, everything on the thread that runs the event_base.
+ * Roles: the Initiator sends the MPA Request. ddp_mpa_connect() makes the
+ * connecting side the Initiator and ddp_mpa_listen() the accepting side
+ * the Responder; ddp_mpa_wrap_fd() takes the role as a parameter, so the
+ * TCP and MPA roles are independent.
+ */
+#ifndef DDP_MPA_H
+#define DDP_MPA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <ddp/ddp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct event_base;
+
+typedef struct ddp_mpa_conn ddp_mpa_conn;
+typedef struct ddp_mpa_listener ddp_mpa_listener;
+
+/* RFC 6581 RTR kinds (peer-to-peer mode). */
+enum {
+	DDP_MPA_RTR_SEND = 0x1,	 /* zero-length Send */
+	DDP_MPA_RTR_WRITE = 0x2, /* zero-length RDMA Write */
+	DDP_MPA_RTR_READ = 0x4,	 /* zero-length RDMA Read Request */
+};
+
+/* Connection settings. Zero fields take the defaults shown. */
+typedef struct ddp_mpa_config {
+	uint8_t revision;	/* 1 (RFC 5044) or 2 (RFC 6581, sends the
+				 * IRD/ORD word). Default 2. A Responder
+				 * answers with the Request's revision. */
+	int markers;		/* ask the peer to insert markers (M=1) */
+	int no_crc;		/* do not ask for CRCs (C=0): only by explicit
+				 * administrator choice (RFC 5044 §4.4); if
+				 * the peer asks, CRCs are used anyway */
+	int peer_to_peer;	/* revision 2 Initiator: RTR exchange (A=1) */
+	unsigned rtr;		/* DDP_MPA_RTR_* kinds we can send/accept,
+				 * 0 = all three */
+	uint16_t ird, ord;	/* revision 2: our RDMA Read depths (14 bit;
+				 * 0x3FFF = no automatic negotiation) */
+	const void *private_data; /* Initiator: Request private data */
+	uint16_t private_data_len; /* <= 512 (508 with revision 2) */
+	uint16_t max_private_data; /* largest PD_Length accepted from the
+				    * peer, default and maximum 512 */
+	unsigned startup_timeout_ms; /* start-up deadline, default 10000 */
+	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
+				 * default 1 MiB */
+	ddp_session_config session; /* for the DDP session (nstreams is 1) */
+} ddp_mpa_config;
+
+/* What the start-up settled / what the peer sent. */
+typedef struct ddp_mpa_info {
+	int initiator;		/* we sent the Request */
+	uint8_t revision;	/* the negotiated (Reply's) revision; in the
+				 * accept callback: the Request's */
+	int crc;		/* CRCs generated and checked */
+	int markers_tx, markers_rx; /* we insert / the peer inserts */
+	int enhanced;		/* RFC 6581 enhanced frames both ways */
+	int peer_to_peer;
+	unsigned rtr;		/* peer's offered RTR kinds (accept cb) or
+				 * the kind(s) in use */
+	uint16_t ird, ord;	/* our values after negotiation */
+	uint16_t peer_ird, peer_ord; /* raw values the peer sent */
+	const uint8_t *private_data; /* the peer's (valid until the next
+				      * event of this connection) */
+	uint16_t private_data_len;
+	uint32_t mulpdu;	/* current MULPDU */
+} ddp_mpa_info;
+
+enum ddp_mpa_event {
+	DDP_MPA_CONNECTED = 1, /* full operation: the session carries data */
+	DDP_MPA_REJECTED = 2,  /* the peer rejected us (R=1), or our rejection
+				* was sent; info has the peer's private data */
+	DDP_MPA_FAILED = 3,    /* TCP connect, start-up (err: DDP_ERR_TIMEOUT,
+				* DDP_ERR_PROTO with mpa_code 4/6/7, ...) or
+				* the connection failed */
+	DDP_MPA_CLOSED = 4,    /* the connection ended in order */
+};
+
+/* Connection events. After FAILED, REJECTED or CLOSED the socket is closed
+ * and the only thing left to do is ddp_mpa_conn_free() (which may be called
+ * from inside this callback). */
+typedef void (*ddp_mpa_event_cb)(ddp_mpa_conn *c, enum ddp_mpa_event ev,
+				 int err, uint8_t mpa_code, void *user);
+
+/* Responder: a valid MPA Request arrived (req: its revision, flags, IRD/ORD,
+ * private data). Call ddp_mpa_accept() or ddp_mpa_reject(), here or later
+ * (before the start-up timeout). NULL accept callback = accept at once. */
+typedef void (*ddp_mpa_accept_cb)(ddp_mpa_conn *c, const ddp_mpa_info *req,
+				  void *user);
+
+/* Connect to sa and run the start-up as Initiator. The session exists at
+ * once (ddp_mpa_session()): post receive buffers and send right away; sends
+ * are held until full operation. cb are the DDP callbacks (their user is
+ * the user given here), ev the connection events. *out is owned by the
+ * caller: ddp_mpa_conn_free().
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/connect failed
+ * at once; errno kept). */
+int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
+		    const struct sockaddr *sa, socklen_t salen,
+		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
+
+/* Listen on sa; every accepted TCP connection becomes a Responder-side
+ * ddp_mpa_conn, announced through accept (or auto-accepted) and then ev.
+ * Accepted connections are owned by the application from the accept
+ * callback on (ddp_mpa_conn_free()); they start with the listener's user,
+ * change it with ddp_mpa_set_user().
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
+int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
+		   const struct sockaddr *sa, socklen_t salen,
+		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+		   ddp_mpa_listener **out);
+/* Bound TCP port (host order) of a listener, e.g. after port 0. */
+int ddp_mpa_listener_port(const ddp_mpa_listener *l);
+/* Stop listening. Connections already accepted are not touched. */
+void ddp_mpa_listener_free(ddp_mpa_listener *l);
+
+/* Run MPA over an already connected TCP socket (made non-blocking; owned by
+ * the connection from now on, closed by it) in either role.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. On error the fd is not closed. */
+int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
+		    int initiator, const ddp_mpa_config *cfg,
+		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
+
+/* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
+ * with optional private data (copied; <= 512 octets, 508 with rev 2).
+ * Errors: DDP_ERR_STATE (no Request waiting), DDP_ERR_INVAL. */
+int ddp_mpa_accept(ddp_mpa_conn *c, const void *pd, uint16_t len);
+int ddp_mpa_reject(ddp_mpa_conn *c, const void *pd, uint16_t len);
+
+/* The DDP session of the connection (owned by it; valid until
+ * ddp_mpa_conn_free()). */
+ddp_session *ddp_mpa_session(const ddp_mpa_conn *c);
+/* Negotiated parameters and the peer's private data.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_STATE (no start-up frame seen yet). */
+int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out);
+/* Change the user pointer given to the callbacks of this connection. */
+void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
+/* Free the connection and its session; an open connection is reset (use
+ * ddp_session_close() first and wait for DDP_MPA_CLOSED for an orderly
+ * end). Safe inside any callback of this connection. NULL is a no-op. */
+void ddp_mpa_conn_free(ddp_mpa_conn *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

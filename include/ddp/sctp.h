@@ -1,0 +1,140 @@
+/*
+ * libddp over SCTP (RFC 5043, RFC 6581 §7): DDP on an SCTP association
+ * carried in UDP (RFC 6951 format) by usrsctp, driven by a libevent
+ * event_base the application owns.
+ *
+ * One association = one ddp_session; DDP stream i = SCTP stream id i.
+ * Each stream carries its own DDP Stream Session: the active side calls
+ * ddp_sctp_initiate() with private data, the passive side's ULP sees it in
+ * the session_ctl callback and answers with ddp_sctp_accept() or
+ * ddp_sctp_reject(). Data flows with the normal ddp_send_*() /
+ * ddp_post_recv() calls once the stream is accepted (sends queued before
+ * that wait in the core). ddp_stream_close() ends the stream's session
+ * (session Terminate); a stream id may then be initiated again.
+ *
+ * Threading: everything runs on the event_base's thread.
+ */
+#ifndef DDP_SCTP_H
+#define DDP_SCTP_H
+
+#include <ddp/ddp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct event_base;
+
+typedef struct ddp_sctp_ep ddp_sctp_ep;	      /* a UDP socket + usrsctp */
+typedef struct ddp_sctp_assoc ddp_sctp_assoc; /* one association */
+
+#define DDP_SCTP_UDP_PORT 9899 /* RFC 6951 SCTP-over-UDP port */
+#define DDP_SCTP_MAX_PD 512    /* private data of a control message */
+
+/* Session-control events (session_ctl callback). */
+enum ddp_sctp_event {
+	/* passive: the peer asks for a DDP stream session; answer with
+	 * ddp_sctp_accept() or ddp_sctp_reject(), now or later */
+	DDP_SCTP_INITIATE = 1,
+	/* active: the peer accepted (status 0) */
+	DDP_SCTP_ACCEPTED = 2,
+	/* active: refused: status DDP_ERR_REJECTED (the peer's ULP sent
+	 * Reject) or DDP_ERR_CLOSED (Terminate: refused below the ULP) */
+	DDP_SCTP_REJECTED = 3,
+	/* passive: the peer gave up (or broke the protocol) before our
+	 * answer; the INITIATE is void */
+	DDP_SCTP_CANCELLED = 4,
+};
+
+typedef struct ddp_sctp_callbacks {
+	/* Association up (status 0: s is ready, streams idle) or gone
+	 * (status < 0: DDP_ERR_CLOSED graceful, DDP_ERR_LLP lost/aborted,
+	 * DDP_ERR_PROTO no DDP adaptation indication from the peer,
+	 * DDP_ERR_TIMEOUT setup failed). After a status < 0 callback returns
+	 * the association and its session are freed. Required. */
+	void (*assoc)(ddp_sctp_assoc *a, ddp_session *s, int status,
+		      void *user);
+	/* Session control on one stream. pd/pd_len: the private data
+	 * (valid during the call only). Required. */
+	void (*session_ctl)(ddp_sctp_assoc *a, uint32_t stream,
+			    enum ddp_sctp_event ev, int status, const void *pd,
+			    size_t pd_len, void *user);
+} ddp_sctp_callbacks;
+
+typedef struct ddp_sctp_config {
+	const char *addr;	/* local UDP address literal, NULL = 127.0.0.1 */
+	int port;		/* UDP port; 0 = DDP_SCTP_UDP_PORT, -1 = any */
+	uint16_t nstreams;	/* SCTP streams in = out (default 64) */
+	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
+					 * association (default 64, RFC 5043
+					 * §5.2.3: finite; over it: Terminate) */
+	uint32_t path_mtu;	/* SCTP path MTU, 0 = 65000 (loopback) */
+	ddp_ctx *ctx;		/* required */
+	ddp_session_config session; /* nstreams is set from the association */
+	ddp_callbacks ddp;	/* data-path callbacks of every session */
+	ddp_sctp_callbacks sctp;
+	void *user;		/* passed to every callback */
+	/* Testing only: behave like a plain SCTP endpoint that neither sends
+	 * nor requires the DDP Adaptation Layer Indication. */
+	int no_adaptation;
+} ddp_sctp_config;
+
+/* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
+ * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks), DDP_ERR_NOMEM,
+ * DDP_ERR_SYS (socket/bind failed, see errno). */
+int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
+		    ddp_sctp_ep **out);
+/* Abort every association (their sessions are freed, no callbacks run)
+ * and free the endpoint. NULL is a no-op. */
+void ddp_sctp_ep_free(ddp_sctp_ep *ep);
+/* The bound UDP port. */
+int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
+/* Accept associations from any UDP peer. Errors: DDP_ERR_INVAL,
+ * DDP_ERR_STATE (already listening), DDP_ERR_SYS. */
+int ddp_sctp_listen(ddp_sctp_ep *ep);
+/* Open an association to addr:port (UDP). *out is valid until its assoc
+ * callback reports status < 0. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
+ * DDP_ERR_SYS. */
+int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
+		     ddp_sctp_assoc **out);
+
+/* The association's DDP session (NULL before it is up). Owned by the
+ * association: do not free it. */
+ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
+
+/* Start a DDP stream session on stream (RFC 5043 §6.2): sends Initiate
+ * with pd (0..512 octets, copied). The answer comes as ACCEPTED/REJECTED.
+ * Errors: DDP_ERR_INVAL (bad stream, pd too long), DDP_ERR_STATE (session
+ * already running / association not up), DDP_ERR_BUSY (the stream's old
+ * session may still have chunks in flight, RFC 5043 §6: retry later),
+ * DDP_ERR_NOMEM. */
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		      size_t pd_len);
+/* Answer an INITIATE (Accept / Reject with private data, copied). Reject
+ * is only ever sent through this call (RFC 5043 §5.2.3). Errors:
+ * DDP_ERR_INVAL, DDP_ERR_STATE (no INITIATE pending on stream). */
+int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		    size_t pd_len);
+int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		    size_t pd_len);
+
+/* End the association: graceful SHUTDOWN (abortive == 0) or ABORT. The
+ * assoc callback reports the end. Errors: DDP_ERR_INVAL. */
+int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
+
+/* Statistics of an association. */
+typedef struct ddp_sctp_stats {
+	uint64_t rx_hdr_first;	/* segments placed header-first (no copy) */
+	uint64_t rx_staged;	/* segments whose length was not known in
+				 * advance: staged and copied (counted in
+				 * ddp_session_copied_bytes) */
+	uint64_t rx_ctl, tx_ctl; /* control messages */
+	uint64_t rx_dropped;	/* chunks of no / a dead session */
+	uint64_t udp_bad_crc;	/* datagrams dropped on CRC32c (endpoint) */
+} ddp_sctp_stats;
+void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

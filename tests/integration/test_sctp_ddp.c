@@ -1,0 +1,721 @@
+/* Integration: DDP over SCTP (RFC 5043) with real usrsctp over UDP on
+ * 127.0.0.1, libevent, and the DDP core: stream sessions, tagged and
+ * untagged traffic on many streams, control-message rules, faults. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <ddp/ddp.h>
+#include <ddp/sctp.h>
+#include "sctp/sctp_ddp.h"
+#include "sctp/sctp_ctl.h"
+#include "sctp/sctp_ssn.h"
+
+#define NSTREAMS 64
+#define NMSG 6		/* untagged and tagged messages per stream */
+#define MAXLEN 150000	/* largest message: several 64 KiB segments */
+#define TAG_REGION (NMSG * MAXLEN)
+
+struct peer {
+	const char *name;
+	ddp_ctx *ctx;
+	ddp_pd *pd;
+	ddp_sctp_ep *ep;
+	ddp_sctp_assoc *a;
+	ddp_session *s;
+	int up, down, down_status;
+	/* session control seen */
+	int ev_count[5];
+	int last_status[NSTREAMS];
+	char last_pd[NSTREAMS][64];
+	int accept_all, reject_stream;
+	/* data */
+	unsigned long delivered, bad, errors, sends_done, send_err;
+	unsigned long untagged_got[NSTREAMS], tagged_got[NSTREAMS];
+	uint32_t expect_msn[NSTREAMS];
+	int half_closed[NSTREAMS], closed[NSTREAMS];
+	ddp_error_info last_err[NSTREAMS];
+	int err_seen[NSTREAMS];
+	uint8_t *rbuf[NSTREAMS];   /* posted receive buffers, NMSG each */
+	uint8_t *tbuf[NSTREAMS];   /* tagged region */
+	uint32_t stag[NSTREAMS];
+};
+
+static struct peer srv, cli;
+static struct event_base *base;
+
+static uint8_t pat(unsigned s, unsigned k, size_t j)
+{
+	return (uint8_t)(s * 31u + k * 7u + (unsigned)j * 13u + (unsigned)(j >> 8));
+}
+
+static size_t msg_len(unsigned s, unsigned k)
+{
+	return (size_t)((s * 7919u + k * 104729u) % MAXLEN);
+}
+
+/* ------------------------------------------------------------ callbacks */
+
+#define NSMALL 3000
+static int small_mode;
+
+static size_t small_len(unsigned k)
+{
+	return 1 + k % 48;
+}
+
+static void deliver_small(ddp_session *s, const ddp_delivery *d,
+			  struct peer *p)
+{
+	unsigned k = (unsigned)d->rsvdulp;
+	const uint8_t *b = d->buf;
+	if (d->len != small_len(k) || d->msn != k + 1 || k != p->delivered)
+		p->bad++;
+	for (size_t j = 0; j < d->len; j++)
+		if (b[j] != pat(0, k, j))
+			p->bad++;
+	p->delivered++;
+	/* keep the queue full (max_posted is 1024) */
+	if (ddp_post_recv(s, d->stream, 0, d->buf, d->buf_len, NULL) != 0)
+		p->bad++;
+}
+
+static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	struct peer *p = user;
+	if (d->status != 0)
+		return;
+	if (small_mode) {
+		deliver_small(s, d, p);
+		return;
+	}
+	p->delivered++;
+	if (d->stream >= NSTREAMS) {
+		p->bad++;
+		return;
+	}
+	if (!d->tagged) {
+		unsigned k = (unsigned)(d->rsvdulp & 0xffff);
+		size_t n = msg_len(d->stream, k);
+		const uint8_t *b = d->buf;
+		if (d->len != n || d->msn != p->expect_msn[d->stream]++)
+			p->bad++;
+		for (size_t j = 0; j < n && j < d->buf_len; j++)
+			if (b[j] != pat(d->stream, k, j)) {
+				p->bad++;
+				break;
+			}
+		p->untagged_got[d->stream]++;
+	} else {
+		p->tagged_got[d->stream]++;
+	}
+}
+
+static void send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
+		      void *user)
+{
+	struct peer *p = user;
+	(void)s;
+	(void)stream;
+	(void)ctx;
+	if (status == 0)
+		p->sends_done++;
+	else
+		p->send_err++;
+}
+
+static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	struct peer *p = user;
+	(void)s;
+	p->errors++;
+	if (e->stream < NSTREAMS) {
+		p->last_err[e->stream] = *e;
+		p->err_seen[e->stream] = 1;
+	}
+}
+
+static void stream_event(ddp_session *s, uint32_t stream,
+			 enum ddp_stream_event ev, int status, void *user)
+{
+	struct peer *p = user;
+	(void)s;
+	(void)status;
+	if (stream >= NSTREAMS)
+		return;
+	if (ev == DDP_EV_HALF_CLOSED)
+		p->half_closed[stream]++;
+	else
+		p->closed[stream]++;
+}
+
+static void post_all(struct peer *p, uint32_t st)
+{
+	if (!p->rbuf[st])
+		p->rbuf[st] = malloc((size_t)NMSG * MAXLEN);
+	p->expect_msn[st] = 1;
+	for (unsigned k = 0; k < NMSG; k++)
+		assert_int_equal(ddp_post_recv(p->s, st, 0,
+					       p->rbuf[st] + (size_t)k * MAXLEN,
+					       MAXLEN, NULL), 0);
+}
+
+static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status,
+		     void *user)
+{
+	struct peer *p = user;
+	if (status == 0) {
+		p->a = a;
+		p->s = s;
+		p->up = 1;
+		return;
+	}
+	p->down = 1;
+	p->down_status = status;
+	if (p->a == a) {
+		p->a = NULL;
+		p->s = NULL;
+	}
+}
+
+static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
+		   int status, const void *pd, size_t len, void *user)
+{
+	struct peer *p = user;
+	if (ev < 5)
+		p->ev_count[ev]++;
+	if (stream >= NSTREAMS)
+		return;
+	p->last_status[stream] = status;
+	memset(p->last_pd[stream], 0, sizeof(p->last_pd[stream]));
+	if (len)
+		memcpy(p->last_pd[stream], pd, len < 63 ? len : 63);
+	if (ev == DDP_SCTP_INITIATE) {
+		if ((int)stream == p->reject_stream) {
+			assert_int_equal(ddp_sctp_reject(a, stream, "no", 2), 0);
+			return;
+		}
+		if (!p->accept_all)
+			return;
+		if (small_mode) {
+			p->rbuf[stream] = malloc(1000 * 64);
+			for (unsigned k = 0; k < 1000; k++)
+				ddp_post_recv(p->s, stream, 0,
+					      p->rbuf[stream] + k * 64, 64, NULL);
+		} else {
+			post_all(p, stream);
+		}
+		assert_int_equal(ddp_sctp_accept(a, stream, "yes", 3), 0);
+	}
+}
+
+/* ------------------------------------------------------------ harness */
+
+static void peer_init(struct peer *p, const char *name, int listen_, int noad)
+{
+	ddp_sctp_config c;
+	memset(p, 0, sizeof(*p));
+	p->name = name;
+	p->reject_stream = -1;
+	assert_int_equal(ddp_ctx_new(NULL, &p->ctx), 0);
+	assert_int_equal(ddp_pd_new(p->ctx, &p->pd), 0);
+	memset(&c, 0, sizeof(c));
+	c.port = -1;
+	c.nstreams = NSTREAMS;
+	c.ctx = p->ctx;
+	c.session.pd = p->pd;
+	c.ddp.deliver = deliver;
+	c.ddp.send_done = send_done;
+	c.ddp.error = on_error;
+	c.ddp.stream_event = stream_event;
+	c.sctp.assoc = on_assoc;
+	c.sctp.session_ctl = on_ctl;
+	c.user = p;
+	c.no_adaptation = noad;
+	c.max_pending_initiates = 2;
+	assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
+	if (listen_)
+		assert_int_equal(ddp_sctp_listen(p->ep), 0);
+}
+
+static void peer_fini(struct peer *p)
+{
+	ddp_sctp_ep_free(p->ep);
+	for (int i = 0; i < NSTREAMS; i++) {
+		if (p->stag[i])
+			ddp_stag_invalidate(p->ctx, p->stag[i]);
+		free(p->rbuf[i]);
+		free(p->tbuf[i]);
+	}
+	ddp_pd_free(p->pd);
+	assert_int_equal(ddp_ctx_free(p->ctx), 0);
+}
+
+static int run_until(int *flag, int ms)
+{
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!*flag) {
+		struct timeval tv = { 0, 5000 };
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
+			break;
+	}
+	return *flag;
+}
+
+static int setup(void **st)
+{
+	(void)st;
+	alarm(20); /* no test can hang */
+	base = event_base_new();
+	return base ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+	(void)st;
+	event_base_free(base);
+	alarm(0);
+	return 0;
+}
+
+static void connect_pair(int cli_noad)
+{
+	peer_init(&srv, "srv", 1, 0);
+	peer_init(&cli, "cli", 0, cli_noad);
+	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1",
+					  ddp_sctp_ep_port(srv.ep), &cli.a), 0);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static int all_done;
+static int never; /* a flag that stays 0: run_until as a sleep */
+
+static void check_done(void)
+{
+	unsigned long want = (unsigned long)NSTREAMS * NMSG;
+	unsigned long u = 0, t = 0;
+	for (int i = 0; i < NSTREAMS; i++) {
+		u += srv.untagged_got[i];
+		t += srv.tagged_got[i];
+	}
+	all_done = u == want && t == want;
+}
+
+static uint8_t *src_buf(unsigned s, unsigned k)
+{
+	static uint8_t *bufs[NSTREAMS][NMSG];
+	if (!bufs[s][k]) {
+		size_t n = msg_len(s, k);
+		bufs[s][k] = malloc(n ? n : 1);
+		for (size_t j = 0; j < n; j++)
+			bufs[s][k][j] = pat(s, k, j);
+	}
+	return bufs[s][k];
+}
+
+/* Traffic on every stream once the sessions are up. RFC 5043 §5.1
+ * unordered chunks + DDP-SSN: every message arrives whole and in order
+ * (DDP-ORD-5, DDP-LLP-4). */
+static void send_traffic(void)
+{
+	for (unsigned s = 0; s < NSTREAMS; s++)
+		for (unsigned k = 0; k < NMSG; k++) {
+			struct iovec iov = { src_buf(s, k), msg_len(s, k) };
+			assert_int_equal(ddp_send_untagged(cli.s, s, 0, k, &iov,
+							   1, NULL), 0);
+			assert_int_equal(ddp_send_tagged(cli.s, s, srv.stag[s],
+							 (uint64_t)k * MAXLEN,
+							 (uint8_t)k, &iov, 1,
+							 NULL), 0);
+		}
+}
+
+static void register_tagged(struct peer *p)
+{
+	for (unsigned s = 0; s < NSTREAMS; s++) {
+		ddp_mr_attr at;
+		p->tbuf[s] = calloc(1, TAG_REGION);
+		memset(&at, 0, sizeof(at));
+		at.addr = p->tbuf[s];
+		at.len = TAG_REGION;
+		at.access = DDP_ACCESS_REMOTE_WRITE;
+		at.pd = p->pd;
+		assert_int_equal(ddp_stag_register(p->ctx, &at, &p->stag[s]), 0);
+	}
+}
+
+static void verify_tagged(struct peer *p)
+{
+	for (unsigned s = 0; s < NSTREAMS; s++)
+		for (unsigned k = 0; k < NMSG; k++) {
+			size_t n = msg_len(s, k);
+			assert_memory_equal(p->tbuf[s] + (size_t)k * MAXLEN,
+					    src_buf(s, k), n);
+		}
+}
+
+static void run_traffic(void)
+{
+	int ok;
+	all_done = 0;
+	send_traffic();
+	for (int i = 0; i < 3000 && !all_done; i++) {
+		struct timeval tv = { 0, 5000 };
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+		check_done();
+	}
+	ok = all_done;
+	print_message("delivered %lu, bad %lu, errors srv %lu cli %lu\n",
+		      srv.delivered, srv.bad, srv.errors, cli.errors);
+	assert_true(ok);
+	assert_int_equal(srv.bad, 0);
+	assert_int_equal(srv.errors, 0);
+	assert_int_equal(cli.errors, 0);
+	verify_tagged(&srv);
+}
+
+static void open_all_streams(void)
+{
+	srv.accept_all = 1;
+	assert_true(run_until(&cli.up, 5000));
+	assert_true(run_until(&srv.up, 5000));
+	assert_int_equal(ddp_session_nstreams(cli.s), NSTREAMS);
+	for (unsigned s = 0; s < NSTREAMS; s++) {
+		char pd[16];
+		int n = snprintf(pd, sizeof(pd), "hello %u", s);
+		assert_int_equal(ddp_sctp_initiate(cli.a, s, pd, (size_t)n), 0);
+	}
+	for (int i = 0; i < 400 && cli.ev_count[DDP_SCTP_ACCEPTED] < NSTREAMS; i++) {
+		struct timeval tv = { 0, 5000 };
+		event_base_loopexit(base, &tv);
+		event_base_dispatch(base);
+	}
+	assert_int_equal(cli.ev_count[DDP_SCTP_ACCEPTED], NSTREAMS);
+	assert_int_equal(srv.ev_count[DDP_SCTP_INITIATE], NSTREAMS);
+	assert_string_equal(srv.last_pd[17], "hello 17");
+	assert_string_equal(cli.last_pd[17], "yes");
+}
+
+static void test_sctp_64_streams_tagged_and_untagged_intact(void **st)
+{
+	ddp_sctp_stats ss;
+	(void)st;
+	connect_pair(0);
+	open_all_streams();
+	register_tagged(&srv);
+	run_traffic();
+	ddp_sctp_get_stats(srv.a, &ss);
+	print_message("header-first %llu, staged %llu, copied %llu\n",
+		      (unsigned long long)ss.rx_hdr_first,
+		      (unsigned long long)ss.rx_staged,
+		      (unsigned long long)ddp_session_copied_bytes(srv.s));
+	assert_true(ss.rx_hdr_first > 0);
+	ddp_sctp_close(cli.a, 0);
+	assert_true(run_until(&srv.down, 5000));
+	assert_int_equal(srv.down_status, DDP_ERR_CLOSED);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* RFC 5043 §6.2-§6.4, §5.2.3, §6.1: Reject by the ULP, Terminate for the
+ * Initiate cap, graceful Terminate both ways, re-initiate on the same
+ * stream with MSNs from 1 again. */
+static void test_sctp_session_reject_cap_terminate_reinitiate(void **st)
+{
+	(void)st;
+	connect_pair(0);
+	srv.accept_all = 0;
+	srv.reject_stream = 1;
+	assert_true(run_until(&cli.up, 5000));
+	assert_true(run_until(&srv.up, 5000));
+	/* Reject (ULP) */
+	assert_int_equal(ddp_sctp_initiate(cli.a, 1, "a", 1), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.a, 1, "a", 1), DDP_ERR_STATE);
+	assert_true(run_until(&cli.ev_count[DDP_SCTP_REJECTED], 3000));
+	assert_int_equal(cli.last_status[1], DDP_ERR_REJECTED);
+	assert_string_equal(cli.last_pd[1], "no");
+	/* cap of 2 Initiates waiting for the ULP: the third gets Terminate */
+	assert_int_equal(ddp_sctp_initiate(cli.a, 10, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.a, 11, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.a, 12, NULL, 0), 0);
+	for (int i = 0; i < 200 && cli.ev_count[DDP_SCTP_REJECTED] < 2; i++)
+		run_until(&never, 5);
+	assert_int_equal(cli.ev_count[DDP_SCTP_REJECTED], 2);
+	assert_int_equal(cli.last_status[12], DDP_ERR_CLOSED);
+	assert_int_equal(srv.ev_count[DDP_SCTP_INITIATE], 3); /* 1, 10, 11 */
+	/* answering frees the cap */
+	assert_int_equal(ddp_sctp_reject(srv.a, 10, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_reject(srv.a, 11, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_reject(srv.a, 11, NULL, 0), DDP_ERR_STATE);
+	/* accept a session on stream 2, one message, close both ways */
+	srv.accept_all = 1;
+	for (int round = 0; round < 2; round++) {
+		int acc = cli.ev_count[DDP_SCTP_ACCEPTED];
+		int rc;
+		for (int i = 0; i < 400; i++) {
+			rc = ddp_sctp_initiate(cli.a, 2, "again", 5);
+			if (rc != DDP_ERR_BUSY)
+				break;
+			run_until(&never, 10); /* old chunks in flight */
+		}
+		assert_int_equal(rc, 0);
+		for (int i = 0; i < 400 && cli.ev_count[DDP_SCTP_ACCEPTED] == acc; i++)
+			run_until(&never, 5);
+		assert_int_equal(cli.ev_count[DDP_SCTP_ACCEPTED], acc + 1);
+		struct iovec iov = { src_buf(2, 0), msg_len(2, 0) };
+		unsigned long got = srv.untagged_got[2];
+		assert_int_equal(ddp_send_untagged(cli.s, 2, 0, 0, &iov, 1, NULL), 0);
+		for (int i = 0; i < 400 && srv.untagged_got[2] == got; i++)
+			run_until(&never, 5);
+		assert_int_equal(srv.untagged_got[2], got + 1);
+		assert_int_equal(srv.bad, 0); /* MSN 1 again: expect_msn reset */
+		int hc = srv.half_closed[2], cc = cli.closed[2];
+		assert_int_equal(ddp_stream_close(cli.s, 2), 0);
+		for (int i = 0; i < 400 && srv.half_closed[2] == hc; i++)
+			run_until(&never, 5);
+		assert_int_equal(srv.half_closed[2], hc + 1);
+		assert_int_equal(ddp_stream_close(srv.s, 2), 0);
+		for (int i = 0; i < 400 && cli.closed[2] == cc; i++)
+			run_until(&never, 5);
+		assert_int_equal(cli.closed[2], cc + 1);
+		assert_string_equal(sctp_ddp_stream_state(cli.a, 2), "closed");
+	}
+	assert_int_equal(srv.errors, 0);
+	assert_int_equal(cli.errors, 0);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* RFC 5043 §11.1: a peer without the DDP Adaptation Layer Indication gets
+ * no DDP association. */
+static void test_sctp_adaptation_mismatch_refused(void **st)
+{
+	(void)st;
+	connect_pair(1);
+	assert_true(run_until(&srv.down, 5000));
+	assert_false(srv.up);
+	assert_int_equal(srv.down_status, DDP_ERR_PROTO);
+	assert_true(run_until(&cli.down, 5000));
+	assert_true(cli.down_status < 0);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* RFC 5043 §5.2.3 (bad control messages), §9 (oversize), §5.1 (PPID). */
+static void test_sctp_bad_control_oversize_and_wrong_ppid(void **st)
+{
+	static uint8_t big[70000];
+	sctp_ll_assoc *ll;
+	(void)st;
+	connect_pair(0);
+	open_all_streams();
+	ll = sctp_ddp_assoc_ll(cli.a);
+	/* unknown function code on stream 3 */
+	uint8_t bad[4] = { 0, 1, 0, 9 };
+	assert_int_equal(sctp_ll_send(ll, 3, SCTP_PPID_CTL, bad, 4), 0);
+	/* 513 octets of private data on stream 4 */
+	uint8_t over[4 + 513] = { 0, 1, 0, 2 };
+	assert_int_equal(sctp_ll_send(ll, 4, SCTP_PPID_CTL, over, sizeof(over)), 0);
+	/* a DDP segment one octet over MULPDU on stream 5 */
+	uint32_t mulpdu = ddp_session_mulpdu(cli.s);
+	big[0] = 0;
+	big[1] = 1;
+	big[2] = 0x41; /* untagged, L=0, DV=1 */
+	assert_int_equal(sctp_ll_send(ll, 5, SCTP_PPID_DDP, big, mulpdu + 3), 0);
+	for (int i = 0; i < 400 && !(srv.err_seen[3] && srv.err_seen[4] &&
+				     srv.err_seen[5]); i++)
+		run_until(&never, 5);
+	assert_true(srv.err_seen[3]);
+	assert_int_equal(srv.last_err[3].etype, DDP_ETYPE_LLP);
+	assert_true(srv.err_seen[4]);
+	assert_true(srv.err_seen[5]);
+	assert_int_equal(srv.last_err[5].code, DDP_ECODE_LLP_OVERSIZE);
+	/* other streams still work */
+	assert_false(srv.err_seen[6]);
+	/* a PPID that is not DDP's: the association is aborted */
+	assert_int_equal(sctp_ll_send(ll, 6, 51, bad, 4), 0);
+	assert_true(run_until(&srv.down, 5000));
+	assert_int_equal(srv.down_status, DDP_ERR_PROTO);
+	assert_true(run_until(&cli.down, 5000));
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* Fault shim in the UDP path: >= 5% each of drops, duplicates, reorders
+ * and corruptions; SCTP + CRC32c + DDP-SSN deliver everything intact. */
+struct faults {
+	unsigned long n, drop, dup, hold, corrupt;
+	uint32_t rng;
+};
+static struct faults fs, fc;
+
+static unsigned fault(void *user, uint8_t *pkt, size_t len)
+{
+	struct faults *f = user;
+	unsigned r;
+	f->n++;
+	f->rng = f->rng * 1103515245u + 12345u;
+	r = (f->rng >> 8) % 100;
+	if (r < 7) {
+		f->drop++;
+		return SCTP_LL_DROP;
+	}
+	if (r < 14) {
+		f->dup++;
+		return SCTP_LL_DUP;
+	}
+	if (r < 21) {
+		f->hold++;
+		return SCTP_LL_HOLD;
+	}
+	if (r < 28 && len > 12) {
+		f->corrupt++;
+		pkt[12 + (f->rng >> 16) % (len - 12)] ^= 0x5a;
+	}
+	return SCTP_LL_PASS;
+}
+
+static void test_sctp_faulty_udp_path_loses_nothing(void **st)
+{
+	ddp_sctp_stats ss;
+	(void)st;
+	alarm(60);
+	connect_pair(0);
+	memset(&fs, 0, sizeof(fs));
+	memset(&fc, 0, sizeof(fc));
+	fs.rng = 1;
+	fc.rng = 2;
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), fault, &fs);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), fault, &fc);
+	open_all_streams();
+	register_tagged(&srv);
+	run_traffic();
+	ddp_sctp_get_stats(srv.a, &ss);
+	print_message("srv in: %lu pkts, drop %lu dup %lu reorder %lu corrupt "
+		      "%lu, bad crc %llu\n", fs.n, fs.drop, fs.dup, fs.hold,
+		      fs.corrupt, (unsigned long long)ss.udp_bad_crc);
+	assert_true(fs.drop * 20 >= fs.n);
+	assert_true(fs.dup * 20 >= fs.n);
+	assert_true(fs.hold * 20 >= fs.n);
+	assert_true(fs.corrupt * 20 >= fs.n);
+	assert_true(ss.udp_bad_crc > 0);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* Thousands of tiny messages on one stream through the faulty path: the
+ * sender keeps the chunks in flight inside the receiver's DDP-SSN window
+ * (RFC 5043 §10), so loss and reordering never push a DDP-SSN out of it. */
+static void test_sctp_small_messages_stay_inside_ssn_window(void **st)
+{
+	static uint8_t src[NSMALL][48];
+	struct iovec iov;
+	(void)st;
+	alarm(60);
+	small_mode = 1;
+	connect_pair(0);
+	memset(&fs, 0, sizeof(fs));
+	memset(&fc, 0, sizeof(fc));
+	fs.rng = 7;
+	fc.rng = 8;
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), fault, &fs);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), fault, &fc);
+	srv.accept_all = 1;
+	assert_true(run_until(&cli.up, 5000));
+	assert_true(run_until(&srv.up, 5000));
+	assert_int_equal(ddp_sctp_initiate(cli.a, 0, NULL, 0), 0);
+	assert_true(run_until(&cli.ev_count[DDP_SCTP_ACCEPTED], 5000));
+	for (unsigned k = 0; k < NSMALL; k++) {
+		for (size_t j = 0; j < small_len(k); j++)
+			src[k][j] = pat(0, k, j);
+		iov.iov_base = src[k];
+		iov.iov_len = small_len(k);
+		assert_int_equal(ddp_send_untagged(cli.s, 0, 0, k, &iov, 1,
+						   NULL), 0);
+	}
+	for (int i = 0; i < 6000 && srv.delivered < NSMALL; i++)
+		run_until(&never, 5);
+	print_message("small: delivered %lu, bad %lu, errors %lu, drops %lu\n",
+		      srv.delivered, srv.bad, srv.errors, fs.drop + fc.drop);
+	small_mode = 0;
+	assert_int_equal(srv.delivered, NSMALL);
+	assert_int_equal(srv.bad, 0);
+	assert_int_equal(srv.errors, 0);
+	assert_int_equal(cli.errors, 0);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
+/* Dead peer: its UDP socket is gone (ICMP port unreachable) or silent
+ * (heartbeats unanswered): detected within 10 s. */
+static unsigned drop_all(void *user, uint8_t *pkt, size_t len)
+{
+	(void)user;
+	(void)pkt;
+	(void)len;
+	return SCTP_LL_DROP;
+}
+
+static void test_sctp_dead_peer_detected(void **st)
+{
+	struct timespec t0, t1;
+	(void)st;
+	for (int mode = 0; mode < 2; mode++) {
+		connect_pair(0);
+		assert_true(run_until(&cli.up, 5000));
+		assert_true(run_until(&srv.up, 5000));
+		assert_int_equal(ddp_sctp_initiate(cli.a, 0, NULL, 0), 0);
+		srv.accept_all = 1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (mode == 0) {
+			/* socket closed: nothing sent (the ABORT is dropped
+			 * with the queue), ICMP answers the next packet */
+			ddp_sctp_ep_free(srv.ep);
+			srv.ep = NULL;
+		} else {
+			/* black hole: every datagram to the server vanishes,
+			 * heartbeats go unanswered */
+			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), drop_all, NULL);
+		}
+		assert_true(run_until(&cli.down, 10000));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		print_message("mode %d: dead peer seen after %ld ms, status %d\n",
+			      mode, (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+					   (t1.tv_nsec - t0.tv_nsec) / 1000000),
+			      cli.down_status);
+		assert_int_equal(cli.down_status, DDP_ERR_LLP);
+		peer_fini(&cli);
+		peer_fini(&srv);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sctp_64_streams_tagged_and_untagged_intact, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_session_reject_cap_terminate_reinitiate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_adaptation_mismatch_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_bad_control_oversize_and_wrong_ppid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_faulty_udp_path_loses_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_small_messages_stay_inside_ssn_window, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sctp_dead_peer_detected, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,195 @@
+/* Integration: raw SCTP messages over our UDP socket (RFC 6951 framing)
+ * with real usrsctp and libevent on 127.0.0.1 (the layer under DDP, and
+ * the benchmark's usrsctp baseline). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <ddp/ddp.h>
+#include "sctp/sctp_ll.h"
+#include "sctp/sctp_ssn.h"
+
+#define NMSG 2000
+
+struct side {
+	sctp_ll_assoc *a;
+	int up, down, down_status, writable;
+	unsigned long got, bad;
+	uint32_t next_expect[64];
+	uint8_t buf[70000];
+	struct event_base *base;
+	int done_after;
+	unsigned long nxt_known;
+};
+
+static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status,
+		     void *user)
+{
+	struct side *s = user;
+	sctp_ll_rinfo ri;
+	long n;
+	switch (ev) {
+	case SCTP_LL_EV_UP:
+		s->up = 1;
+		break;
+	case SCTP_LL_EV_DOWN:
+		s->down = 1;
+		s->down_status = status;
+		break;
+	case SCTP_LL_EV_WRITABLE:
+		s->writable++;
+		break;
+	case SCTP_LL_EV_READABLE:
+		while ((n = sctp_ll_recv(a, s->buf, sizeof(s->buf), &ri)) >= 0) {
+			uint32_t seq, len;
+			assert_true(ri.eor);
+			assert_true(ri.unordered);
+			assert_int_equal(ri.ppid, SCTP_PPID_DDP);
+			assert_true(n >= 8);
+			memcpy(&seq, s->buf, 4);
+			memcpy(&len, s->buf + 4, 4);
+			if ((long)len != n)
+				s->bad++;
+			for (long i = 8; i < n; i++)
+				if (s->buf[i] != (uint8_t)(seq + (uint32_t)i))
+					s->bad++;
+			if (ri.next_valid)
+				s->nxt_known++;
+			s->got++;
+		}
+		if (s->done_after && s->got >= (unsigned long)s->done_after)
+			event_base_loopbreak(s->base);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct side server, client;
+static const sctp_ll_assoc_cb cbs = { on_event };
+
+static void on_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
+{
+	(void)ep;
+	(void)user;
+	server.a = a;
+	sctp_ll_assoc_set_cb(a, &cbs, &server);
+}
+
+static void run_until(struct event_base *b, int *flag, int secs)
+{
+	for (int i = 0; i < secs * 100 && !*flag; i++)
+		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK), usleep(1000);
+}
+
+static int setup(void **st)
+{
+	(void)st;
+	alarm(20);
+	memset(&server, 0, sizeof(server));
+	memset(&client, 0, sizeof(client));
+	return 0;
+}
+
+static void make_pair(struct event_base *b, sctp_ll_ep **se, sctp_ll_ep **ce,
+		      uint32_t cli_adapt)
+{
+	sctp_ll_config sc = { .port = -1, .nstreams = 64,
+			      .adaptation = SCTP_ADAPTATION_DDP,
+			      .require_adaptation = 1, .unfragmented = 1 };
+	sctp_ll_config cc = sc;
+	cc.adaptation = cli_adapt;
+	cc.require_adaptation = cli_adapt != 0;
+	assert_int_equal(sctp_ll_ep_new(b, &sc, se), 0);
+	assert_int_equal(sctp_ll_ep_new(b, &cc, ce), 0);
+	assert_int_equal(sctp_ll_listen(*se, on_accept, NULL), 0);
+	assert_int_equal(sctp_ll_connect(*ce, "127.0.0.1", sctp_ll_ep_port(*se),
+					 &cbs, &client, &client.a), 0);
+}
+
+static void test_ll_messages_cross_unfragmented_and_intact(void **st)
+{
+	struct event_base *b = event_base_new();
+	sctp_ll_ep *se, *ce;
+	static uint8_t msg[70000];
+	int sent = 0;
+	(void)st;
+	make_pair(b, &se, &ce, SCTP_ADAPTATION_DDP);
+	run_until(b, &client.up, 5);
+	run_until(b, &server.up, 5);
+	assert_true(client.up);
+	assert_true(server.up);
+	assert_int_equal(sctp_ll_nstreams(client.a), 64);
+	uint32_t mx = sctp_ll_max_msg(client.a);
+	print_message("max unfragmented message: %u\n", mx);
+	assert_true(mx >= SCTP_MIN_USER_MSG);
+	/* RFC 5043 §9: larger than the fragmentation point is refused */
+	assert_int_equal(sctp_ll_send(client.a, 0, SCTP_PPID_DDP, msg, mx + 1),
+			 DDP_ERR_TOOBIG);
+	server.base = b;
+	server.done_after = NMSG;
+	while (sent < NMSG) {
+		uint32_t len = 8 + (uint32_t)(sent * 7919 % (mx - 8));
+		uint32_t seq = (uint32_t)sent;
+		memcpy(msg, &seq, 4);
+		memcpy(msg + 4, &len, 4);
+		for (uint32_t i = 8; i < len; i++)
+			msg[i] = (uint8_t)(seq + i);
+		int rc = sctp_ll_send(client.a, (uint16_t)(sent % 64),
+				      SCTP_PPID_DDP, msg, len);
+		if (rc == DDP_ERR_AGAIN) {
+			event_base_loop(b, EVLOOP_ONCE);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		sent++;
+	}
+	while (server.got < NMSG)
+		event_base_loop(b, EVLOOP_ONCE);
+	assert_int_equal(server.got, NMSG);
+	assert_int_equal(server.bad, 0);
+	print_message("next length known for %lu of %d reads\n",
+		      server.nxt_known, NMSG);
+	sctp_ll_close(client.a, 0);
+	run_until(b, &server.down, 5);
+	assert_true(server.down);
+	sctp_ll_ep_free(ce);
+	sctp_ll_ep_free(se);
+	event_base_free(b);
+}
+
+/* RFC 5043 §11.1: a peer without the DDP adaptation indication gets no
+ * DDP association. */
+static void test_ll_peer_without_adaptation_is_refused(void **st)
+{
+	struct event_base *b = event_base_new();
+	sctp_ll_ep *se, *ce;
+	(void)st;
+	make_pair(b, &se, &ce, 0);
+	run_until(b, &server.down, 5);
+	assert_true(server.down);
+	assert_false(server.up);
+	assert_int_equal(server.down_status, DDP_ERR_PROTO);
+	run_until(b, &client.down, 5);
+	assert_true(client.down);
+	sctp_ll_ep_free(ce);
+	sctp_ll_ep_free(se);
+	event_base_free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_ll_messages_cross_unfragmented_and_intact, setup),
+		cmocka_unit_test_setup(test_ll_peer_without_adaptation_is_refused, setup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,108 @@
+/* CRC32c (RFC 3720 §12.1, B.4) in both implementations. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "common/crc32c.h"
+
+typedef uint32_t (*crc_fn)(uint32_t, const void *, size_t);
+
+static void check_b4_vectors(crc_fn f)
+{
+	uint8_t buf[32];
+
+	/* RFC 3720 B.4 */
+	memset(buf, 0, sizeof buf);
+	assert_int_equal(f(0, buf, 32), 0x8A9136AAu);
+	memset(buf, 0xff, sizeof buf);
+	assert_int_equal(f(0, buf, 32), 0x62A8AB43u);
+	for (int i = 0; i < 32; i++)
+		buf[i] = (uint8_t)i;
+	assert_int_equal(f(0, buf, 32), 0x46DD794Eu);
+	for (int i = 0; i < 32; i++)
+		buf[i] = (uint8_t)(31 - i);
+	assert_int_equal(f(0, buf, 32), 0x113FDB5Cu);
+	assert_int_equal(f(0, "123456789", 9), 0xE3069283u);
+	assert_int_equal(f(0, NULL, 0), 0u);
+}
+
+static void test_crc32c_rfc3720_vectors(void **state)
+{
+	check_b4_vectors(ddp_crc32c);
+}
+
+static void test_crc32c_portable_rfc3720_vectors(void **state)
+{
+	check_b4_vectors(ddp_crc32c_portable);
+}
+
+static void test_crc32c_chained_equals_one_shot(void **state)
+{
+	uint8_t buf[1000];
+	uint32_t x = 12345;
+
+	for (size_t i = 0; i < sizeof buf; i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	uint32_t whole = ddp_crc32c(0, buf, sizeof buf);
+	assert_int_equal(whole, ddp_crc32c_portable(0, buf, sizeof buf));
+	for (size_t cut = 0; cut <= sizeof buf; cut += 37) {
+		for (size_t cut2 = cut; cut2 <= sizeof buf; cut2 += 101) {
+			uint32_t c = ddp_crc32c(0, buf, cut);
+			c = ddp_crc32c(c, buf + cut, cut2 - cut);
+			c = ddp_crc32c(c, buf + cut2, sizeof buf - cut2);
+			assert_int_equal(c, whole);
+			c = ddp_crc32c_portable(0, buf, cut);
+			c = ddp_crc32c_portable(c, buf + cut, cut2 - cut);
+			c = ddp_crc32c_portable(c, buf + cut2, sizeof buf - cut2);
+			assert_int_equal(c, whole);
+		}
+	}
+}
+
+static void test_crc32c_unaligned_and_odd_lengths_agree(void **state)
+{
+	uint8_t buf[64 + 8];
+
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; n <= 64; n++)
+			assert_int_equal(ddp_crc32c(0, buf + off, n),
+					 ddp_crc32c_portable(0, buf + off, n));
+}
+
+/* RFC 5044 §4.4 / spec/mpa.md §4: CRC goes on the wire LSB first. */
+static void test_crc32c_wire_order_is_lsb_first(void **state)
+{
+	uint8_t w[4];
+
+	ddp_crc32c_put_wire(w, 0x83992352u);
+	assert_int_equal(w[0], 0x52);
+	assert_int_equal(w[1], 0x23);
+	assert_int_equal(w[2], 0x99);
+	assert_int_equal(w[3], 0x83);
+	assert_int_equal(ddp_crc32c_get_wire(w), 0x83992352u);
+
+	uint8_t zero[32] = { 0 };
+	ddp_crc32c_put_wire(w, ddp_crc32c(0, zero, 32));
+	const uint8_t expect[4] = { 0xaa, 0x36, 0x91, 0x8a };
+	assert_memory_equal(w, expect, 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32c_rfc3720_vectors),
+		cmocka_unit_test(test_crc32c_portable_rfc3720_vectors),
+		cmocka_unit_test(test_crc32c_chained_equals_one_shot),
+		cmocka_unit_test(test_crc32c_unaligned_and_odd_lengths_agree),
+		cmocka_unit_test(test_crc32c_wire_order_is_lsb_first),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
