@@ -99,6 +99,8 @@ void ddp_session_free(ddp_session *s)
 	if (!s)
 		return;
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
+		s->st[i].dead = 1; /* callbacks below cannot post or send again */
+	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
 		stream_flush(s, &s->st[i], DDP_ERR_ABORTED);
 	stag_release_session(s);
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++) {

@@ -1,0 +1,156 @@
+/* The echo ULP (see echo.h). */
+#include "echo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ebuf {
+	struct echo_conn *c;
+	uint32_t stream, qn;
+	uint8_t *data;
+};
+
+struct echo_conn {
+	struct echo_conn *next;
+	ddp_session *s;
+	char label[64];
+	struct echo_stats *st;
+	size_t buf_size;
+	unsigned depth, nqueues;
+	uint32_t nstreams;
+	struct ebuf **bufs; /* per stream: nqueues * depth, NULL until started */
+};
+
+static struct echo_conn *conns; /* all live echo sessions */
+
+struct echo_conn *echo_find(const ddp_session *s)
+{
+	for (struct echo_conn *c = conns; c; c = c->next)
+		if (c->s == s)
+			return c;
+	return NULL;
+}
+
+const char *echo_label(const ddp_session *s)
+{
+	struct echo_conn *c = echo_find(s);
+	return c ? c->label : "?";
+}
+
+static void repost(struct ebuf *b)
+{
+	/* fails only when the stream is gone; the buffer then waits in the
+	 * pool until echo_conn_free() */
+	ddp_post_recv(b->c->s, b->stream, b->qn, b->data, b->c->buf_size, b);
+}
+
+static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	struct echo_stats *st = user;
+	struct ebuf *b = d->buf_ctx;
+	if (d->tagged || !b || !echo_find(s)) /* !find: session being torn down */
+		return;
+	if (d->status) { /* flushed by a stream reset: keep it posted */
+		repost(b);
+		return;
+	}
+	st->msgs++;
+	st->bytes += d->len;
+	struct iovec v = { b->data, d->len };
+	/* same stream, same QN, same RsvdULP; our own MSN sequence */
+	if (ddp_send_untagged(s, d->stream, d->qn, d->rsvdulp, &v, 1, b) != 0)
+		repost(b);
+}
+
+static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
+{
+	if (ctx && echo_find(s))
+		repost(ctx);
+}
+
+static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	((struct echo_stats *)user)->errors++;
+	fprintf(stderr, "ddp-echo: %s stream %u: error layer %u type 0x%x code 0x%02x\n",
+		echo_label(s), e->stream, e->layer, e->etype, e->code);
+	/* RFC 5041 §7.2: the stream is stopped; end it. */
+	ddp_stream_abort(s, e->stream);
+}
+
+const ddp_callbacks echo_callbacks = {
+	.deliver = on_deliver,
+	.send_done = on_send_done,
+	.error = on_error,
+};
+
+struct echo_conn *echo_conn_new(ddp_session *s, const char *label, struct echo_stats *st,
+				size_t buf_size, unsigned depth)
+{
+	struct echo_conn *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->s = s;
+	snprintf(c->label, sizeof(c->label), "%s", label);
+	c->st = st;
+	c->buf_size = buf_size;
+	c->depth = depth;
+	c->nqueues = 3; /* RDMAP's QNs 0..2 (the core's default nqueues) */
+	c->nstreams = ddp_session_nstreams(s);
+	c->bufs = calloc(c->nstreams, sizeof(*c->bufs));
+	if (!c->bufs) {
+		free(c);
+		return NULL;
+	}
+	c->next = conns;
+	conns = c;
+	st->sessions++;
+	st->active++;
+	return c;
+}
+
+int echo_stream_start(struct echo_conn *c, uint32_t stream)
+{
+	if (stream >= c->nstreams)
+		return DDP_ERR_INVAL;
+	if (c->bufs[stream])
+		return 0;
+	unsigned n = c->nqueues * c->depth;
+	struct ebuf *b = calloc(n, sizeof(*b));
+	if (!b)
+		return DDP_ERR_NOMEM;
+	c->bufs[stream] = b;
+	for (unsigned i = 0; i < n; i++) {
+		b[i].c = c;
+		b[i].stream = stream;
+		b[i].qn = i / c->depth;
+		b[i].data = malloc(c->buf_size);
+		if (!b[i].data)
+			return DDP_ERR_NOMEM;
+		int rc = ddp_post_recv(c->s, stream, b[i].qn, b[i].data, c->buf_size, &b[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void echo_conn_free(struct echo_conn *c)
+{
+	if (!c)
+		return;
+	for (struct echo_conn **p = &conns; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	for (uint32_t i = 0; i < c->nstreams; i++) {
+		if (!c->bufs[i])
+			continue;
+		for (unsigned k = 0; k < c->nqueues * c->depth; k++)
+			free(c->bufs[i][k].data);
+		free(c->bufs[i]);
+	}
+	c->st->active--;
+	free(c->bufs);
+	free(c);
+}
