@@ -85,6 +85,7 @@ struct dlv_rec {
 	uint8_t tagged;
 	uint64_t rsvdulp;
 	uint32_t qn, msn, len; /* untagged: len = MO + payload (DDP-SEG-10) */
+	uint32_t mo, payload;  /* of the L=1 segment (error reports) */
 	uint32_t stag;
 	uint64_t to;
 };

@@ -81,6 +81,13 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 		break;
 	}
 	size_t n = rx->payload_len;
+	if (n == 0 && h->last && h->mo > e->len) {
+		/* A zero-length L=1 segment is not checked by §7.1, but it would
+		 * deliver a message of MO octets (DDP-SEG-10): never more than the
+		 * buffer holds. */
+		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_MO);
+		return;
+	}
 	if (n) {
 		if (h->mo >= e->len) { /* DDP-VAL-U3 */
 			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_MO);
@@ -174,8 +181,18 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 		/* Messages of a queue complete in MSN order; a peer that skips or
 		 * repeats MSNs is caught here (MSN out of range). */
 		if (!q->count || q->head_msn != r->msn) {
+			/* DDP-ERR-2: report the L=1 segment's header */
+			struct ddp_hdr h = { 0 };
+			uint8_t hb[DDP_MAX_HDR_LEN];
+			h.last = 1;
+			h.dv = DDP_VERSION;
+			h.rsvdulp = r->rsvdulp;
+			h.qn = r->qn;
+			h.msn = r->msn;
+			h.mo = r->mo;
+			size_t hl = wire_encode(&h, hb, sizeof(hb));
 			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_UNTAGGED,
-				     DDP_ECODE_U_MSN_RANGE, NULL, 0, 0);
+				     DDP_ECODE_U_MSN_RANGE, hb, hl, hl + r->payload);
 			return;
 		}
 		struct uq_ent e;
@@ -222,6 +239,8 @@ static void rec_from_hdr(struct dlv_rec *r, const struct ddp_hdr *h, size_t payl
 	r->qn = h->qn;
 	r->msn = h->msn;
 	r->len = (uint32_t)(h->mo + payload); /* DDP-SEG-10; bounded by buffer */
+	r->mo = h->mo;
+	r->payload = (uint32_t)payload;
 	r->stag = h->stag;
 	r->to = h->to;
 }

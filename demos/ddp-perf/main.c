@@ -25,9 +25,9 @@ struct row {
 };
 
 static const struct bench_driver *drivers[] = {
-	&drv_tcp,
-#ifdef DDP_PERF_HAVE_ADAPTERS
-	&drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock,
+	&drv_tcp, &drv_mpa, &drv_sctp,
+#ifdef DDP_PERF_HAVE_USRSCTP_RAW
+	&drv_usrsctp, &drv_usrsctp_stock,
 #endif
 };
 

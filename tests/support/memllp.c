@@ -213,6 +213,8 @@ static int op_send(void *llp, uint32_t stream, const struct iovec *iov,
 	    !!(*(const uint8_t *)iov[0].iov_base & 0x40))
 		violation(sd, "send: LAST flag disagrees with the L bit");
 
+	if (m->cfg.fail_send_at && ++sd->nsend_calls == m->cfg.fail_send_at)
+		return DDP_ERR_LLP;
 	if (m->cfg.queue_cap && sd->q_len >= m->cfg.queue_cap) {
 		sd->want_writable = 1;
 		sd->nagain++;

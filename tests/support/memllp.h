@@ -115,6 +115,7 @@ typedef struct memllp_side {
 	memllp_sent *sent;
 	size_t nsent, sent_cap;
 	size_t nagain;		/* ops->send calls answered DDP_ERR_AGAIN */
+	size_t nsend_calls;	/* counted only with cfg.fail_send_at */
 	memllp_close *closes;
 	size_t ncloses, closes_cap;
 	memllp_dlv *dlv;
@@ -142,6 +143,8 @@ typedef struct memllp_cfg {
 	uint32_t mulpdu;	/* default 1500 */
 	size_t queue_cap;	/* 0: unlimited */
 	int pending;		/* send answers DDP_LLP_PENDING */
+	size_t fail_send_at;	/* the n-th send (1-based) answers
+				 * DDP_ERR_LLP, a fatal LLP failure */
 	size_t max_piece;	/* header-first piece size, default 7 */
 	int no_auto_close;	/* do not turn close calls into peer events */
 	int no_close_stream;	/* ops->close_stream = NULL (one-stream LLP) */

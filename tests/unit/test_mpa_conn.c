@@ -374,6 +374,45 @@ static void test_conn_p2p_rtr_is_sent_and_consumed(void **state)
 	}
 }
 
+/* RFC 6581 §9.3: in peer-to-peer mode a first FPDU that is no RTR is an
+ * error (layer 2, type 0, code 7) */
+static void test_conn_p2p_first_fpdu_not_rtr_is_code_7(void **state)
+{
+	mpa_local la = { .rev = 2, .crc = 0, .p2p = 1, .rtr = MPA_RTR_WRITE,
+			 .ird = 1, .ord = 1 };
+	mpa_local lb = { .rev = 2, .crc = 0, .rtr = MPA_RTR_WRITE,
+			 .ird = 1, .ord = 1 };
+	for (int staged = 0; staged <= 1; staged++) {
+		struct pair p;
+		setup_pair(&p, &la, &lb, 100000, 1);
+		mpa_conn_on_readable(p.b.c); /* Request in, accepted, Reply out */
+		mpa_conn_on_readable(p.a.c); /* Reply in: RTR queued, not sent */
+		assert_true(has_ev(&p.a, MPA_CEV_UP));
+		/* inject a plain Send instead of the RTR */
+		static uint8_t payload[2000];
+		uint8_t h[18] = { 0x41, 0x43 };
+		h[13] = 1;
+		mpa_tx_stream t = { .markers = 0, .crc = 0 };
+		struct iovec iov[2] = { { h, 18 }, { payload, staged ? 10 : 2000 } };
+		mpa_fpdu *f;
+		assert_int_equal(mpa_fpdu_build(&t, iov, 2, 18 + iov[1].iov_len, &f), 0);
+		for (int i = 0; i < f->iovcnt; i++) {
+			memcpy(p.ab.b + p.ab.tail, f->iov[i].iov_base, f->iov[i].iov_len);
+			p.ab.tail += f->iov[i].iov_len;
+		}
+		free(f);
+		static uint8_t rb[4000];
+		assert_int_equal(ddp_post_recv(p.b.s, 0, 0, rb, sizeof rb, NULL), 0);
+		mpa_conn_on_readable(p.b.c);
+		assert_int_equal(p.b.nerr, 1);
+		assert_int_equal(p.b.err.layer, DDP_LAYER_LLP);
+		assert_int_equal(p.b.err.etype, 0);
+		assert_int_equal(p.b.err.code, DDP_MPA_ECODE_NO_RTR);
+		assert_int_equal(p.b.ndlv, 0);
+		teardown_pair(&p);
+	}
+}
+
 /* RFC 5044 §7.1.2-3: a rejection (R=1) with private data leaves MPA */
 static void test_conn_reject_reaches_initiator_with_private_data(void **state)
 {
@@ -540,6 +579,34 @@ static void test_conn_tx_cap_backpressure(void **state)
 	teardown_pair(&p);
 }
 
+/* a transport that takes a few octets per write: start-up frames and FPDUs
+ * are written in many partial writes and still arrive intact */
+static void test_conn_partial_writes_everywhere(void **state)
+{
+	mpa_local la = { .rev = 2, .crc = 1, .markers = 1, .p2p = 1,
+			 .ird = 1, .ord = 1, .pd = (const uint8_t *)"abcdefgh",
+			 .pd_len = 8 };
+	mpa_local lb = { .rev = 2, .crc = 1, .markers = 1, .ird = 1, .ord = 1 };
+	struct pair p;
+	setup_pair(&p, &la, &lb, 13, 1);
+	static uint8_t rb[2][6000], msg[6000];
+	for (size_t i = 0; i < sizeof msg; i++)
+		msg[i] = (uint8_t)(i * 7);
+	assert_int_equal(ddp_post_recv(p.b.s, 0, 0, rb[0], 6000, NULL), 0);
+	assert_int_equal(ddp_post_recv(p.a.s, 0, 0, rb[1], 6000, NULL), 0);
+	struct iovec v = { msg, sizeof msg };
+	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
+	assert_int_equal(ddp_send_untagged(p.b.s, 0, 0, 0, &v, 1, NULL), 0);
+	run(&p);
+	assert_int_equal(p.a.nerr + p.b.nerr, 0);
+	assert_int_equal(p.b.ndlv, 1);
+	assert_int_equal(p.a.ndlv, 1);
+	assert_memory_equal(rb[0], msg, sizeof msg);
+	assert_memory_equal(rb[1], msg, sizeof msg);
+	assert_true(mpa_conn_writev_calls(p.a.c) > 6000 / 13);
+	teardown_pair(&p);
+}
+
 static void test_conn_set_emss_changes_mulpdu(void **state)
 {
 	mpa_local l = { .rev = 1, .crc = 1, .markers = 1 };
@@ -559,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_conn_startup_then_untagged_and_tagged_both_ways),
 		cmocka_unit_test(test_conn_batches_small_sends_into_one_writev),
 		cmocka_unit_test(test_conn_p2p_rtr_is_sent_and_consumed),
+		cmocka_unit_test(test_conn_p2p_first_fpdu_not_rtr_is_code_7),
 		cmocka_unit_test(test_conn_reject_reaches_initiator_with_private_data),
 		cmocka_unit_test(test_conn_deferred_decision_and_timeout),
 		cmocka_unit_test(test_conn_initiator_initiator_fails_with_code_4),
@@ -566,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_conn_fin_inside_fpdu_fails_stream),
 		cmocka_unit_test(test_conn_crc_error_reaches_ddp_error_callback),
 		cmocka_unit_test(test_conn_tx_cap_backpressure),
+		cmocka_unit_test(test_conn_partial_writes_everywhere),
 		cmocka_unit_test(test_conn_set_emss_changes_mulpdu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -145,7 +145,7 @@ static const struct row rows[] = {
 	/* untagged, RFC 5041 §7.1 + the lead's fixed mapping */
 	{ "DDP-VAL-U1 QN == nqueues", 0, 1, 0, 0, 3, 1, 0, 4, 1, 0x2, 0x01, -1 },
 	{ "DDP-VAL-U1 QN 2^32-1", 0, 1, 0, 0, UINT32_MAX, 1, 0, 4, 1, 0x2, 0x01, -1 },
-	{ "DDP-VAL-U2 no buffer on QN 1", 0, 1, 0, 0, 1, 1, 0, 4, 1, 0x2, 0x02, -1 },
+	{ "DDP-VAL-U2 DDP-ERR-7 no buffer on QN 1", 0, 1, 0, 0, 1, 1, 0, 4, 1, 0x2, 0x02, -1 },
 	{ "DDP-VAL-U5 MSN past last posted", 0, 1, 0, 0, 0, 3, 0, 4, 1, 0x2, 0x03, -1 },
 	{ "DDP-VAL-U5 MSN 0 before first", 0, 1, 0, 0, 0, 0, 0, 4, 1, 0x2, 0x03, -1 },
 	{ "DDP-VAL-U5 MSN 2^32-1", 0, 1, 0, 0, 0, UINT32_MAX, 0, 4, 1, 0x2, 0x03, -1 },
@@ -479,6 +479,127 @@ static void test_dlv2_dlv3_delivery_reports_fields(void **state)
 }
 
 
+/* DDP-ERR-8, DDP-SEG-7: a zero-length untagged message still takes its
+ * (QN, MSN) buffer: it is delivered with length 0 and the next message
+ * uses the next buffer. */
+static void test_err8_zero_length_untagged_consumes_a_buffer(void **state)
+{
+	for (int hf = 0; hf < 2; hf++) {
+		struct fx f;
+		uint8_t seg[32], p[4] = { 1, 2, 3, 4 };
+		size_t n;
+
+		fx_new(&f, hf);
+		memllp_side *sd = &f.m->side[1];
+		n = tw_untagged(seg, 1, 1, 0, 0, 1, 0, NULL, 0);
+		assert_int_equal(inject(&f, 0, seg, n), 0);
+		assert_int_equal(sd->ndlv, 1);
+		assert_int_equal(sd->dlv[0].d.len, 0);
+		assert_int_equal(sd->dlv[0].d.msn, 1);
+		assert_ptr_equal(sd->dlv[0].d.buf, f.arena + U1OFF);
+		n = tw_untagged(seg, 1, 1, 0, 0, 2, 0, p, 4);
+		assert_int_equal(inject(&f, 0, seg, n), 0);
+		assert_int_equal(sd->ndlv, 2);
+		assert_ptr_equal(sd->dlv[1].d.buf, f.arena + U2OFF);
+		assert_memory_equal(f.arena + U2OFF, p, 4);
+		assert_true(arena_untouched(&f) == 0);
+		assert_int_equal(f.arena[U1OFF], CANARY);
+		/* no buffer left: the next zero-length message is (2, 0x02) */
+		n = tw_untagged(seg, 1, 1, 0, 0, 3, 0, NULL, 0);
+		assert_int_equal(inject(&f, 0, seg, n), 0);
+		assert_int_equal(sd->nerr, 1);
+		assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+		assert_int_equal(sd->err[0].code, DDP_ECODE_U_MSN_NOBUF);
+		fx_free(&f);
+	}
+}
+
+/* DDP-LLP-7: DDP has no length field; the payload length is what the LLP
+ * says. DDP-SEG-9, DDP-SEG-10: the sink does not verify that the whole
+ * message arrived: an untagged message whose only segment is the L=1 one
+ * at MO 10 is delivered with length MO + payload. */
+static void test_llp7_seg9_length_comes_from_the_llp(void **state)
+{
+	for (int hf = 0; hf < 2; hf++) {
+		struct fx f;
+		uint8_t seg[64], p[40];
+		size_t n;
+
+		memset(p, 0x21, sizeof(p));
+		fx_new(&f, hf);
+		memllp_side *sd = &f.m->side[1];
+		n = tw_tagged(seg, 1, 1, 0, f.stag[S_GOOD], TBASE, p, 40);
+		for (size_t cut = 0; cut < 3; cut++) {
+			assert_int_equal(inject(&f, 0, seg, n - 10 * cut), 0);
+			assert_int_equal(sd->ndlv, cut + 1);
+			assert_int_equal(sd->dlv[cut].d.len, 40 - 10 * cut);
+		}
+		n = tw_untagged(seg, 1, 1, 0, 0, 1, 10, p, 6);
+		assert_int_equal(inject(&f, 0, seg, n), 0);
+		assert_int_equal(sd->ndlv, 4);
+		assert_int_equal(sd->dlv[3].d.len, 16);
+		assert_int_equal(f.arena[U1OFF + 9], CANARY);
+		assert_int_equal(f.arena[U1OFF + 10], 0x21);
+		assert_int_equal(sd->nerr, 0);
+		fx_free(&f);
+	}
+}
+
+struct abort_hook {
+	size_t off;
+	int reset; /* 0: ddp_stream_abort, 1: ddp_llp_stream_reset */
+};
+
+static void abort_mid_payload(memllp *m, int to_side, ddp_rx *rx, size_t off,
+			      void *user)
+{
+	struct abort_hook *h = user;
+
+	if (h->off == 0) {
+		h->off = off;
+		if (h->reset)
+			assert_int_equal(ddp_llp_stream_reset(
+						 memllp_session(m, to_side), 0),
+					 0);
+		else
+			assert_int_equal(ddp_stream_abort(
+						 memllp_session(m, to_side), 0),
+					 0);
+	}
+}
+
+/* A posted buffer given back (DDP_ERR_ABORTED) while a header-first payload
+ * is being read into it is never written again: ddp_llp_rx_dst answers NULL,
+ * nothing is delivered with status 0. */
+static void test_buffer_returned_mid_payload_is_not_written(void **state)
+{
+	for (int reset = 0; reset < 2; reset++) {
+		struct abort_hook h = { 0, reset };
+		memllp_cfg cfg = { .seed = 13, .hdr_first = 1, .max_piece = 4,
+				   .piece_hook = abort_mid_payload,
+				   .hook_user = &h };
+		memllp *m = NULL;
+		uint8_t buf[64], msg[40];
+		struct iovec iov = { msg, sizeof(msg) };
+
+		memset(buf, CANARY, sizeof(buf));
+		memset(msg, FILL, sizeof(msg));
+		assert_int_equal(memllp_new(&cfg, &m), 0);
+		assert_int_equal(ddp_post_recv(memllp_session(m, 1), 0, 0, buf,
+					       sizeof(buf), NULL), 0);
+		assert_int_equal(ddp_send_untagged(memllp_session(m, 0), 0, 0,
+						   0, &iov, 1, NULL), 0);
+		memllp_pump(m);
+		memllp_side *sd = &m->side[1];
+		assert_true(h.off > 0 && h.off <= 4);
+		assert_int_equal(sd->ndlv, 1);
+		assert_int_equal(sd->dlv[0].d.status, DDP_ERR_ABORTED);
+		for (size_t i = h.off; i < sizeof(buf); i++)
+			assert_int_equal(buf[i], CANARY);
+		memllp_free(m);
+	}
+}
+
 /* Header-first tickets with absurd payload lengths are refused by the
  * bounds checks, never wrapped into a small range (DDP-SEC-10). */
 static void test_rx_huge_payload_len_is_refused(void **state)
@@ -519,12 +640,10 @@ static void test_rx_huge_payload_len_is_refused(void **state)
 	}
 }
 
-#ifdef DDP_TEST_KNOWN_CORE_BUGS
 /* DDP-SEG-10 vs DDP-ERR-8: a zero-length untagged L=1 segment is not MO
- * checked, so its MO alone sets the delivered message length. Delivering
- * len > buf_len hands the ULP a length its buffer does not have; expected:
- * either an error (EType 0x2) or a delivery with len <= buf_len.
- * Fails against the core of 2026-11-22 03:10 (len 1000, buf_len 32). */
+ * checked by §7.1, but its MO alone sets the delivered message length.
+ * Delivering len > buf_len would hand the ULP a length its buffer does not
+ * have: the core reports (2,0x04) Invalid MO instead. */
 static void test_seg10_zero_length_last_segment_cannot_overstate_len(
 	void **state)
 {
@@ -537,16 +656,13 @@ static void test_seg10_zero_length_last_segment_cannot_overstate_len(
 		n = tw_untagged(seg, 1, 1, 0, 0, 1, 1000, NULL, 0);
 		assert_int_equal(inject(&f, 0, seg, n), 0);
 		memllp_side *sd = &f.m->side[1];
-		if (sd->nerr) {
-			assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
-		} else {
-			assert_int_equal(sd->ndlv, 1);
-			assert_true(sd->dlv[0].d.len <= sd->dlv[0].d.buf_len);
-		}
+		assert_int_equal(sd->nerr, 1);
+		assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+		assert_int_equal(sd->err[0].code, DDP_ECODE_U_INVALID_MO);
+		assert_int_equal(sd->ndlv, 0);
 		fx_free(&f);
 	}
 }
-#endif
 
 int main(void)
 {
@@ -559,10 +675,12 @@ int main(void)
 		cmocka_unit_test(test_rx_entry_points_refuse_misuse),
 		cmocka_unit_test(test_dlv2_dlv3_delivery_reports_fields),
 		cmocka_unit_test(test_rx_huge_payload_len_is_refused),
-#ifdef DDP_TEST_KNOWN_CORE_BUGS
+		cmocka_unit_test(test_buffer_returned_mid_payload_is_not_written),
+		cmocka_unit_test(test_llp7_seg9_length_comes_from_the_llp),
+		cmocka_unit_test(
+			test_err8_zero_length_untagged_consumes_a_buffer),
 		cmocka_unit_test(
 			test_seg10_zero_length_last_segment_cannot_overstate_len),
-#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

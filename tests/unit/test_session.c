@@ -734,6 +734,40 @@ static void test_ulp_closes_inside_deliver(void **state)
 	memllp_free(m);
 }
 
+/* DDP-LLP-3, DDP-TRD-6, DDP-TRD-7: a segment the LLP refuses with a fatal
+ * error is never silently lost: the message and the ones queued after it
+ * complete in error and the stream is reported aborted. */
+static void test_llp3_fatal_send_error_completes_in_error(void **state)
+{
+	memllp_cfg cfg = { .seed = 10, .mulpdu = 40, .fail_send_at = 3 };
+	memllp *m = pair_cfg(&cfg);
+	uint8_t msg[50];
+	int c[3];
+
+	memset(msg, 1, sizeof(msg));
+	assert_int_equal(send_u(m, 0, 0, msg, 20, &c[0]), 0); /* 1 seg */
+	int rc = send_u(m, 0, 0, msg, 50, &c[1]);	      /* 3 segs */
+	assert_true(rc == 0 || rc == DDP_ERR_LLP);
+	int rc2 = send_u(m, 0, 0, msg, 5, &c[2]);
+	memllp_side *sd = &m->side[0];
+	assert_true(sd->ndone >= 1);
+	assert_ptr_equal(sd->done[0].msg_ctx, &c[0]);
+	assert_int_equal(sd->done[0].status, 0);
+	/* message 2 failed: completed in error (or refused at the call) */
+	if (rc == 0) {
+		assert_true(sd->ndone >= 2);
+		assert_ptr_equal(sd->done[1].msg_ctx, &c[1]);
+		assert_true(sd->done[1].status < 0);
+	}
+	/* message 3 never went out with success */
+	for (size_t i = 0; i < sd->ndone; i++)
+		if (sd->done[i].msg_ctx == &c[2])
+			assert_true(sd->done[i].status < 0);
+	assert_true(rc2 < 0 || sd->ndone == 3);
+	assert_int_equal(count_ev(sd, 0, DDP_EV_ABORTED), 1);
+	memllp_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +784,7 @@ int main(void)
 			test_llp8_single_stream_llp_without_close_stream),
 		cmocka_unit_test(test_llp10_all_streams_closed_ends_connection),
 		cmocka_unit_test(test_session_close_graceful_and_abortive),
+		cmocka_unit_test(test_llp3_fatal_send_error_completes_in_error),
 		cmocka_unit_test(test_session_free_flushes_everything),
 		cmocka_unit_test(test_stream_reset_restarts_stream),
 		cmocka_unit_test(test_ulp_replies_and_reposts_inside_deliver),

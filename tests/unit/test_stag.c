@@ -33,7 +33,8 @@ static uint32_t reg_pd(ddp_ctx *c, ddp_pd *pd, void *addr, size_t len,
 	return st;
 }
 
-/* Register API: every documented DDP_ERR_INVAL case. */
+/* Register API: every documented DDP_ERR_INVAL case; DDP-SEC-3: an STag
+ * must be bound to a PD or a stream (neither is refused). */
 static void test_stag_register_refuses_bad_attributes(void **state)
 {
 	ddp_ctx *c = ctx_new();

@@ -424,6 +424,40 @@ static void test_ord1_backpressure_keeps_submission_order(void **state)
 	memllp_free(m);
 }
 
+/* DDP-SEG-1 at the smallest MULPDU (header + 1 octet): every segment
+ * carries one untagged or five tagged octets; a MULPDU that cannot hold a
+ * header and one octet is refused (session_new) or ignored (change). */
+static void test_seg1_smallest_mulpdu_one_octet_per_segment(void **state)
+{
+	memllp *m = pair(1500, 1);
+	uint8_t msg[10] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 }, rbuf[16];
+
+	memllp_set_mulpdu(m, 0, 19);
+	assert_int_equal(ddp_session_mulpdu(memllp_session(m, 0)), 19);
+	assert_int_equal(ddp_post_recv(memllp_session(m, 1), 0, 0, rbuf,
+				       sizeof(rbuf), NULL), 0);
+	assert_int_equal(send_u(m, 0, 0, msg, 10), 0);
+	assert_int_equal(m->side[0].nsent, 10);
+	for (size_t i = 0; i < 10; i++) {
+		assert_int_equal(m->side[0].sent[i].len, 19);
+		assert_int_equal(sent_hdr(m, i).mo, i);
+	}
+	assert_int_equal(send_t(m, 5, 0, 0, msg, 10), 0);
+	assert_int_equal(m->side[0].nsent, 12); /* 2 x (14 + 5) */
+	ddp_llp_mulpdu_changed(memllp_session(m, 0), 18);
+	assert_int_equal(ddp_session_mulpdu(memllp_session(m, 0)), 19);
+	memllp_pump(m);
+	assert_int_equal(m->side[0].violations, 0);
+	assert_int_equal(m->side[1].ndlv, 1);
+	assert_memory_equal(rbuf, msg, 10);
+	memllp_free(m);
+
+	memllp_cfg cfg = { .mulpdu = 18 };
+	m = NULL;
+	assert_int_equal(memllp_new(&cfg, &m), DDP_ERR_INVAL);
+	assert_null(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +474,8 @@ int main(void)
 		cmocka_unit_test(test_seg1_multi_iovec_payload_is_concatenated),
 		cmocka_unit_test(test_seg2_message_of_2_32_octets_is_refused),
 		cmocka_unit_test(test_tagged_send_refuses_to_wrap),
+		cmocka_unit_test(
+			test_seg1_smallest_mulpdu_one_octet_per_segment),
 		cmocka_unit_test(test_unt1_rsvdulp_over_40_bits_refused),
 		cmocka_unit_test(test_llp2_shrinking_mulpdu_does_not_resegment),
 		cmocka_unit_test(test_ord1_backpressure_keeps_submission_order),

@@ -1,0 +1,310 @@
+/* ddp-perf: the DDP traffic engine shared by the "mpa" and "sctp" drivers.
+ *
+ * Each benchmark stream is a (sender session, stream) -> (receiver session,
+ * stream) pair. Untagged: the receiver posts DEPTH buffers and returns
+ * credits with zero-length untagged messages on QN 1 whose RsvdULP carries
+ * the count (the flow control any untagged ULP needs). Tagged: the sender
+ * writes message k at TO (k % DEPTH) * size into a region the receiver
+ * registered; the receiver counts tagged deliveries. RTT: one 64-octet
+ * untagged message bounces between the two ends. */
+#include "drv_ddp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CREDIT_QN 1
+#define CREDIT_BUFS 256
+
+static struct bstream *find_rx(struct drun *d, ddp_session *s, uint32_t st)
+{
+	for (int i = 0; i < d->n; i++)
+		if (d->bs[i].rx_s == s && d->bs[i].rx_st == st)
+			return &d->bs[i];
+	return NULL;
+}
+
+static struct bstream *find_tx(struct drun *d, ddp_session *s, uint32_t st)
+{
+	for (int i = 0; i < d->n; i++)
+		if (d->bs[i].tx_s == s && d->bs[i].tx_st == st)
+			return &d->bs[i];
+	return NULL;
+}
+
+static void pump(struct drun *d, struct bstream *b)
+{
+	const struct bench_params *p = d->p;
+	if (!b->tx_ready || d->stop || p->mode == MODE_RTT)
+		return;
+	while (b->inflight < DEPTH && (p->mode == MODE_TAGGED || b->credits > 0)) {
+		struct iovec v = { d->src, p->size };
+		int rc;
+		if (p->mode == MODE_TAGGED)
+			rc = ddp_send_tagged(b->tx_s, b->tx_st, b->stag,
+					     (uint64_t)(b->sent % DEPTH) * p->size, 0, &v, 1, b);
+		else
+			rc = ddp_send_untagged(b->tx_s, b->tx_st, 0, b->sent & 0xffffffffffull, &v, 1,
+					       b);
+		if (rc == DDP_ERR_LIMIT)
+			return;
+		if (rc) {
+			bench_fail(d->r, "send: %s", ddp_strerror(rc));
+			event_base_loopbreak(d->base);
+			return;
+		}
+		b->sent++;
+		b->inflight++;
+		if (p->mode != MODE_TAGGED)
+			b->credits--;
+	}
+}
+
+static void rtt_ping(struct drun *d)
+{
+	struct bstream *b = &d->bs[0];
+	struct iovec v = { d->src, d->p->size };
+	d->rtt_t = now_s();
+	int rc = ddp_send_untagged(b->tx_s, b->tx_st, 0, 0, &v, 1, NULL);
+	if (rc)
+		bench_fail(d->r, "rtt send: %s", ddp_strerror(rc));
+}
+
+/* ---------------------------------------------------------- callbacks */
+
+static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
+{
+	struct drun *d = user;
+	if (dl->status)
+		return;
+	const struct bench_params *p = d->p;
+	struct bstream *b;
+	if (p->mode == MODE_RTT) {
+		b = &d->bs[0];
+		if (s == b->rx_s) { /* server end: echo */
+			struct iovec v = { dl->buf, dl->len };
+			if (ddp_send_untagged(s, dl->stream, 0, 0, &v, 1, dl->buf) != 0)
+				bench_fail(d->r, "rtt echo failed");
+			return;
+		}
+		d->rtt_sum += now_s() - d->rtt_t;
+		d->r->msgs++;
+		d->r->bytes += dl->len;
+		ddp_post_recv(s, dl->stream, 0, dl->buf, dl->buf_len, NULL);
+		if (!d->stop)
+			rtt_ping(d);
+		return;
+	}
+	if (!dl->tagged && dl->qn == CREDIT_QN) { /* sender end: credits */
+		b = find_tx(d, s, dl->stream);
+		ddp_post_recv(s, dl->stream, CREDIT_QN, NULL, 0, NULL);
+		if (b) {
+			b->credits += (uint32_t)dl->rsvdulp;
+			pump(d, b);
+		}
+		return;
+	}
+	b = find_rx(d, s, dl->stream);
+	if (!b)
+		return;
+	if (dl->len != p->size) {
+		bench_fail(d->r, "delivered %u octets, sent %zu", dl->len, p->size);
+		return;
+	}
+	d->r->bytes += dl->len;
+	d->r->msgs++;
+	if (dl->tagged)
+		return;
+	/* spot-check the payload (a full check of every message would
+	 * measure memcmp, not DDP) */
+	if ((b->got++ & 1023) == 0 && bench_check(dl->buf, dl->len, 1) != 0)
+		bench_fail(d->r, "corrupt payload");
+	ddp_post_recv(s, dl->stream, 0, dl->buf, dl->buf_len, NULL);
+	if (++b->since_credit >= DEPTH / 4) {
+		ddp_send_untagged(s, dl->stream, CREDIT_QN, b->since_credit, NULL, 0, NULL);
+		b->since_credit = 0;
+	}
+}
+
+static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
+{
+	struct drun *d = user;
+	if (d->p->mode == MODE_RTT) {
+		if (ctx) /* server echo done: give the buffer back */
+			ddp_post_recv(s, stream, 0, ctx, d->p->size, NULL);
+		return;
+	}
+	struct bstream *b = ctx;
+	if (!b)
+		return;
+	if (status && !d->stop)
+		bench_fail(d->r, "send completed with %s", ddp_strerror(status));
+	b->inflight--;
+	pump(d, b);
+}
+
+static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	struct drun *d = user;
+	bench_fail(d->r, "DDP error layer %u type 0x%x code 0x%02x on stream %u", e->layer, e->etype,
+		   e->code, e->stream);
+	event_base_loopbreak(d->base);
+}
+
+const ddp_callbacks drun_callbacks = {
+	.deliver = on_deliver,
+	.send_done = on_send_done,
+	.error = on_error,
+};
+
+/* ----------------------------------------------------------- set-up */
+
+int drun_rx_ready(struct drun *d, struct bstream *b)
+{
+	const struct bench_params *p = d->p;
+	if (p->mode == MODE_RTT) {
+		for (int i = 0; i < 4; i++) {
+			if (ddp_post_recv(b->rx_s, b->rx_st, 0, b->rbuf + (size_t)i * p->size, p->size,
+					  NULL))
+				return -1;
+		}
+		return 0;
+	}
+	if (p->mode == MODE_TAGGED) {
+		ddp_mr_attr a = { .addr = b->rbuf, .len = (size_t)DEPTH * p->size,
+				  .access = DDP_ACCESS_REMOTE_WRITE, .pd = d->pd };
+		return ddp_stag_register(d->ctx, &a, &b->stag);
+	}
+	for (int i = 0; i < DEPTH; i++)
+		if (ddp_post_recv(b->rx_s, b->rx_st, 0, b->rbuf + (size_t)i * p->size, p->size, NULL))
+			return -1;
+	return 0;
+}
+
+int drun_tx_ready(struct drun *d, struct bstream *b)
+{
+	const struct bench_params *p = d->p;
+	if (p->mode == MODE_RTT) {
+		for (int i = 0; i < 4; i++)
+			if (ddp_post_recv(b->tx_s, b->tx_st, 0, b->sbuf + (size_t)i * p->size, p->size,
+					  NULL))
+				return -1;
+	} else if (p->mode == MODE_UNTAGGED) {
+		for (int i = 0; i < CREDIT_BUFS; i++)
+			if (ddp_post_recv(b->tx_s, b->tx_st, CREDIT_QN, NULL, 0, NULL))
+				return -1;
+		b->credits = DEPTH;
+	}
+	b->tx_ready = 1;
+	return 0;
+}
+
+static void drun_go(struct drun *d)
+{
+	if (d->p->mode == MODE_RTT) {
+		rtt_ping(d);
+		return;
+	}
+	for (int i = 0; i < d->n; i++)
+		pump(d, &d->bs[i]);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct drun *d = arg;
+	double el = now_s() - d->t0;
+	bench_progress(d->p, d->r, el);
+	if (el >= d->p->duration || d->r->failed) {
+		d->stop = 1;
+		event_base_loopbreak(d->base);
+	}
+}
+
+static void on_setup_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct drun *d = arg;
+	if (!d->started) {
+		bench_fail(d->r, "set-up did not finish in 10 s");
+		event_base_loopbreak(d->base);
+	}
+}
+
+int drun_init(struct drun *d, struct event_base *base, const struct bench_params *p,
+	      struct bench_result *r, int n)
+{
+	memset(d, 0, sizeof(*d));
+	d->base = base;
+	d->p = p;
+	d->r = r;
+	d->n = n;
+	d->bs = calloc((size_t)n, sizeof(*d->bs));
+	d->src = malloc(p->size);
+	if (!d->bs || !d->src || ddp_ctx_new(NULL, &d->ctx) || ddp_pd_new(d->ctx, &d->pd))
+		return -1;
+	bench_fill(d->src, p->size, 1);
+	for (int i = 0; i < n; i++) {
+		d->bs[i].rbuf = malloc((size_t)DEPTH * p->size);
+		d->bs[i].sbuf = malloc(4 * p->size);
+		if (!d->bs[i].rbuf || !d->bs[i].sbuf)
+			return -1;
+		bench_fill(d->bs[i].rbuf, (size_t)DEPTH * p->size, 0);
+	}
+	return 0;
+}
+
+/* All streams are connected: measure for p->duration. */
+void drun_measure(struct drun *d)
+{
+	d->started = 1;
+	d->tick = event_new(d->base, -1, EV_PERSIST, on_tick, d);
+	struct timeval tv = { 0, 100000 };
+	event_add(d->tick, &tv);
+	d->c0 = cpu_s();
+	d->t0 = now_s();
+	drun_go(d);
+}
+
+/* Run the loop: first until set-up completes (bounded), then measure. */
+void drun_loop(struct drun *d)
+{
+	struct event *to = evtimer_new(d->base, on_setup_timeout, d);
+	struct timeval tv = { 10, 0 };
+	evtimer_add(to, &tv);
+	while (!d->r->failed && !d->stop) {
+		event_base_dispatch(d->base);
+		if (!d->started)
+			break;
+	}
+	event_free(to);
+	d->r->secs = d->t0 > 0 ? now_s() - d->t0 : 0;
+	d->r->cpu = d->t0 > 0 ? cpu_s() - d->c0 : 0;
+	if (d->p->mode == MODE_RTT && d->r->msgs)
+		d->r->rtt_us = d->rtt_sum / (double)d->r->msgs * 1e6;
+	if (d->tick) {
+		event_free(d->tick);
+		d->tick = NULL;
+	}
+}
+
+/* Add the library-copied octets of a session to the result. */
+void drun_count_copies(struct drun *d, ddp_session *s)
+{
+	if (s)
+		d->r->copied += ddp_session_copied_bytes(s);
+}
+
+void drun_free(struct drun *d)
+{
+	for (int i = 0; i < d->n; i++) {
+		if (d->bs[i].stag)
+			ddp_stag_invalidate(d->ctx, d->bs[i].stag);
+		free(d->bs[i].rbuf);
+		free(d->bs[i].sbuf);
+	}
+	free(d->bs);
+	free(d->src);
+	if (d->pd && ddp_pd_free(d->pd) == 0)
+		d->pd = NULL;
+	if (!d->pd && ddp_ctx_free(d->ctx) == 0)
+		d->ctx = NULL;
+}

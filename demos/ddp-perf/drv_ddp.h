@@ -1,0 +1,46 @@
+/* ddp-perf: the DDP traffic engine (drv_ddp.c) used by drv_mpa.c and
+ * drv_sctp.c, which only set up connections and streams. */
+#ifndef DDP_PERF_DRV_DDP_H
+#define DDP_PERF_DRV_DDP_H
+
+#include <ddp/ddp.h>
+
+#include "bench.h"
+
+#define DEPTH 64 /* receive buffers (untagged) / tagged slots per stream */
+
+struct bstream {
+	ddp_session *tx_s, *rx_s;
+	uint32_t tx_st, rx_st;
+	uint32_t credits, inflight, since_credit, stag;
+	uint64_t sent, got;
+	uint8_t *rbuf, *sbuf;
+	int tx_ready;
+	void *llp_tx, *llp_rx; /* the driver's connection objects */
+};
+
+struct drun {
+	struct event_base *base;
+	const struct bench_params *p;
+	struct bench_result *r;
+	ddp_ctx *ctx;
+	ddp_pd *pd;
+	struct bstream *bs;
+	int n, started, stop, connected;
+	uint8_t *src;
+	struct event *tick;
+	double t0, c0, rtt_t, rtt_sum;
+};
+
+extern const ddp_callbacks drun_callbacks; /* user = struct drun * */
+
+int drun_init(struct drun *d, struct event_base *base, const struct bench_params *p,
+	      struct bench_result *r, int n);
+int drun_rx_ready(struct drun *d, struct bstream *b);
+int drun_tx_ready(struct drun *d, struct bstream *b);
+void drun_measure(struct drun *d);
+void drun_loop(struct drun *d);
+void drun_count_copies(struct drun *d, ddp_session *s);
+void drun_free(struct drun *d);
+
+#endif
