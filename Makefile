@@ -38,7 +38,7 @@ SAN ?= 0
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
-CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CONF_CFLAGS) $(SANFLAGS) \
+CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) $(CONF_CFLAGS) $(SANFLAGS) \
               -Iinclude -Isrc -Iadapters -Itests/support \
               -DHAVE_ISAL=$(HAVE_ISAL) -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=$(HAVE_LIBEVENT)
 LDFLAGS_ALL := $(CONF_LDFLAGS) $(SANFLAGS)
@@ -200,5 +200,8 @@ distclean: clean
 
 .PHONY: all check demo fuzz check-sanitize check-valgrind clean distclean deps
 .SECONDARY:
+
+# Extra rule files (packaging, ...) own their targets.
+-include $(sort $(wildcard mk/*.mk))
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
