@@ -41,6 +41,17 @@ for r in "$@"; do
 		fail=$((fail+1)); failed="$failed replay-$n"; echo "FAIL replay $n"; tail -20 "$log/replay-$n.log"
 	fi
 done
+# program tests: every tests/programs/test_*.sh, BUILD set, exit 0 = pass
+for t in tests/programs/test_*.sh; do
+	[ -f "$t" ] || continue
+	n=$(basename "$t" .sh)
+	if [ "${DDP_VALGRIND:-0}" = 1 ]; then continue; fi
+	if BUILD="$build" timeout -k 5 "$TMO" sh "$t" > "$log/$n.log" 2>&1; then
+		pass=$((pass+1)); echo "PASS $n"
+	else
+		fail=$((fail+1)); failed="$failed $n"; echo "FAIL $n"; tail -20 "$log/$n.log"
+	fi
+done
 [ -n "$failed" ] && echo "failed:$failed"
 echo "check: $pass passed, $fail failed"
 [ $fail -eq 0 ]
