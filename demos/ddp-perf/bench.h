@@ -20,6 +20,7 @@ struct bench_params {
 	struct sockaddr_storage addr; /* server: listen, client: connect */
 	socklen_t addrlen;
 	int progress;	      /* show a live line on stderr */
+	uint32_t mtu;	      /* SCTP path MTU (0: the adapter's default) */
 };
 
 struct bench_result {

@@ -50,7 +50,8 @@ static void pump(struct drun *d, struct bstream *b)
 			return;
 		if (rc) {
 			bench_fail(d->r, "send: %s", ddp_strerror(rc));
-			event_base_loopbreak(d->base);
+			if (!d->serving)
+				event_base_loopbreak(d->base);
 			return;
 		}
 		b->sent++;
@@ -98,6 +99,10 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 	if (!dl->tagged && dl->qn == CREDIT_QN) { /* sender end: credits */
 		b = find_tx(d, s, dl->stream);
 		ddp_post_recv(s, dl->stream, CREDIT_QN, NULL, 0, NULL);
+		if (d->count_tx) { /* a credit = messages delivered at the peer */
+			d->r->msgs += dl->rsvdulp;
+			d->r->bytes += dl->rsvdulp * p->size;
+		}
 		if (b) {
 			b->credits += (uint32_t)dl->rsvdulp;
 			pump(d, b);
@@ -139,6 +144,10 @@ static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
 		return;
 	if (status && !d->stop)
 		bench_fail(d->r, "send completed with %s", ddp_strerror(status));
+	if (d->count_tx && d->p->mode == MODE_TAGGED && !status) {
+		d->r->msgs++;
+		d->r->bytes += d->p->size;
+	}
 	b->inflight--;
 	pump(d, b);
 }
@@ -148,7 +157,10 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 	struct drun *d = user;
 	bench_fail(d->r, "DDP error layer %u type 0x%x code 0x%02x on stream %u", e->layer, e->etype,
 		   e->code, e->stream);
-	event_base_loopbreak(d->base);
+	if (d->serving)
+		ddp_stream_abort(s, e->stream);
+	else
+		event_base_loopbreak(d->base);
 }
 
 const ddp_callbacks drun_callbacks = {
@@ -230,7 +242,7 @@ static void on_setup_timeout(evutil_socket_t fd, short what, void *arg)
 }
 
 int drun_init(struct drun *d, struct event_base *base, const struct bench_params *p,
-	      struct bench_result *r, int n)
+	      struct bench_result *r, int n, ddp_ctx *ctx, ddp_pd *pd)
 {
 	memset(d, 0, sizeof(*d));
 	d->base = base;
@@ -239,8 +251,16 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	d->n = n;
 	d->bs = calloc((size_t)n, sizeof(*d->bs));
 	d->src = malloc(p->size);
-	if (!d->bs || !d->src || ddp_ctx_new(NULL, &d->ctx) || ddp_pd_new(d->ctx, &d->pd))
+	if (!d->bs || !d->src)
 		return -1;
+	if (ctx) {
+		d->ctx = ctx;
+		d->pd = pd;
+	} else {
+		d->own_ctx = 1;
+		if (ddp_ctx_new(NULL, &d->ctx) || ddp_pd_new(d->ctx, &d->pd))
+			return -1;
+	}
 	bench_fill(d->src, p->size, 1);
 	for (int i = 0; i < n; i++) {
 		d->bs[i].rbuf = malloc((size_t)DEPTH * p->size);
@@ -295,7 +315,7 @@ void drun_count_copies(struct drun *d, ddp_session *s)
 
 void drun_free(struct drun *d)
 {
-	for (int i = 0; i < d->n; i++) {
+	for (int i = 0; d->bs && i < d->n; i++) {
 		if (d->bs[i].stag)
 			ddp_stag_invalidate(d->ctx, d->bs[i].stag);
 		free(d->bs[i].rbuf);
@@ -303,8 +323,62 @@ void drun_free(struct drun *d)
 	}
 	free(d->bs);
 	free(d->src);
+	d->bs = NULL;
+	d->src = NULL;
+	if (!d->own_ctx)
+		return;
 	if (d->pd && ddp_pd_free(d->pd) == 0)
 		d->pd = NULL;
 	if (!d->pd && ddp_ctx_free(d->ctx) == 0)
 		d->ctx = NULL;
+}
+
+void wire_params_put(uint8_t out[8], const struct wire_params *w)
+{
+	out[0] = (uint8_t)w->index;
+	out[1] = (uint8_t)(w->index >> 8);
+	out[2] = (uint8_t)w->n;
+	out[3] = (uint8_t)(w->n >> 8);
+	out[4] = w->mode;
+	out[5] = (uint8_t)w->size;
+	out[6] = (uint8_t)(w->size >> 8);
+	out[7] = (uint8_t)(w->size >> 16);
+}
+
+int wire_params_get(const uint8_t *in, size_t len, struct wire_params *w)
+{
+	if (len < 8)
+		return -1;
+	w->index = (uint16_t)(in[0] | in[1] << 8);
+	w->n = (uint16_t)(in[2] | in[3] << 8);
+	w->mode = in[4];
+	w->size = (uint32_t)in[5] | (uint32_t)in[6] << 8 | (uint32_t)in[7] << 16;
+	if (!w->n || w->n > 1024 || w->index >= w->n || w->mode > MODE_RTT || !w->size ||
+	    w->size > (1u << 24) - 1)
+		return -1;
+	return 0;
+}
+
+void drun_server_report(struct drun *d, const char *llp)
+{
+	double secs = d->t0 > 0 ? now_s() - d->t0 : 0;
+	printf("{\"role\":\"server\",\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,"
+	       "\"seconds\":%.3f,\"mbytes_per_s\":%.2f,\"msgs\":%llu,\"ok\":%s}\n",
+	       llp, d->p->mode == MODE_TAGGED ? "tagged" : d->p->mode == MODE_RTT ? "rtt" : "untagged",
+	       d->p->size, d->n, secs, secs > 0 ? (double)d->r->bytes / secs / 1e6 : 0,
+	       (unsigned long long)d->r->msgs, d->r->failed ? "false" : "true");
+	fflush(stdout);
+}
+
+void stag_put(uint8_t out[4], uint32_t stag)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (uint8_t)(stag >> (8 * i));
+}
+
+uint32_t stag_get(const uint8_t *in, size_t len)
+{
+	if (!in || len < 4)
+		return 0;
+	return (uint32_t)in[0] | (uint32_t)in[1] << 8 | (uint32_t)in[2] << 16 | (uint32_t)in[3] << 24;
 }

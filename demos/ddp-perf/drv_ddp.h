@@ -27,6 +27,10 @@ struct drun {
 	ddp_pd *pd;
 	struct bstream *bs;
 	int n, started, stop, connected;
+	int count_tx;	/* client role: count at the sender (credits / completions) */
+	int closed;	/* server role: connections/streams ended */
+	int own_ctx;	/* ctx and pd were made by drun_init */
+	int serving;	/* server role: errors end the run, not the loop */
 	uint8_t *src;
 	struct event *tick;
 	double t0, c0, rtt_t, rtt_sum;
@@ -34,13 +38,29 @@ struct drun {
 
 extern const ddp_callbacks drun_callbacks; /* user = struct drun * */
 
+/* ctx/pd NULL: make a context and PD of its own (freed by drun_free). */
 int drun_init(struct drun *d, struct event_base *base, const struct bench_params *p,
-	      struct bench_result *r, int n);
+	      struct bench_result *r, int n, ddp_ctx *ctx, ddp_pd *pd);
 int drun_rx_ready(struct drun *d, struct bstream *b);
 int drun_tx_ready(struct drun *d, struct bstream *b);
 void drun_measure(struct drun *d);
 void drun_loop(struct drun *d);
 void drun_count_copies(struct drun *d, ddp_session *s);
 void drun_free(struct drun *d);
+/* The receiver's STag of a tagged run, as accept private data (4 octets). */
+void stag_put(uint8_t out[4], uint32_t stag);
+uint32_t stag_get(const uint8_t *in, size_t len);
+
+/* Benchmark parameters a client sends the server in the private data of
+ * its MPA Request / SCTP Initiate (8 octets, little endian). */
+struct wire_params {
+	uint16_t index, n;
+	uint8_t mode;
+	uint32_t size;
+};
+void wire_params_put(uint8_t out[8], const struct wire_params *w);
+int wire_params_get(const uint8_t *in, size_t len, struct wire_params *w);
+/* Server role: print what one client run delivered here. */
+void drun_server_report(struct drun *d, const char *llp);
 
 #endif

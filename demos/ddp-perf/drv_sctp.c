@@ -1,24 +1,46 @@
-/* ddp-perf driver "sctp": DDP over SCTP (usrsctp over UDP on 127.0.0.1),
- * one association with one DDP stream session per benchmark stream, both
- * endpoints on this event loop. */
+/* ddp-perf driver "sctp": DDP over SCTP (usrsctp over UDP), one association
+ * with one DDP stream session per benchmark stream. Loopback: both
+ * endpoints on this event loop. Client: connects to a `ddp-perf --server
+ * --llp sctp`. Server: receives every client run until SIGINT/SIGTERM. The
+ * Initiate private data carries the run's parameters. */
+#include <arpa/inet.h>
 #include <ddp/sctp.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drv_ddp.h"
 
 struct srun {
-	struct drun d;
+	struct drun d; /* first: the DDP callbacks' user is the srun */
+	struct bench_params p;	/* server: the current client run */
+	struct bench_result r;
+	ddp_ctx *ctx;		/* server: lives across runs */
+	ddp_pd *pd;
 	ddp_sctp_ep *cep, *sep;
 	ddp_sctp_assoc *ca;
 	ddp_session *cs, *ss;
-	int accepted;
+	int accepted, active, server;
 };
+
+static void end_run(struct srun *m)
+{
+	drun_server_report(&m->d, "sctp");
+	drun_free(&m->d);
+	m->active = 0;
+}
 
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	struct srun *m = user;
 	if (status) {
+		if (m->server) {
+			if (m->active && s == m->ss)
+				end_run(m);
+			m->ss = NULL;
+			return;
+		}
 		if (!m->d.stop)
 			bench_fail(m->d.r, "SCTP association down: %s", ddp_strerror(status));
 		if (a == m->ca)
@@ -36,64 +58,127 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	}
 	m->cs = s;
 	for (int i = 0; i < m->d.n; i++) {
-		int rc = ddp_sctp_initiate(a, (uint32_t)i, NULL, 0);
+		uint8_t pd[8];
+		const struct bench_params *p = m->d.p;
+		struct wire_params w = { (uint16_t)i, (uint16_t)m->d.n, (uint8_t)p->mode,
+					 (uint32_t)p->size };
+		wire_params_put(pd, &w);
+		int rc = ddp_sctp_initiate(a, (uint32_t)i, pd, sizeof(pd));
 		if (rc)
 			bench_fail(m->d.r, "initiate: %s", ddp_strerror(rc));
 	}
+}
+
+/* Server: a client's Initiate starts (or joins) a run. */
+static int server_initiate(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+			   size_t len)
+{
+	struct wire_params w;
+	if (wire_params_get(pd, len, &w) || w.index != stream)
+		return -1;
+	if (!m->active) {
+		m->p = (struct bench_params){ .llp = "sctp", .mode = w.mode, .size = w.size,
+					      .streams = w.n };
+		memset(&m->r, 0, sizeof(m->r));
+		if (drun_init(&m->d, m->d.base, &m->p, &m->r, w.n, m->ctx, m->pd)) {
+			drun_free(&m->d);
+			return -1;
+		}
+		m->active = 1;
+		m->d.serving = 1;
+		m->ss = ddp_sctp_session(a);
+		m->d.t0 = now_s();
+	}
+	if (w.n != m->d.n || w.mode != m->p.mode || w.size != m->p.size ||
+	    ddp_sctp_session(a) != m->ss || m->d.bs[w.index].rx_s)
+		return -1;
+	return 0;
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
 		   const void *pd, size_t len, void *user)
 {
 	struct srun *m = user;
-	if ((int)stream >= m->d.n) {
-		bench_fail(m->d.r, "unexpected stream %u", stream);
-		return;
-	}
-	struct bstream *b = &m->d.bs[stream];
 	if (ev == DDP_SCTP_INITIATE) {
+		if (m->server && server_initiate(m, a, stream, pd, len)) {
+			ddp_sctp_reject(a, stream, "busy", 4);
+			return;
+		}
+		if ((int)stream >= m->d.n) {
+			ddp_sctp_reject(a, stream, NULL, 0);
+			return;
+		}
+		struct bstream *b = &m->d.bs[stream];
 		b->rx_s = ddp_sctp_session(a);
 		b->rx_st = stream;
-		if (drun_rx_ready(&m->d, b) || ddp_sctp_accept(a, stream, NULL, 0))
+		uint8_t spd[4];
+		if (drun_rx_ready(&m->d, b) ||
+		    (stag_put(spd, b->stag), ddp_sctp_accept(a, stream, spd, sizeof(spd))))
 			bench_fail(m->d.r, "accept on stream %u failed", stream);
 		return;
 	}
-	if (ev != DDP_SCTP_ACCEPTED) {
+	if (m->server)
+		return;
+	if (ev != DDP_SCTP_ACCEPTED || (int)stream >= m->d.n) {
 		bench_fail(m->d.r, "stream %u refused: %s", stream, ddp_strerror(status));
 		event_base_loopbreak(m->d.base);
 		return;
 	}
+	struct bstream *b = &m->d.bs[stream];
 	b->tx_s = m->cs;
 	b->tx_st = stream;
+	b->stag = stag_get(pd, len);
 	if (drun_tx_ready(&m->d, b))
 		bench_fail(m->d.r, "posting credit buffers failed");
 	if (++m->accepted == m->d.n)
 		drun_measure(&m->d);
 }
 
-static int run_sctp(struct event_base *base, const struct bench_params *p, struct bench_result *r)
+static ddp_sctp_config base_config(struct srun *m, ddp_ctx *ctx, ddp_pd *pd, int n)
+{
+	ddp_sctp_config cfg = { .port = -1, .nstreams = (uint16_t)(n < 16 ? 16 : n), .ctx = ctx,
+				.ddp = drun_callbacks, .user = m };
+	cfg.session.pd = pd;
+	cfg.session.max_tx_queued = 4 * DEPTH;
+	cfg.sctp.assoc = on_assoc;
+	cfg.sctp.session_ctl = on_ctl;
+	return cfg;
+}
+
+static int run_sctp_local(struct event_base *base, const struct bench_params *p,
+			  struct bench_result *r)
 {
 	struct srun m = { 0 };
+	int client = p->role == 2;
 	int n = p->mode == MODE_RTT ? 1 : p->streams;
-	if (drun_init(&m.d, base, p, r, n)) {
+	if (drun_init(&m.d, base, p, r, n, NULL, NULL)) {
 		bench_fail(r, "out of memory");
 		drun_free(&m.d);
 		return -1;
 	}
-	ddp_sctp_config cfg = { .port = -1, .nstreams = (uint16_t)(n < 16 ? 16 : n),
-				.ctx = m.d.ctx, .ddp = drun_callbacks, .user = &m };
-	cfg.session.pd = m.d.pd;
-	cfg.session.max_tx_queued = 4 * DEPTH;
-	cfg.sctp.assoc = on_assoc;
-	cfg.sctp.session_ctl = on_ctl;
-	int rc;
-	if ((rc = ddp_sctp_ep_new(base, &cfg, &m.sep)) || (rc = ddp_sctp_listen(m.sep)) ||
-	    (rc = ddp_sctp_ep_new(base, &cfg, &m.cep)) ||
-	    (rc = ddp_sctp_connect(m.cep, "127.0.0.1", ddp_sctp_ep_port(m.sep), &m.ca))) {
-		bench_fail(r, "SCTP set-up: %s", ddp_strerror(rc));
-		goto out;
+	m.d.count_tx = client;
+	ddp_sctp_config cfg = base_config(&m, m.d.ctx, m.d.pd, n);
+	cfg.path_mtu = p->mtu;
+	int rc = 0;
+	char host[INET_ADDRSTRLEN] = "127.0.0.1";
+	int port = 0;
+	if (client) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->addr;
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		port = ntohs(sin->sin_port);
+		cfg.addr = "0.0.0.0";
+	} else {
+		if ((rc = ddp_sctp_ep_new(base, &cfg, &m.sep)) || (rc = ddp_sctp_listen(m.sep)))
+			goto fail;
+		port = ddp_sctp_ep_port(m.sep);
 	}
+	if ((rc = ddp_sctp_ep_new(base, &cfg, &m.cep)) ||
+	    (rc = ddp_sctp_connect(m.cep, host, port, &m.ca)))
+		goto fail;
 	drun_loop(&m.d);
+	goto out;
+fail:
+	bench_fail(r, "SCTP set-up: %s", ddp_strerror(rc));
 out:
 	m.d.stop = 1;
 	drun_count_copies(&m.d, m.cs);
@@ -102,6 +187,51 @@ out:
 	ddp_sctp_ep_free(m.sep);
 	drun_free(&m.d);
 	return r->failed ? -1 : 0;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	event_base_loopbreak(arg);
+}
+
+static int serve_sctp(struct event_base *base, const struct bench_params *p, struct bench_result *r)
+{
+	struct srun m = { 0 };
+	m.server = 1;
+	m.d.base = base;
+	if (ddp_ctx_new(NULL, &m.ctx) || ddp_pd_new(m.ctx, &m.pd))
+		return -1;
+	char host[INET_ADDRSTRLEN];
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->addr;
+	inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+	ddp_sctp_config cfg = base_config(&m, m.ctx, m.pd, 1024);
+	cfg.path_mtu = p->mtu;
+	cfg.addr = host;
+	cfg.port = ntohs(sin->sin_port);
+	int rc;
+	if ((rc = ddp_sctp_ep_new(base, &cfg, &m.sep)) || (rc = ddp_sctp_listen(m.sep))) {
+		bench_fail(r, "SCTP listen: %s", ddp_strerror(rc));
+		return -1;
+	}
+	fprintf(stderr, "ddp-perf: SCTP server on %s:%d (UDP)\n", host, cfg.port);
+	struct event *si = evsignal_new(base, SIGINT, on_signal, base);
+	struct event *st = evsignal_new(base, SIGTERM, on_signal, base);
+	event_add(si, NULL);
+	event_add(st, NULL);
+	event_base_dispatch(base);
+	event_free(si);
+	event_free(st);
+	ddp_sctp_ep_free(m.sep);
+	if (m.active)
+		end_run(&m);
+	ddp_pd_free(m.pd);
+	ddp_ctx_free(m.ctx);
+	return 0;
+}
+
+static int run_sctp(struct event_base *base, const struct bench_params *p, struct bench_result *r)
+{
+	return p->role == 1 ? serve_sctp(base, p, r) : run_sctp_local(base, p, r);
 }
 
 const struct bench_driver drv_sctp = { "sctp", run_sctp };

@@ -187,7 +187,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock}] "
 			"[--mode {untagged,tagged,rtt}] [--size N] [--streams N] [--duration S]\n"
-			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n");
+			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
+			"                [--mtu N (SCTP packet size across hosts)]\n");
 }
 
 int main(int argc, char **argv)
@@ -196,7 +197,8 @@ int main(int argc, char **argv)
 		{ "llp", 1, 0, 'l' },	    { "mode", 1, 0, 'm' },    { "size", 1, 0, 's' },
 		{ "streams", 1, 0, 'n' },   { "duration", 1, 0, 'd' }, { "json", 0, 0, 'j' },
 		{ "plot", 1, 0, 'p' },	    { "server", 0, 0, 'S' },  { "listen", 1, 0, 'L' },
-		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { 0, 0, 0, 0 }
+		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
+		{ 0, 0, 0, 0 }
 	};
 	struct bench_params one = { .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
 	int json = 0, single = 0, c;
@@ -219,6 +221,7 @@ int main(int argc, char **argv)
 		case 'j': json = 1; break;
 		case 'p': png = optarg; break;
 		case 'S': one.role = 1; break;
+		case 'M': one.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'L':
 		case 'C':
 			if (parse_addr(optarg, &one)) {
@@ -281,7 +284,7 @@ int main(int argc, char **argv)
 		if (json)
 			print_json(&rows[i]);
 	}
-	if (!json)
+	if (!json && one.role != 1)
 		print_table(rows, n);
 	if (png && plot(rows, n, png) != 0)
 		fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");

@@ -1,0 +1,49 @@
+#!/bin/sh
+# ddp-perf across two hosts: client and server in two network namespaces
+# made here, joined by a veth pair at MTU 1500, with link-local addresses
+# that exist only inside them (169.254.210.0/24). Both LLPs, untagged and
+# tagged; every run must succeed on both ends. Namespaces are removed on exit.
+set -u
+BUILD=${BUILD:-build}
+perf=$BUILD/bin/ddp-perf
+A=ddpA$$ B=ddpB$$ VA=vA$$ VB=vB$$
+SRV=169.254.210.2 PORT=39710
+fail() { echo "test_perf_twohost: $*"; exit 1; }
+cleanup() {
+	[ -n "${sp:-}" ] && kill "$sp" 2>/dev/null
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+}
+trap cleanup EXIT INT TERM
+[ -x "$perf" ] || fail "no $perf"
+ip netns add "$A" && ip netns add "$B" || fail "cannot create network namespaces (need root and iproute2)"
+ip link add "$VA" type veth peer name "$VB" || fail "cannot create a veth pair"
+ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" || fail "cannot move veth ends"
+ip -n "$A" addr add 169.254.210.1/24 dev "$VA"
+ip -n "$B" addr add "$SRV/24" dev "$VB"
+for n in "$A:$VA" "$B:$VB"; do
+	ns=${n%%:*} dev=${n#*:}
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set "$dev" mtu 1500 up || fail "link up"
+done
+ip netns exec "$A" ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || fail "no connectivity between the namespaces"
+
+out=$(mktemp)
+for llp in mpa sctp; do
+	ip netns exec "$B" "$perf" --server --llp "$llp" --listen "$SRV:$PORT" --mtu 1472 >"$out.srv" 2>"$out.err" &
+	sp=$!
+	sleep 0.5
+	for mode in untagged tagged; do
+		res=$(timeout 20 ip netns exec "$A" "$perf" --connect "$SRV:$PORT" --llp "$llp" --mode "$mode" \
+			--size 16384 --streams 4 --duration 2 --mtu 1472 --json) || fail "$llp $mode client failed: $res"
+		echo "$res"
+		echo "$res" | grep -q '"ok":true' || fail "$llp $mode: $res"
+	done
+	kill -INT "$sp"; wait "$sp" || fail "$llp server exit status $?"
+	sp=
+	cat "$out.srv"
+	[ "$(grep -c '"ok":true' "$out.srv")" = 2 ] || fail "$llp server runs: $(cat "$out.srv" "$out.err")"
+	grep -q '"msgs":0,' "$out.srv" && fail "$llp server received nothing"
+done
+rm -f "$out" "$out.srv" "$out.err"
+echo "test_perf_twohost: ok"
