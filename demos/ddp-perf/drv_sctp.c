@@ -36,9 +36,11 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	struct srun *m = user;
 	if (status) {
 		if (m->server) {
-			if (m->active && s == m->ss)
-				end_run(m);
-			m->ss = NULL;
+			if (s == m->ss) { /* not an older client's late abort */
+				if (m->active)
+					end_run(m);
+				m->ss = NULL;
+			}
 			return;
 		}
 		if (!m->d.stop)
@@ -74,8 +76,12 @@ static int server_initiate(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, c
 			   size_t len)
 {
 	struct wire_params w;
-	if (wire_params_get(pd, len, &w) || w.index != stream)
+	if (wire_params_get(pd, len, &w) || w.index != stream) {
+		fprintf(stderr, "ddp-perf: refusing stream %u: bad parameters\n", stream);
 		return -1;
+	}
+	if (m->active && ddp_sctp_session(a) != m->ss)
+		end_run(m); /* a new client: the previous one's abort is late */
 	if (!m->active) {
 		m->p = (struct bench_params){ .llp = "sctp", .mode = w.mode, .size = w.size,
 					      .streams = w.n };
@@ -90,8 +96,10 @@ static int server_initiate(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, c
 		m->d.t0 = now_s();
 	}
 	if (w.n != m->d.n || w.mode != m->p.mode || w.size != m->p.size ||
-	    ddp_sctp_session(a) != m->ss || m->d.bs[w.index].rx_s)
+	    ddp_sctp_session(a) != m->ss || m->d.bs[w.index].rx_s) {
+		fprintf(stderr, "ddp-perf: refusing stream %u: a different run is active\n", stream);
 		return -1;
+	}
 	return 0;
 }
 

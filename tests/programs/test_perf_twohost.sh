@@ -35,7 +35,7 @@ for llp in mpa sctp; do
 	sleep 0.5
 	for mode in untagged tagged; do
 		res=$(timeout 20 ip netns exec "$A" "$perf" --connect "$SRV:$PORT" --llp "$llp" --mode "$mode" \
-			--size 16384 --streams 4 --duration 2 --mtu 1472 --json) || fail "$llp $mode client failed: $res"
+			--size 16384 --streams 4 --duration 2 --mtu 1472 --json) || fail "$llp $mode client failed: $res; server: $(cat "$out.err")"
 		echo "$res"
 		echo "$res" | grep -q '"ok":true' || fail "$llp $mode: $res"
 	done
