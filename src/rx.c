@@ -9,13 +9,26 @@
 #define RX_ABORT_AFTER 0x2u /* data after graceful teardown: abort at end */
 #define RX_STALE 0x4u	    /* stream flushed/reset while the payload was read */
 
-/* Fill the ticket with an error verdict and report (first error wins). */
+#define RX_ERR_PENDING 0x8u /* report etype_/ecode_ at rx_end(ok) */
+
+/* Give the ticket an error verdict. The report waits for rx_end: only when
+ * the LLP's integrity check passed is the header trusted (RFC 5044 §8: the
+ * CRC is verified before DDP acts); first error wins (stream_error). */
 static void rx_fail(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, uint8_t etype,
 		    uint8_t code)
 {
+	(void)s;
+	(void)st;
 	rx->verdict = DDP_RX_ERROR;
 	rx->dst = NULL;
-	stream_error(s, st, DDP_LAYER_DDP, etype, code, rx->hdr_, rx->hdr_len_,
+	rx->etype_ = etype;
+	rx->ecode_ = code;
+	rx->gen_ |= RX_ERR_PENDING;
+}
+
+static void rx_report(ddp_session *s, struct ddp_stream *st, ddp_rx *rx)
+{
+	stream_error(s, st, DDP_LAYER_DDP, rx->etype_, rx->ecode_, rx->hdr_, rx->hdr_len_,
 		     (uint64_t)rx->hdr_len_ + rx->payload_len);
 }
 
@@ -254,14 +267,21 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 	struct ddp_stream *st = &s->st[rx->stream_];
 	if (rx->gen_ & RX_STALE)
 		return 0; /* its buffers went back to the ULP meanwhile */
-	if (rx->gen_ & RX_ABORT_AFTER) {
-		ddp_stream_abort(s, rx->stream_);
+	if (rx->gen_ & RX_ERR_PENDING) {
+		if (!ok || st->dead)
+			return 0; /* condemned by the LLP: its error, not ours */
+		rx_report(s, st, rx);
+		if (rx->gen_ & RX_ABORT_AFTER)
+			ddp_stream_abort(s, rx->stream_);
 		return 0;
 	}
 	if (rx->verdict != DDP_RX_PLACE || st->errored || st->dead)
 		return 0;
 	if (rx->gen_ & RX_REVOKED) { /* DDP-SEC-5: revoked while in flight */
-		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_INVALID_STAG);
+		if (ok) {
+			rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_INVALID_STAG);
+			rx_report(s, st, rx);
+		}
 		return 0;
 	}
 	if (!ok)

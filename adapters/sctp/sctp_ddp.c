@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
 
 /* ------------------------------------------------------------ control tx */
 
@@ -29,9 +28,12 @@ static void flush_ctl(struct ddp_sctp_assoc *a)
 	}
 }
 
-/* Queue one control message (kept in order with earlier control ones). */
-static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
-		    uint16_t ssn, const void *pd, size_t pd_len)
+/* Queue one control message (kept in order with earlier control ones).
+ * io: the RFC 6581 IRD/ORD word of an enhanced Initiate/Accept (NULL:
+ * 0x3FFF for both, "the ULP negotiates"). */
+static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
+		       uint16_t ssn, const struct sctp_ird_ord *io,
+		       const void *pd, size_t pd_len)
 {
 	struct sctp_ctl_msg m;
 	struct pend_ctl *p;
@@ -42,8 +44,9 @@ static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 	m.code = code;
 	m.pd = pd;
 	m.pd_len = pd_len;
-	if (code == SCTP_CTL_ENH_ACCEPT || code == SCTP_CTL_ENH_INITIATE) {
-		/* RFC 6581 §7: 0x3FFF = the ULP negotiates IRD/ORD itself */
+	if (io) {
+		m.ird_ord = *io;
+	} else {
 		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
 		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
 	}
@@ -64,6 +67,12 @@ static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 	a->pc_tail = p;
 	flush_ctl(a);
 	return 0;
+}
+
+static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
+		    uint16_t ssn, const void *pd, size_t pd_len)
+{
+	return ctl_send_io(a, sid, code, ssn, NULL, pd, pd_len);
 }
 
 static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
@@ -138,7 +147,7 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 	a->stats.rx_ctl++;
 	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
 		/* RFC 5043 §6.1: a broken control message ends the session */
-		sctp_stream_violation(&ss->sm, SCTP_ECODE_LLP_BAD_CTL, &act);
+		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
 		sctp_ddp_actions(a, sid, &act);
 		return;
 	}
@@ -149,6 +158,12 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 		if (ss->used)
 			ddp_llp_stream_reset(a->s, sid);
 		ss->used = 1;
+		ss->has_peer_io = 0;
+	}
+	if (m.has_ird_ord &&
+	    (act.flags & (SCTP_ACT_ULP_INITIATE | SCTP_ACT_ACCEPTED))) {
+		ss->peer_io = m.ird_ord; /* RFC 6581 §7 */
+		ss->has_peer_io = 1;
 	}
 	if (act.flags & SCTP_ACT_ULP_INITIATE) {
 		ddp_llp_rx_skip(a->s, sid, m.ssn);
@@ -217,7 +232,6 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	struct ddp_sctp_assoc *a = llp;
 	struct sctp_sstream *ss;
 	uint16_t ssn;
-	size_t off;
 	int rc;
 
 	(void)flags;
@@ -246,17 +260,22 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 		a->blocked = 1; /* retried on SENDER_DRY */
 		return DDP_ERR_AGAIN;
 	}
-	/* one SCTP message: DDP-SSN + segment (RFC 5043 §5.2.1). usrsctp
-	 * takes one buffer, so the segment is built contiguously. */
-	sctp_ssn_put(a->txbuf, ssn);
-	off = SCTP_SSN_LEN;
-	for (int i = 0; i < iovcnt; i++) {
-		if (iov[i].iov_len > len - (off - SCTP_SSN_LEN))
-			return DDP_ERR_INVAL;
-		memcpy(a->txbuf + off, iov[i].iov_base, iov[i].iov_len);
-		off += iov[i].iov_len;
+	/* one SCTP message: DDP-SSN + segment (RFC 5043 §5.2.1), gathered
+	 * from the DDP header and the ULP's payload by usrsctp itself */
+	uint8_t ssnb[SCTP_SSN_LEN];
+	struct iovec small[16], *v = small;
+	if (iovcnt + 1 > 16) {
+		v = malloc((size_t)(iovcnt + 1) * sizeof(*v));
+		if (!v)
+			return DDP_ERR_AGAIN;
 	}
-	rc = sctp_ll_send(a->ll, (uint16_t)stream, SCTP_PPID_DDP, a->txbuf, off);
+	sctp_ssn_put(ssnb, ssn);
+	v[0].iov_base = ssnb;
+	v[0].iov_len = SCTP_SSN_LEN;
+	memcpy(v + 1, iov, (size_t)iovcnt * sizeof(*iov));
+	rc = sctp_ll_sendv(a->ll, (uint16_t)stream, SCTP_PPID_DDP, v, iovcnt + 1);
+	if (v != small)
+		free(v);
 	if (rc == DDP_ERR_AGAIN) {
 		a->blocked = 1;
 		return rc;
@@ -267,7 +286,6 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 		return DDP_ERR_LLP;
 	sctp_stream_tx_data(&ss->sm, &ssn);
 	ss->inflight++;
-	ddp_llp_count_copy(a->s, len - iov[0].iov_len);
 	return 0;
 }
 
@@ -327,7 +345,6 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 	}
 	free(a->st);
 	free(a->stage);
-	free(a->txbuf);
 	free(a);
 }
 
@@ -349,8 +366,7 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	a->mulpdu = m;
 	a->st = calloc(a->nstreams, sizeof(*a->st));
 	a->stage = malloc(a->max_msg + 1);
-	a->txbuf = malloc(a->max_msg + 1);
-	if (!a->st || !a->stage || !a->txbuf)
+	if (!a->st || !a->stage)
 		return DDP_ERR_NOMEM;
 	for (uint32_t i = 0; i < a->nstreams; i++)
 		sctp_stream_init(&a->st[i].sm);
@@ -540,33 +556,105 @@ static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
 	return 0;
 }
 
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		      size_t pd_len)
+static int io_ok(const ddp_sctp_ird_ord *io)
+{
+	return io && io->ird <= SCTP_CTL_IRD_ORD_MAX &&
+	       io->ord <= SCTP_CTL_IRD_ORD_MAX;
+}
+
+static void io_pack(const ddp_sctp_ird_ord *io, struct sctp_ird_ord *w)
+{
+	w->a = io->p2p ? 1 : 0;
+	w->b = io->send0_rtr ? 1 : 0;
+	w->c = io->write0_rtr ? 1 : 0;
+	w->d = io->read0_rtr ? 1 : 0;
+	w->ird = io->ird;
+	w->ord = io->ord;
+}
+
+static int initiate(ddp_sctp_assoc *a, uint32_t stream,
+		    const ddp_sctp_ird_ord *io, const void *pd, size_t pd_len)
 {
 	struct sctp_sstream *ss;
+	struct sctp_ird_ord w;
 	uint16_t ssn;
 	int rc = check_stream(a, stream, pd, pd_len);
 	if (rc)
 		return rc;
+	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
+	if (io && (!io_ok(io) ||
+		   pd_len > DDP_SCTP_MAX_PD - SCTP_CTL_IRD_ORD_LEN))
+		return DDP_ERR_INVAL;
 	ss = &a->st[stream];
-	rc = sctp_stream_tx_initiate(&ss->sm, 0, &ssn);
+	rc = sctp_stream_tx_initiate(&ss->sm, io != NULL, &ssn);
 	if (rc)
 		return rc;
 	if (ss->used) /* RFC 5043 §6.1: the new session starts fresh */
 		ddp_llp_stream_reset(a->s, stream);
 	ss->used = 1;
-	return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, pd, pd_len);
+	ss->has_peer_io = 0;
+	if (!io)
+		return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, pd,
+				pd_len);
+	io_pack(io, &w);
+	return ctl_send_io(a, (uint16_t)stream, SCTP_CTL_ENH_INITIATE, ssn, &w,
+			   pd, pd_len);
 }
 
-static int answer(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		  size_t pd_len, int accept)
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
+		      size_t pd_len)
+{
+	return initiate(a, stream, NULL, pd, pd_len);
+}
+
+int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+			       const ddp_sctp_ird_ord *io, const void *pd,
+			       size_t pd_len)
+{
+	if (!io)
+		return DDP_ERR_INVAL;
+	return initiate(a, stream, io, pd, pd_len);
+}
+
+int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
+			  ddp_sctp_ird_ord *out)
+{
+	const struct sctp_ird_ord *w;
+	if (!a || !out || !a->st || stream >= a->nstreams)
+		return DDP_ERR_INVAL;
+	if (!a->st[stream].has_peer_io)
+		return DDP_ERR_NOENT;
+	w = &a->st[stream].peer_io;
+	out->p2p = w->a;
+	out->send0_rtr = w->b;
+	out->write0_rtr = w->c;
+	out->read0_rtr = w->d;
+	out->ird = w->ird;
+	out->ord = w->ord;
+	return 0;
+}
+
+static int answer(ddp_sctp_assoc *a, uint32_t stream,
+		  const ddp_sctp_ird_ord *io, const void *pd, size_t pd_len,
+		  int accept)
 {
 	struct sctp_sstream *ss;
+	struct sctp_ird_ord w, *wp = NULL;
 	uint16_t ssn, code;
 	int rc = check_stream(a, stream, pd, pd_len);
 	if (rc)
 		return rc;
 	ss = &a->st[stream];
+	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
+	if (accept && ss->sm.enhanced &&
+	    pd_len > DDP_SCTP_MAX_PD - SCTP_CTL_IRD_ORD_LEN)
+		return DDP_ERR_INVAL;
+	if (io) {
+		if (!io_ok(io))
+			return DDP_ERR_INVAL;
+		io_pack(io, &w);
+		wp = &w;
+	}
 	if (accept)
 		rc = sctp_stream_tx_accept(&ss->sm, &ssn);
 	else
@@ -582,9 +670,7 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		code = ss->sm.enhanced ? SCTP_CTL_ENH_ACCEPT : SCTP_CTL_ACCEPT;
 	else
 		code = ss->sm.enhanced ? SCTP_CTL_ENH_REJECT : SCTP_CTL_REJECT;
-	if (code == SCTP_CTL_ENH_ACCEPT && pd_len > DDP_SCTP_MAX_PD - 4)
-		pd_len = DDP_SCTP_MAX_PD - 4;
-	rc = ctl_send(a, (uint16_t)stream, code, ssn, pd, pd_len);
+	rc = ctl_send_io(a, (uint16_t)stream, code, ssn, wp, pd, pd_len);
 	if (accept && a->blocked) {
 		a->blocked = 0;
 		ddp_llp_writable(a->s);
@@ -595,13 +681,20 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		    size_t pd_len)
 {
-	return answer(a, stream, pd, pd_len, 1);
+	return answer(a, stream, NULL, pd, pd_len, 1);
+}
+
+int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+			     const ddp_sctp_ird_ord *io, const void *pd,
+			     size_t pd_len)
+{
+	return answer(a, stream, io, pd, pd_len, 1);
 }
 
 int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		    size_t pd_len)
 {
-	return answer(a, stream, pd, pd_len, 0);
+	return answer(a, stream, NULL, pd, pd_len, 0);
 }
 
 int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)

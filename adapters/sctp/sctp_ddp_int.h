@@ -19,7 +19,6 @@
 #define SCTP_TX_INFLIGHT (SCTP_RX_WIN / 2)
 /* INFERRED EType 3 code for an undecodable control message (proposed to
  * the lead as DDP_ECODE_LLP_BAD_CTL) */
-#define SCTP_ECODE_LLP_BAD_CTL 0x05
 
 /* Resumable receive machine states (sctp_rx.c, names in rx_state_names). */
 enum sctp_rxs {
@@ -61,6 +60,8 @@ struct sctp_sstream {
 	uint32_t inflight; /* chunks sent since the association was dry */
 	uint8_t used;	   /* had a session before (reset the core's stream) */
 	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
+	uint8_t has_peer_io; /* peer_io valid (RFC 6581 enhanced session) */
+	struct sctp_ird_ord peer_io;
 };
 
 struct pend_ctl {
@@ -87,7 +88,6 @@ struct ddp_sctp_assoc {
 	struct sctp_rxm rxm;
 	ddp_sctp_stats stats;
 	uint8_t *stage;	   /* max_msg octets: tx build, rx staging, discard */
-	uint8_t *txbuf;
 };
 
 struct ddp_sctp_ep {

@@ -107,6 +107,11 @@ uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a);
  * (over sctp_ll_max_msg), DDP_ERR_CLOSED, DDP_ERR_LLP. */
 int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		 const void *buf, size_t len);
+/* Gather variant: the message is iov[0..iovcnt-1] in order; usrsctp copies
+ * it from there into its own buffers during the call (no copy of ours).
+ * Same returns as sctp_ll_send. */
+int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		  const struct iovec *iov, int iovcnt);
 
 /* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
 void sctp_ll_want_writable(sctp_ll_assoc *a);

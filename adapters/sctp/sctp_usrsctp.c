@@ -6,48 +6,27 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/errqueue.h>
-#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
-#include "common/crc32c.h"
+#include "sctp/sctp_udp.h"
 
-#define UDP_MAX 65536
-#define TXQ_MAX 8192	   /* queued datagrams before we drop (SCTP resends) */
 #define TICK_MS 10	   /* usrsctp timer granularity */
 #define NBUF_LEN 4096	   /* notification buffer */
-#define SCTP_CSUM_OFF 8	   /* RFC 4960 §3.1 checksum field */
-#define SCTP_COMMON_HDR 12
-
-struct peer {
-	struct peer *next;
-	sctp_ll_ep *ep;
-	struct sockaddr_storage sa;
-	socklen_t salen;
-};
-
-struct pkt {
-	struct pkt *next;
-	struct peer *peer;
-	size_t len;
-	uint8_t data[];
-};
 
 enum { A_CONNECTING, A_UP_PENDING, A_UP, A_DOWN };
 
 struct sctp_ll_assoc {
 	struct sctp_ll_assoc *next, *prev;
 	sctp_ll_ep *ep;
-	struct peer *peer;
+	struct sctp_udp_peer *peer;
 	struct socket *so;
 	struct event *work;
 	sctp_ll_assoc_cb cb;
@@ -68,22 +47,14 @@ struct sctp_ll_assoc {
 struct sctp_ll_ep {
 	struct event_base *base;
 	sctp_ll_config cfg;
-	int fd, port;
-	struct event *rd, *wr, *timer, *accept_ev;
-	int wr_pending;
+	struct sctp_udp *udp;
+	int port;
+	struct event *timer, *accept_ev;
 	int linger;	/* timer ticks left after the last association */
-	struct peer *peers;
-	struct pkt *q_head, *q_tail;
-	size_t qlen;
-	struct pkt *held;
 	struct socket *lsock;
 	sctp_ll_accept_cb acb;
 	void *auser;
 	struct sctp_ll_assoc *assocs;
-	sctp_ll_filter filter;
-	void *filter_user;
-	uint64_t rx_pkts, bad_crc, tx_pkts;
-	uint8_t rxbuf[UDP_MAX];
 };
 
 /* ------------------------------------------------------------ global */
@@ -139,127 +110,14 @@ static void global_put(void)
 	}
 }
 
-/* ------------------------------------------------------------ UDP out */
-
-static void arm_flush(sctp_ll_ep *ep)
-{
-	if (!ep->wr_pending) {
-		ep->wr_pending = 1;
-		event_add(ep->wr, NULL);
-	}
-}
-
 /* usrsctp hands us an SCTP packet: queue it (never re-enter usrsctp). */
 static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df)
 {
-	struct peer *p = addr;
-	sctp_ll_ep *ep = p->ep;
-	struct pkt *k;
-	uint32_t crc;
-
 	(void)tos;
 	(void)set_df;
-	if (!ep || len < SCTP_COMMON_HDR || ep->qlen >= TXQ_MAX)
-		return 0; /* dropped: SCTP retransmits */
-	k = malloc(sizeof(*k) + len);
-	if (!k)
-		return 0;
-	k->next = NULL;
-	k->peer = p;
-	k->len = len;
-	memcpy(k->data, buf, len);
-	/* RFC 4960 §6.8: CRC32c over the packet with a zero checksum field,
-	 * stored least-significant octet first */
-	memset(k->data + SCTP_CSUM_OFF, 0, 4);
-	crc = ddp_crc32c(0, k->data, len);
-	ddp_crc32c_put_wire(k->data + SCTP_CSUM_OFF, crc);
-	if (ep->q_tail)
-		ep->q_tail->next = k;
-	else
-		ep->q_head = k;
-	ep->q_tail = k;
-	ep->qlen++;
-	arm_flush(ep);
+	sctp_udp_send(addr, buf, len);
 	return 0;
-}
-
-static void flush_cb(evutil_socket_t fd, short what, void *arg)
-{
-	sctp_ll_ep *ep = arg;
-	(void)what;
-	ep->wr_pending = 0;
-	while (ep->q_head) {
-		struct pkt *k = ep->q_head;
-		ssize_t n = sendto(fd, k->data, k->len, 0,
-				   (struct sockaddr *)&k->peer->sa,
-				   k->peer->salen);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-			      errno == ENOBUFS)) {
-			arm_flush(ep);
-			return;
-		}
-		/* other errors (ECONNREFUSED from an earlier ICMP): the
-		 * datagram is lost; the error queue reports the peer */
-		ep->tx_pkts += n >= 0;
-		ep->q_head = k->next;
-		if (!ep->q_head)
-			ep->q_tail = NULL;
-		ep->qlen--;
-		free(k);
-	}
-}
-
-static void drop_queue(sctp_ll_ep *ep)
-{
-	while (ep->q_head) {
-		struct pkt *k = ep->q_head;
-		ep->q_head = k->next;
-		free(k);
-	}
-	ep->q_tail = NULL;
-	ep->qlen = 0;
-	free(ep->held);
-	ep->held = NULL;
-}
-
-/* ------------------------------------------------------------ peers */
-
-static int same_addr(const struct sockaddr_storage *a, socklen_t al,
-		     const struct sockaddr_storage *b, socklen_t bl)
-{
-	if (al != bl || a->ss_family != b->ss_family)
-		return 0;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
-	}
-	const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-	return x->sin6_port == y->sin6_port &&
-	       memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
-}
-
-static struct peer *peer_find(sctp_ll_ep *ep, const struct sockaddr_storage *sa,
-			      socklen_t salen, int create)
-{
-	struct peer *p;
-	for (p = ep->peers; p; p = p->next)
-		if (same_addr(&p->sa, p->salen, sa, salen))
-			return p;
-	if (!create)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->ep = ep;
-	memcpy(&p->sa, sa, salen);
-	p->salen = salen;
-	p->next = ep->peers;
-	ep->peers = p;
-	/* one AF_CONN address per remote UDP endpoint */
-	usrsctp_register_address(p);
-	return p;
 }
 
 /* ------------------------------------------------------------ timers */
@@ -605,7 +463,7 @@ static int setup_socket(sctp_ll_ep *ep, struct socket *so)
 	return rc ? DDP_ERR_SYS : 0;
 }
 
-static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct peer *p,
+static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
 				       struct socket *so)
 {
 	struct sctp_ll_assoc *a = calloc(1, sizeof(*a));
@@ -640,32 +498,17 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 		    const sctp_ll_assoc_cb *cb, void *user,
 		    sctp_ll_assoc **out)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
 	struct sockaddr_conn sc;
 	struct socket *so;
-	struct peer *p;
+	struct sctp_udp_peer *p;
 	struct sctp_ll_assoc *a;
 	int rc;
 
 	if (!ep || !addr || !out || port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
-		ss.ss_family = AF_INET;
-		((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
-		sl = sizeof(struct sockaddr_in);
-	} else if (inet_pton(AF_INET6, addr,
-			     &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		ss.ss_family = AF_INET6;
-		((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
-		sl = sizeof(struct sockaddr_in6);
-	} else {
-		return DDP_ERR_INVAL;
-	}
-	p = peer_find(ep, &ss, sl, 1);
+	p = sctp_udp_peer_get(ep->udp, addr, port);
 	if (!p)
-		return DDP_ERR_NOMEM;
+		return DDP_ERR_INVAL;
 	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
 	if (!so)
@@ -760,31 +603,32 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 	return 0;
 }
 
-/* ------------------------------------------------------------ UDP in */
+/* ------------------------------------------------------------ UDP side */
 
-static void input(sctp_ll_ep *ep, struct peer *p, uint8_t *b, size_t n)
+static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt,
+		      size_t len)
 {
-	uint32_t want, got;
-	if (n < SCTP_COMMON_HDR)
-		return;
-	/* RFC 4960 §6.8: verify CRC32c before usrsctp sees the packet */
-	want = ddp_crc32c_get_wire(b + SCTP_CSUM_OFF);
-	memset(b + SCTP_CSUM_OFF, 0, 4);
-	got = ddp_crc32c(0, b, n);
-	ddp_crc32c_put_wire(b + SCTP_CSUM_OFF, want);
-	if (got != want) {
-		ep->bad_crc++;
-		return;
-	}
-	usrsctp_conninput(p, b, n, 0);
+	(void)user;
+	usrsctp_conninput(p, pkt, len, 0);
 }
 
-static void peer_failed(sctp_ll_ep *ep, const struct sockaddr_storage *sa,
-			socklen_t sl)
+/* one AF_CONN address per remote UDP endpoint */
+static void udp_peer_new(void *user, struct sctp_udp_peer *p)
 {
-	struct peer *p = peer_find(ep, sa, sl, 0);
-	if (!p)
-		return;
+	(void)user;
+	usrsctp_register_address(p);
+}
+
+static void udp_peer_free(void *user, struct sctp_udp_peer *p)
+{
+	(void)user;
+	usrsctp_deregister_address(p);
+}
+
+/* ICMP said the peer's port is closed: its associations are gone. */
+static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
+{
+	sctp_ll_ep *ep = user;
 	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
 		if (a->peer == p && a->state != A_DOWN) {
 			assoc_close_socket(a, 1);
@@ -792,106 +636,27 @@ static void peer_failed(sctp_ll_ep *ep, const struct sockaddr_storage *sa,
 		}
 }
 
-/* ICMP errors (IP_RECVERR): port unreachable = the peer is gone. */
-static void read_errqueue(sctp_ll_ep *ep)
+static int udp_learn(void *user)
 {
-	for (int i = 0; i < 64; i++) {
-		struct sockaddr_storage sa;
-		char cbuf[512];
-		uint8_t dummy[64];
-		struct iovec iov = { dummy, sizeof(dummy) };
-		struct msghdr mh;
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_name = &sa;
-		mh.msg_namelen = sizeof(sa);
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		if (recvmsg(ep->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-		     c = CMSG_NXTHDR(&mh, c)) {
-			struct sock_extended_err ee;
-			if (!((c->cmsg_level == IPPROTO_IP &&
-			       c->cmsg_type == IP_RECVERR) ||
-			      (c->cmsg_level == IPPROTO_IPV6 &&
-			       c->cmsg_type == IPV6_RECVERR)))
-				continue;
-			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
-			if (ee.ee_errno == ECONNREFUSED ||
-			    ee.ee_errno == EHOSTUNREACH ||
-			    ee.ee_errno == ENETUNREACH)
-				peer_failed(ep, &sa, mh.msg_namelen);
-		}
-	}
+	sctp_ll_ep *ep = user;
+	return ep->lsock != NULL;
 }
 
-static void deliver(sctp_ll_ep *ep, struct peer *p, uint8_t *b, size_t n)
-{
-	unsigned act = ep->filter ? ep->filter(ep->filter_user, b, n) : 0;
-	struct pkt *h = NULL;
-	if (act & SCTP_LL_DROP)
-		return;
-	if (act & SCTP_LL_HOLD) {
-		h = malloc(sizeof(*h) + n);
-		if (h) {
-			h->peer = p;
-			h->len = n;
-			memcpy(h->data, b, n);
-			free(ep->held);
-			ep->held = h;
-			return;
-		}
-	}
-	input(ep, p, b, n);
-	if (act & SCTP_LL_DUP) {
-		/* input() restores the checksum field, so b is intact */
-		input(ep, p, b, n);
-	}
-	if (ep->held) {
-		h = ep->held;
-		ep->held = NULL;
-		input(ep, h->peer, h->data, h->len);
-		free(h);
-	}
-}
-
-static void read_cb(evutil_socket_t fd, short what, void *arg)
-{
-	sctp_ll_ep *ep = arg;
-	(void)what;
-	for (int i = 0; i < 256; i++) {
-		struct sockaddr_storage sa;
-		socklen_t sl = sizeof(sa);
-		ssize_t n = recvfrom(fd, ep->rxbuf, sizeof(ep->rxbuf), 0,
-				     (struct sockaddr *)&sa, &sl);
-		struct peer *p;
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			read_errqueue(ep);
-			continue;
-		}
-		ep->rx_pkts++;
-		/* a listener learns new peers; others talk to known ones */
-		p = peer_find(ep, &sa, sl, ep->lsock != NULL);
-		if (p)
-			deliver(ep, p, ep->rxbuf, (size_t)n);
-	}
-	read_errqueue(ep);
-}
+static const struct sctp_udp_ops udp_ops = {
+	.input = udp_input,
+	.peer_new = udp_peer_new,
+	.peer_free = udp_peer_free,
+	.peer_failed = udp_peer_failed,
+	.learn = udp_learn,
+};
 
 /* ------------------------------------------------------------ endpoint */
 
 int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		   sctp_ll_ep **out)
 {
-	struct sockaddr_storage ss;
-	socklen_t sl;
 	sctp_ll_ep *ep;
-	const char *addr;
-	int one = 1, big = 8 << 20, fam;
+	int rc;
 
 	if (!base || !cfg || !out || cfg->port < -1 || cfg->port > 65535)
 		return DDP_ERR_INVAL;
@@ -912,68 +677,26 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		ep->cfg.hb_interval_ms = 1000;
 	if (!ep->cfg.rto_max_ms)
 		ep->cfg.rto_max_ms = 1000;
-	addr = cfg->addr ? cfg->addr : "127.0.0.1";
-	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, addr, &((struct sockaddr_in *)&ss)->sin_addr) == 1) {
-		fam = AF_INET;
-		sl = sizeof(struct sockaddr_in);
-	} else if (inet_pton(AF_INET6, addr,
-			     &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1) {
-		fam = AF_INET6;
-		sl = sizeof(struct sockaddr_in6);
-	} else {
-		free(ep);
-		return DDP_ERR_INVAL;
-	}
-	ss.ss_family = (sa_family_t)fam;
-	{
-		uint16_t port = cfg->port == 0 ? SCTP_LL_UDP_PORT :
-			cfg->port < 0 ? 0 : (uint16_t)cfg->port;
-		if (fam == AF_INET)
-			((struct sockaddr_in *)&ss)->sin_port = htons(port);
-		else
-			((struct sockaddr_in6 *)&ss)->sin6_port = htons(port);
-	}
-	ep->fd = socket(fam, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (ep->fd < 0) {
-		free(ep);
-		return DDP_ERR_SYS;
-	}
-	setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
-	setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
-	if (fam == AF_INET)
-		setsockopt(ep->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
-	else
-		setsockopt(ep->fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
-	if (bind(ep->fd, (struct sockaddr *)&ss, sl) < 0 ||
-	    getsockname(ep->fd, (struct sockaddr *)&ss, &sl) < 0) {
-		close(ep->fd);
-		free(ep);
-		return DDP_ERR_SYS;
-	}
-	ep->port = ntohs(fam == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
-			 ((struct sockaddr_in6 *)&ss)->sin6_port);
-	ep->rd = event_new(base, ep->fd, EV_READ | EV_PERSIST, read_cb, ep);
-	ep->wr = event_new(base, ep->fd, EV_WRITE, flush_cb, ep);
+	global_get();
 	ep->timer = evtimer_new(base, timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
-	if (!ep->rd || !ep->wr || !ep->timer || !ep->accept_ev) {
+	rc = ep->timer && ep->accept_ev ? 0 : DDP_ERR_NOMEM;
+	if (rc == 0)
+		rc = sctp_udp_open(base, cfg->addr, cfg->port, &udp_ops, ep,
+				   &ep->udp);
+	if (rc) {
 		sctp_ll_ep_free(ep);
-		return DDP_ERR_NOMEM;
+		return rc;
 	}
-	event_add(ep->rd, NULL);
-	global_get();
+	ep->port = sctp_udp_port(ep->udp);
 	*out = ep;
 	return 0;
 }
 
 void sctp_ll_ep_free(sctp_ll_ep *ep)
 {
-	int started;
 	if (!ep)
 		return;
-	started = ep->rd != NULL && ep->timer != NULL && ep->wr != NULL &&
-		  ep->accept_ev != NULL;
 	while (ep->assocs) {
 		struct sctp_ll_assoc *a = ep->assocs;
 		a->dead = 1;
@@ -984,27 +707,14 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 		usrsctp_close(ep->lsock);
 		ep->lsock = NULL;
 	}
-	while (ep->peers) {
-		struct peer *p = ep->peers;
-		ep->peers = p->next;
-		usrsctp_deregister_address(p);
-		p->ep = NULL;
-		free(p);
-	}
-	drop_queue(ep);
-	if (ep->rd)
-		event_free(ep->rd);
-	if (ep->wr)
-		event_free(ep->wr);
+	/* deregisters every peer address; queued datagrams are dropped */
+	sctp_udp_close(ep->udp);
 	if (ep->timer)
 		event_free(ep->timer);
 	if (ep->accept_ev)
 		event_free(ep->accept_ev);
-	if (ep->fd >= 0)
-		close(ep->fd);
 	free(ep);
-	if (started)
-		global_put();
+	global_put();
 }
 
 int sctp_ll_ep_port(const sctp_ll_ep *ep)
@@ -1014,19 +724,13 @@ int sctp_ll_ep_port(const sctp_ll_ep *ep)
 
 void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user)
 {
-	ep->filter = rx;
-	ep->filter_user = user;
+	sctp_udp_set_filter(ep->udp, rx, user);
 }
 
 void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
 		      uint64_t *bad_crc, uint64_t *tx_pkts)
 {
-	if (rx_pkts)
-		*rx_pkts = ep->rx_pkts;
-	if (bad_crc)
-		*bad_crc = ep->bad_crc;
-	if (tx_pkts)
-		*tx_pkts = ep->tx_pkts;
+	sctp_udp_stats(ep->udp, rx_pkts, bad_crc, tx_pkts);
 }
 
 /* ------------------------------------------------------------ assoc API */
@@ -1051,27 +755,8 @@ uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a)
 	return a->max_msg;
 }
 
-int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
-		 const void *buf, size_t len)
+static int send_errno(struct sctp_ll_assoc *a)
 {
-	struct sctp_sndinfo si;
-	ssize_t n;
-	if (!a || (!buf && len))
-		return DDP_ERR_INVAL;
-	if (a->state != A_UP || !a->so)
-		return DDP_ERR_CLOSED;
-	if (a->max_msg && len > a->max_msg)
-		return DDP_ERR_TOOBIG;
-	if (sid >= a->nstreams)
-		return DDP_ERR_INVAL;
-	memset(&si, 0, sizeof(si));
-	si.snd_sid = sid;
-	si.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5.1: U=1 on every chunk */
-	si.snd_ppid = htonl(ppid);     /* PPID passes through untouched */
-	n = usrsctp_sendv(a->so, buf, len, NULL, 0, &si, sizeof(si),
-			  SCTP_SENDV_SNDINFO, 0);
-	if (n >= 0)
-		return 0;
 	switch (errno) {
 	case EAGAIN:
 #if EWOULDBLOCK != EAGAIN
@@ -1089,6 +774,94 @@ int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 	default:
 		return DDP_ERR_LLP;
 	}
+}
+
+/*
+ * Gather send. usrsctp_sendv() takes one buffer; it is a thin wrapper that
+ * puts that buffer into a one-entry `struct uio` and calls
+ * sctp_lower_sosend(), which libusrsctp exports but usrsctp.h does not
+ * declare. Calling it with several iovecs makes usrsctp copy the DDP-SSN,
+ * the DDP header and the ULP's payload straight into its own mbufs as ONE
+ * message: no staging copy of ours. (SCTP_EXPLICIT_EOR with two sendv calls
+ * was tried first and splits messages into fragments on the wire, which
+ * RFC 5043 §9 forbids.) The struct is usrsctp's `struct uio` from
+ * user_socketvar.h (usrsctp 0.9.x); test_sctp_ll checks multi-iovec
+ * messages arrive intact and unfragmented.
+ */
+struct usrsctp_uio {
+	struct iovec *uio_iov;
+	int uio_iovcnt;
+	off_t uio_offset;
+	ssize_t uio_resid;
+	int uio_segflg; /* enum uio_seg: UIO_USERSPACE = 0 */
+	int uio_rw;	/* enum uio_rw: UIO_WRITE = 1 */
+};
+/* usrsctp's netinet/sctp_uio.h `struct sctp_sndrcvinfo` (128 octets with
+ * its reserved pad), also not in usrsctp.h. */
+struct usrsctp_sndrcvinfo {
+	uint16_t sinfo_stream;
+	uint16_t sinfo_ssn;
+	uint16_t sinfo_flags;
+	uint32_t sinfo_ppid;
+	uint32_t sinfo_context;
+	uint32_t sinfo_timetolive;
+	uint32_t sinfo_tsn;
+	uint32_t sinfo_cumtsn;
+	sctp_assoc_t sinfo_assoc_id;
+	uint16_t sinfo_keynumber;
+	uint16_t sinfo_keynumber_valid;
+	uint8_t reserve_pad[92];
+};
+_Static_assert(sizeof(struct usrsctp_sndrcvinfo) == 128, "usrsctp sctp_sndrcvinfo layout");
+int sctp_lower_sosend(struct socket *so, struct sockaddr *addr, struct usrsctp_uio *uio,
+		      void *top, void *control, int flags, struct usrsctp_sndrcvinfo *srcv);
+
+static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		    const struct iovec *iov, int iovcnt, size_t len)
+{
+	struct usrsctp_sndrcvinfo si;
+	struct usrsctp_uio uio;
+	memset(&si, 0, sizeof(si));
+	si.sinfo_stream = sid;
+	/* RFC 5043 §5.1: U=1 on every chunk */
+	si.sinfo_flags = SCTP_UNORDERED;
+	si.sinfo_ppid = htonl(ppid); /* PPID passes through untouched */
+	memset(&uio, 0, sizeof(uio));
+	uio.uio_iov = (struct iovec *)iov;
+	uio.uio_iovcnt = iovcnt;
+	uio.uio_resid = (ssize_t)len;
+	uio.uio_segflg = 0;
+	uio.uio_rw = 1;
+	errno = sctp_lower_sosend(a->so, NULL, &uio, NULL, NULL, 0, &si);
+	return errno ? -1 : 0;
+}
+
+int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		  const struct iovec *iov, int iovcnt)
+{
+	size_t len = 0;
+	if (!a || iovcnt < 1 || !iov)
+		return DDP_ERR_INVAL;
+	for (int i = 0; i < iovcnt; i++)
+		len += iov[i].iov_len;
+	if (a->state != A_UP || !a->so)
+		return DDP_ERR_CLOSED;
+	if (a->max_msg && len > a->max_msg)
+		return DDP_ERR_TOOBIG;
+	if (sid >= a->nstreams)
+		return DDP_ERR_INVAL;
+	if (send_iov(a, sid, ppid, iov, iovcnt, len) == 0)
+		return 0;
+	return send_errno(a);
+}
+
+int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
+		 const void *buf, size_t len)
+{
+	if (!a || (!buf && len))
+		return DDP_ERR_INVAL;
+	struct iovec v = { (void *)buf, len };
+	return sctp_ll_sendv(a, sid, ppid, &v, 1);
 }
 
 void sctp_ll_want_writable(sctp_ll_assoc *a)

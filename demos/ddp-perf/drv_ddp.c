@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CREDIT_QN 1
 #define CREDIT_BUFS 256
@@ -333,7 +334,15 @@ void drun_free(struct drun *d)
 		d->ctx = NULL;
 }
 
-void wire_params_put(uint8_t out[8], const struct wire_params *w)
+uint32_t wire_run_id(void)
+{
+	static uint32_t id;
+	if (!id)
+		id = (uint32_t)getpid() * 2654435761u ^ (uint32_t)(now_s() * 1e6);
+	return ++id;
+}
+
+void wire_params_put(uint8_t out[WIRE_PARAMS_LEN], const struct wire_params *w)
 {
 	out[0] = (uint8_t)w->index;
 	out[1] = (uint8_t)(w->index >> 8);
@@ -343,16 +352,20 @@ void wire_params_put(uint8_t out[8], const struct wire_params *w)
 	out[5] = (uint8_t)w->size;
 	out[6] = (uint8_t)(w->size >> 8);
 	out[7] = (uint8_t)(w->size >> 16);
+	for (int i = 0; i < 4; i++)
+		out[8 + i] = (uint8_t)(w->run >> (8 * i));
 }
 
 int wire_params_get(const uint8_t *in, size_t len, struct wire_params *w)
 {
-	if (len < 8)
+	if (len < WIRE_PARAMS_LEN)
 		return -1;
 	w->index = (uint16_t)(in[0] | in[1] << 8);
 	w->n = (uint16_t)(in[2] | in[3] << 8);
 	w->mode = in[4];
 	w->size = (uint32_t)in[5] | (uint32_t)in[6] << 8 | (uint32_t)in[7] << 16;
+	w->run = (uint32_t)in[8] | (uint32_t)in[9] << 8 | (uint32_t)in[10] << 16 |
+		 (uint32_t)in[11] << 24;
 	if (!w->n || w->n > 1024 || w->index >= w->n || w->mode > MODE_RTT || !w->size ||
 	    w->size > (1u << 24) - 1)
 		return -1;

@@ -52,13 +52,18 @@ void stag_put(uint8_t out[4], uint32_t stag);
 uint32_t stag_get(const uint8_t *in, size_t len);
 
 /* Benchmark parameters a client sends the server in the private data of
- * its MPA Request / SCTP Initiate (8 octets, little endian). */
+ * its MPA Request / SCTP Initiate (12 octets, little endian). run tells
+ * one client run from the next (random per run). */
+#define WIRE_PARAMS_LEN 12
 struct wire_params {
 	uint16_t index, n;
 	uint8_t mode;
 	uint32_t size;
+	uint32_t run;
 };
-void wire_params_put(uint8_t out[8], const struct wire_params *w);
+void wire_params_put(uint8_t out[WIRE_PARAMS_LEN], const struct wire_params *w);
+/* A random run id for this client run. */
+uint32_t wire_run_id(void);
 int wire_params_get(const uint8_t *in, size_t len, struct wire_params *w);
 /* Server role: print what one client run delivered here. */
 void drun_server_report(struct drun *d, const char *llp);

@@ -21,6 +21,7 @@ struct mrun {
 	ddp_mpa_listener *l;
 	ddp_mpa_conn **cli, **srv;
 	int nsrv, up, want_up, active;
+	uint32_t run;
 };
 
 static ddp_mpa_config base_config(ddp_pd *pd)
@@ -99,9 +100,11 @@ static int run_mpa_local(struct event_base *base, const struct bench_params *p,
 		}
 		sa.sin_port = htons((uint16_t)ddp_mpa_listener_port(m.l));
 	}
+	uint32_t run = wire_run_id();
 	for (int i = 0; i < n; i++) {
-		uint8_t pd[8];
-		struct wire_params w = { (uint16_t)i, (uint16_t)n, (uint8_t)p->mode, (uint32_t)p->size };
+		uint8_t pd[WIRE_PARAMS_LEN];
+		struct wire_params w = { (uint16_t)i, (uint16_t)n, (uint8_t)p->mode, (uint32_t)p->size,
+					 run };
 		wire_params_put(pd, &w);
 		ddp_mpa_config cc = cfg;
 		cc.private_data = pd;
@@ -177,7 +180,10 @@ static void srv_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 		ddp_mpa_reject(c, "bad parameters", 14);
 		return;
 	}
+	if (m->active && w.run != m->run)
+		end_run(m); /* a new client run: the old one's conns are late */
 	if (!m->active) { /* first connection of a client run */
+		m->run = w.run;
 		m->p = (struct bench_params){ .llp = "mpa", .mode = w.mode, .size = w.size,
 					      .streams = w.n };
 		memset(&m->r, 0, sizeof(m->r));

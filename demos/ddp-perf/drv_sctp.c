@@ -22,6 +22,7 @@ struct srun {
 	ddp_sctp_assoc *ca;
 	ddp_session *cs, *ss;
 	int accepted, active, server;
+	uint32_t run;
 };
 
 static void end_run(struct srun *m)
@@ -59,11 +60,12 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		return;
 	}
 	m->cs = s;
+	uint32_t run = wire_run_id();
 	for (int i = 0; i < m->d.n; i++) {
-		uint8_t pd[8];
+		uint8_t pd[WIRE_PARAMS_LEN];
 		const struct bench_params *p = m->d.p;
 		struct wire_params w = { (uint16_t)i, (uint16_t)m->d.n, (uint8_t)p->mode,
-					 (uint32_t)p->size };
+					 (uint32_t)p->size, run };
 		wire_params_put(pd, &w);
 		int rc = ddp_sctp_initiate(a, (uint32_t)i, pd, sizeof(pd));
 		if (rc)
@@ -80,9 +82,10 @@ static int server_initiate(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, c
 		fprintf(stderr, "ddp-perf: refusing stream %u: bad parameters\n", stream);
 		return -1;
 	}
-	if (m->active && ddp_sctp_session(a) != m->ss)
-		end_run(m); /* a new client: the previous one's abort is late */
+	if (m->active && w.run != m->run)
+		end_run(m); /* a new client run: the previous one's abort is late */
 	if (!m->active) {
+		m->run = w.run;
 		m->p = (struct bench_params){ .llp = "sctp", .mode = w.mode, .size = w.size,
 					      .streams = w.n };
 		memset(&m->r, 0, sizeof(m->r));

@@ -78,6 +78,7 @@ enum {
 	DDP_ECODE_LLP_OVERSIZE = 0x02,	   /* segment larger than MULPDU */
 	DDP_ECODE_LLP_SHORT = 0x03,	   /* segment shorter than a header */
 	DDP_ECODE_LLP_AFTER_CLOSE = 0x04,  /* data after graceful teardown */
+	DDP_ECODE_LLP_BAD_CTL = 0x05,	   /* undecodable SCTP session control */
 };
 /* RFC 5044 §8 / RFC 6581: MPA error codes (layer 2, type 0). */
 enum {

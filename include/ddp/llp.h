@@ -79,7 +79,7 @@ typedef struct ddp_rx {
 	/* private to the core */
 	uint32_t stream_, seq_, stag_, gen_;
 	uint8_t hdr_[DDP_MAX_HDR_LEN];
-	uint8_t hdr_len_, tagged_, last_, active_;
+	uint8_t hdr_len_, tagged_, last_, active_, etype_, ecode_;
 	void *slot_;
 } ddp_rx;
 
@@ -92,7 +92,10 @@ size_t ddp_hdr_len(uint8_t ctrl);
  * octets that follow it. The core runs every RFC 5041 §7.1 check and fills
  * rx. With DDP_RX_PLACE the adapter reads payload_len octets into rx->dst
  * (straight from the socket), then calls ddp_llp_rx_end(). With DROP/ERROR
- * it discards the payload and still calls ddp_llp_rx_end().
+ * it discards the payload and still calls ddp_llp_rx_end(). An ERROR is
+ * reported to the ULP only at ddp_llp_rx_end(ok != 0): a header that an
+ * integrity check (the MPA CRC, RFC 5044 §8) later condemns never turns
+ * into a DDP error; the LLP reports its own error instead.
  * seq is DDP_LLP_INORDER or the LLP's 16-bit ordering number.
  * Returns 0, or DDP_ERR_INVAL (misuse: NULL, bad stream, hdr_len wrong,
  * a ticket still open on this session). */

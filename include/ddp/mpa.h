@@ -113,9 +113,12 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 
 /* Listen on sa; every accepted TCP connection becomes a Responder-side
  * ddp_mpa_conn, announced through accept (or auto-accepted) and then ev.
- * Accepted connections are owned by the application from the accept
- * callback on (ddp_mpa_conn_free()); they start with the listener's user,
- * change it with ddp_mpa_set_user().
+ * A connection is owned by the application from the first callback that
+ * names it (accept, or DDP_MPA_CONNECTED when accept is NULL): free it with
+ * ddp_mpa_conn_free(). Before that the listener owns it: a peer that sends
+ * no valid Request (bad frame, time-out, reset) is closed and freed without
+ * any callback. Connections start with the listener's user pointer; change
+ * it with ddp_mpa_set_user().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
 int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		   const struct sockaddr *sa, socklen_t salen,

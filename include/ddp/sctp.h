@@ -68,7 +68,10 @@ typedef struct ddp_sctp_config {
 	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
 					 * association (default 64, RFC 5043
 					 * §5.2.3: finite; over it: Terminate) */
-	uint32_t path_mtu;	/* SCTP path MTU, 0 = 65000 (loopback) */
+	uint32_t path_mtu;	/* SCTP path MTU as usrsctp counts it for UDP
+				 * encapsulation: datagram = user message +
+				 * 28; 0 = 65000 (loopback). Over a real link:
+				 * link MTU - IP - 8 (UDP) - 12. */
 	ddp_ctx *ctx;		/* required */
 	ddp_session_config session; /* nstreams is set from the association */
 	ddp_callbacks ddp;	/* data-path callbacks of every session */
@@ -111,12 +114,42 @@ ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
 int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		      size_t pd_len);
 /* Answer an INITIATE (Accept / Reject with private data, copied). Reject
- * is only ever sent through this call (RFC 5043 §5.2.3). Errors:
- * DDP_ERR_INVAL, DDP_ERR_STATE (no INITIATE pending on stream). */
+ * is only ever sent through this call (RFC 5043 §5.2.3). An Enhanced
+ * Initiate (RFC 6581) is answered with Enhanced Accept / Reject; the
+ * Accept then carries IRD/ORD 0x3FFF ("the ULP negotiates") and pd may
+ * hold at most 508 octets. Errors: DDP_ERR_INVAL (bad stream, pd too
+ * long), DDP_ERR_STATE (no INITIATE pending on stream). */
 int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		    size_t pd_len);
 int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
 		    size_t pd_len);
+
+/* RFC 6581 §7: the IRD/ORD word of Enhanced Initiate / Accept (same layout
+ * as MPA's). */
+typedef struct ddp_sctp_ird_ord {
+	uint8_t p2p;	    /* A: peer-to-peer connection model */
+	uint8_t send0_rtr;  /* B: zero-length Send RTR */
+	uint8_t write0_rtr; /* C: zero-length RDMA Write RTR */
+	uint8_t read0_rtr;  /* D: zero-length RDMA Read RTR */
+	uint16_t ird, ord;  /* 14 bits; 0x3FFF = the ULP negotiates */
+} ddp_sctp_ird_ord;
+
+/* ddp_sctp_initiate() with an Enhanced Initiate (code 0x0005) carrying io
+ * (RFC 6581 §7: only when enhanced behaviour is wanted); pd <= 508 octets.
+ * Errors: those of ddp_sctp_initiate, DDP_ERR_INVAL (io NULL or IRD/ORD
+ * over 14 bits). */
+int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+			       const ddp_sctp_ird_ord *io, const void *pd,
+			       size_t pd_len);
+/* Accept an Enhanced Initiate with our IRD/ORD word (io NULL: 0x3FFF for
+ * both); pd <= 508 octets. Errors: those of ddp_sctp_accept. */
+int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+			     const ddp_sctp_ird_ord *io, const void *pd,
+			     size_t pd_len);
+/* The IRD/ORD word the peer sent in this stream's current session.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOENT (the peer sent none). */
+int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
+			  ddp_sctp_ird_ord *out);
 
 /* End the association: graceful SHUTDOWN (abortive == 0) or ABORT. The
  * assoc callback reports the end. Errors: DDP_ERR_INVAL. */
