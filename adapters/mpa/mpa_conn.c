@@ -70,6 +70,7 @@ struct mpa_conn {
 	int closing;		/* DDP asked for a graceful close */
 	int fin_sent, rx_eof;
 	uint64_t writevs;
+	uint64_t agains;	/* DDP_ERR_AGAIN answers given */
 	int in_flush;
 };
 
@@ -329,6 +330,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	 * (RFC 5044 §7.1.4), or over the queue cap: not now */
 	if (!tx_allowed(c) || c->queued >= c->cfg.tx_cap) {
 		c->blocked = 1;
+		c->agains++;
 		return DDP_ERR_AGAIN;
 	}
 	if (len > c->mulpdu)
@@ -571,8 +573,11 @@ int mpa_conn_on_writable(mpa_conn *c)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
-	if (c->sdone < c->slen)
-		return write_startup(c);
+	if (c->sdone < c->slen) {
+		int rc = write_startup(c);
+		if (rc < 0 || c->sdone < c->slen)
+			return rc;
+	}
 	if (c->phase == PH_FULL)
 		return flush(c);
 	set_want_write(c, 0);
@@ -757,4 +762,9 @@ const mpa_deframer *mpa_conn_deframer(const mpa_conn *c)
 uint64_t mpa_conn_writev_calls(const mpa_conn *c)
 {
 	return c ? c->writevs : 0;
+}
+
+uint64_t mpa_conn_again_count(const mpa_conn *c)
+{
+	return c ? c->agains : 0;
 }

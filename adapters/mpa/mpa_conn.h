@@ -118,6 +118,8 @@ size_t mpa_conn_queued(const mpa_conn *c);
 const mpa_deframer *mpa_conn_deframer(const mpa_conn *c);
 /* number of writev calls made so far (tests check batching) */
 uint64_t mpa_conn_writev_calls(const mpa_conn *c);
+/* number of DDP_ERR_AGAIN answers to ops->send (backpressure) */
+uint64_t mpa_conn_again_count(const mpa_conn *c);
 /* Name of the connection's phase (state-name table). */
 const char *mpa_conn_phase_name(const mpa_conn *c);
 

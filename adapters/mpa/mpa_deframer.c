@@ -48,10 +48,58 @@ static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
 		d->ticket_open = 0;
 	}
 	d->state = MPA_DFR_ERROR;
+	d->ra_len = 0;
 	d->err_layer = layer;
 	d->err_etype = etype;
 	d->err_code = code;
 	d->sink->error(d->sink_ctx, layer, etype, code);
+}
+
+/* Raw octets from the current position that are certainly not payload
+ * bound for a header-first destination (a lower bound: markers only add
+ * raw octets): they may be read ahead into our buffer in one call. */
+static size_t safe_ahead(const mpa_deframer *d)
+{
+	switch (d->state) {
+	case MPA_DFR_LEN:
+		return sizeof(d->lh) - d->got;
+	case MPA_DFR_HDR:
+		return d->hdr_len - d->got;
+	case MPA_DFR_STAGE: /* rest of a staged FPDU + the next LEN+14 */
+		return (size_t)d->ulpdu_len - d->got + d->pad_len +
+		       MPA_CRC_LEN + sizeof(d->lh);
+	case MPA_DFR_TRAILER: /* PAD + CRC + the next LEN+14 */
+		return d->pad_len + MPA_CRC_LEN - d->got + sizeof(d->lh);
+	default:
+		return 0;
+	}
+}
+
+/* Every read of the stream goes through here: serve read-ahead octets
+ * first; read ahead only what safe_ahead() allows, so payload octets of a
+ * header-first FPDU always go from the socket straight to their place. */
+static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
+		     size_t n)
+{
+	if (d->ra_len == 0) {
+		size_t ahead = safe_ahead(d);
+		if (ahead > sizeof(d->ra))
+			ahead = sizeof(d->ra);
+		if (ahead <= n)
+			return rd(io, dst, n);
+		ssize_t r = rd(io, d->ra, ahead);
+		if (r <= 0)
+			return r;
+		if ((size_t)r > ahead)
+			return DDP_ERR_INVAL; /* broken reader */
+		d->ra_off = 0;
+		d->ra_len = (size_t)r;
+	}
+	size_t k = n < d->ra_len ? n : d->ra_len;
+	memcpy(dst, d->ra + d->ra_off, k);
+	d->ra_off += k;
+	d->ra_len -= k;
+	return (ssize_t)k;
 }
 
 static int marker_due(const mpa_deframer *d)
@@ -65,7 +113,8 @@ static int marker_due(const mpa_deframer *d)
 static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
 	while (d->mk_got < MPA_MARKER_LEN) {
-		ssize_t r = rd(io, d->mk + d->mk_got, MPA_MARKER_LEN - d->mk_got);
+		ssize_t r = dread(d, rd, io, d->mk + d->mk_got,
+				  MPA_MARKER_LEN - d->mk_got);
 		if (r <= 0)
 			return r;
 		d->mk_got += (size_t)r;
@@ -105,7 +154,7 @@ static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
 		if (n > room)
 			n = room;
 	}
-	ssize_t r = rd(io, dst, n);
+	ssize_t r = dread(d, rd, io, dst, n);
 	if (r <= 0)
 		return r;
 	if ((size_t)r > n)
@@ -122,8 +171,15 @@ static int open_segment(mpa_deframer *d)
 	int rc = d->sink->begin(d->sink_ctx, d->hdr, d->hdr_len,
 				d->payload_len, &d->rx);
 	if (rc < 0) {
-		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+		if (d->state != MPA_DFR_ERROR)
+			stop(d, DDP_LAYER_LLP, 0,
+			     DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 		return rc;
+	}
+	if (d->state == MPA_DFR_ERROR) {
+		/* stopped from inside the callback (connection aborted) */
+		d->sink->end(d->sink_ctx, &d->rx, 0);
+		return DDP_ERR_CLOSED;
 	}
 	d->ticket_open = 1;
 	d->got = 0;
@@ -144,6 +200,8 @@ static void close_segment(mpa_deframer *d)
 	if (d->ticket_open) {
 		d->ticket_open = 0;
 		d->sink->end(d->sink_ctx, &d->rx, ok);
+		if (d->state == MPA_DFR_ERROR)
+			return; /* aborted from inside the callback */
 	}
 	if (!crc_ok) {
 		d->crc_errors++;
@@ -165,6 +223,18 @@ static void close_segment(mpa_deframer *d)
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 }
 
+/* The DDP header is complete: ask the core, then read the payload. */
+static ssize_t begin_payload(mpa_deframer *d)
+{
+	if (open_segment(d) < 0)
+		return 1;
+	if (d->payload_len == 0) {
+		d->got = 0;
+		d->state = MPA_DFR_TRAILER;
+	}
+	return 1;
+}
+
 /* One step. Returns 1 to go on, or the (<= 0) reader result. */
 static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
@@ -180,55 +250,60 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			if (!marker_due(d))
 				d->fpdu_start = d->pos;
 		}
-		r = read_logical(d, rd, io, d->lenbuf + d->got,
-				 MPA_LEN_FIELD - d->got);
+		/* ULPDU_Length and the 14 octets every DDP header has, in one
+		 * read: a valid FPDU always has them. */
+		r = read_logical(d, rd, io, d->lh + d->got, sizeof(d->lh) - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
-		if (d->got < MPA_LEN_FIELD)
+		if (d->got >= MPA_LEN_FIELD && !d->len_ok) {
+			d->ulpdu_len = (uint16_t)(d->lh[0] << 8 | d->lh[1]);
+			if (d->ulpdu_len > d->max_ulpdu) {
+				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+				     DDP_ECODE_LLP_OVERSIZE);
+				return 1;
+			}
+			if (d->ulpdu_len < DDP_TAGGED_HDR_LEN) {
+				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+				     DDP_ECODE_LLP_SHORT);
+				return 1;
+			}
+			d->pad_len = mpa_pad_len(d->ulpdu_len);
+			d->len_ok = 1;
+		}
+		if (d->got < sizeof(d->lh))
 			return 1;
-		d->ulpdu_len = (uint16_t)(d->lenbuf[0] << 8 | d->lenbuf[1]);
-		if (d->ulpdu_len > d->max_ulpdu) {
-			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-			     DDP_ECODE_LLP_OVERSIZE);
+		d->len_ok = 0;
+		if (d->sink->segment && d->ulpdu_len <= d->stage_max) {
+			d->staged = 1;
+			memcpy(d->stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
+			d->got = DDP_TAGGED_HDR_LEN;
+			d->state = MPA_DFR_STAGE;
+			if (d->got == d->ulpdu_len) {
+				d->got = 0;
+				d->state = MPA_DFR_TRAILER;
+			}
 			return 1;
 		}
-		if (d->ulpdu_len < DDP_TAGGED_HDR_LEN) {
+		memcpy(d->hdr, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
+		d->hdr_len = ddp_hdr_len(d->hdr[0]);
+		if (d->ulpdu_len < d->hdr_len) {
 			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT);
 			return 1;
 		}
-		d->pad_len = mpa_pad_len(d->ulpdu_len);
-		d->got = 0;
-		if (d->sink->segment && d->ulpdu_len <= d->stage_max) {
-			d->staged = 1;
-			d->state = MPA_DFR_STAGE;
-			return 1;
-		}
-		d->hdr_len = 1; /* learn the real length from the ctrl octet */
+		d->got = DDP_TAGGED_HDR_LEN;
 		d->state = MPA_DFR_HDR;
-		return 1;
+		if (d->got < d->hdr_len)
+			return 1;
+		return begin_payload(d);
 	case MPA_DFR_HDR:
 		r = read_logical(d, rd, io, d->hdr + d->got, d->hdr_len - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
-		if (d->got == 1 && d->hdr_len == 1) {
-			d->hdr_len = ddp_hdr_len(d->hdr[0]);
-			if (d->ulpdu_len < d->hdr_len) {
-				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				     DDP_ECODE_LLP_SHORT);
-				return 1;
-			}
-		}
 		if (d->got < d->hdr_len)
 			return 1;
-		if (open_segment(d) < 0)
-			return 1;
-		if (d->payload_len == 0) {
-			d->got = 0;
-			d->state = MPA_DFR_TRAILER;
-		}
-		return 1;
+		return begin_payload(d);
 	case MPA_DFR_PAYLOAD: {
 		void *dst = d->sink->dst(d->sink_ctx, &d->rx, d->got);
 		if (!dst) { /* revoked meanwhile: discard the rest */
@@ -287,7 +362,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			if (r <= 0)
 				return r;
 		}
-		r = rd(io, d->trailer + d->got, need - d->got);
+		r = dread(d, rd, io, d->trailer + d->got, need - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
@@ -300,6 +375,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 	default:
 		/* RFC 5044 §8: after an error nothing more is passed up; keep
 		 * draining so EOF is still seen. */
+		d->ra_len = 0;
 		r = rd(io, scratch, sizeof(scratch));
 		return r <= 0 ? r : 1;
 	}
@@ -319,13 +395,15 @@ int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io)
 int mpa_dfr_abort(mpa_deframer *d)
 {
 	int partial = d->state != MPA_DFR_ERROR &&
-		      (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0);
+		      (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0 ||
+		       d->ra_len > 0);
 
 	if (d->ticket_open) {
 		d->sink->end(d->sink_ctx, &d->rx, 0);
 		d->ticket_open = 0;
 	}
 	d->state = MPA_DFR_ERROR;
+	d->ra_len = 0;
 	return partial;
 }
 

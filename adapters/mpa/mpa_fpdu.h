@@ -115,7 +115,8 @@ typedef struct mpa_deframer {
 	int started;		/* this FPDU's first octet was seen */
 	uint16_t ulpdu_len;
 	size_t hdr_len, payload_len, pad_len;
-	uint8_t lenbuf[MPA_LEN_FIELD];
+	uint8_t lh[MPA_LEN_FIELD + DDP_TAGGED_HDR_LEN]; /* length + 14 */
+	int len_ok;		/* ULPDU_Length checked */
 	uint8_t hdr[DDP_MAX_HDR_LEN];
 	uint8_t trailer[3 + MPA_CRC_LEN];
 	uint8_t mk[MPA_MARKER_LEN];
@@ -125,6 +126,9 @@ typedef struct mpa_deframer {
 	int staged;		/* this FPDU is being staged */
 	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
 	uint8_t stage[MPA_STAGE_MAX];
+	/* raw octets read ahead (control octets only, see safe_ahead) */
+	uint8_t ra[MPA_STAGE_MAX + 32];
+	size_t ra_off, ra_len;
 	ddp_rx rx;
 	const mpa_rx_sink *sink;
 	void *sink_ctx;

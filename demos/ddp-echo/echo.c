@@ -78,10 +78,20 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 	ddp_stream_abort(s, e->stream);
 }
 
+/* RFC 5041 §6: the peer closed its half; echoes already queued go out
+ * first, then our half is closed too (DDP tells the LLP). */
+static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+			    void *user)
+{
+	if (ev == DDP_EV_HALF_CLOSED)
+		ddp_stream_close(s, stream);
+}
+
 const ddp_callbacks echo_callbacks = {
 	.deliver = on_deliver,
 	.send_done = on_send_done,
 	.error = on_error,
+	.stream_event = on_stream_event,
 };
 
 struct echo_conn *echo_conn_new(ddp_session *s, const char *label, struct echo_stats *st,

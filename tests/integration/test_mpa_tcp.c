@@ -85,7 +85,7 @@ static void maybe_finish(struct world *w)
 {
 	struct peer *a = &w->a, *b = &w->b;
 	if (w->expect_error) {
-		if (b->nerr || b->failed || a->failed)
+		if (b->nerr || b->failed || a->failed || a->rejected)
 			event_base_loopexit(w->base, NULL);
 		return;
 	}
@@ -524,16 +524,35 @@ static void transfer_listen_connect(int rev, int markers_a, int markers_b,
 	world_fini(&w);
 }
 
-/* RFC 5044 §7.1 start-up + §4 FPDUs, all combinations, initiator connects */
-static void test_mpa_tcp_matrix_initiator_connects(void **state)
+/* RFC 5044 §7.1 start-up + §4 FPDUs: markers in either direction (§4.3,
+ * per direction) x CRC (§4.4: used when either side asks) x revision 1/2
+ * (RFC 6581), the connecting side being the Initiator */
+static void matrix(int rev, int crc_a, int crc_b)
 {
 	alarm(20);
-	for (int rev = 1; rev <= 2; rev++)
-		for (int m = 0; m < 4; m++)
-			for (int crc = 0; crc < 2; crc++)
-				transfer_listen_connect(rev, m & 1, m >> 1, crc,
-							crc && rev == 2 ? 0 : crc);
+	for (int m = 0; m < 4; m++)
+		transfer_listen_connect(rev, m & 1, m >> 1, crc_a, crc_b);
 	alarm(0);
+}
+
+static void test_mpa_tcp_rev1_crc_on_markers_all(void **state)
+{
+	matrix(1, 1, 1);
+}
+
+static void test_mpa_tcp_rev1_crc_off_markers_all(void **state)
+{
+	matrix(1, 0, 0);
+}
+
+static void test_mpa_tcp_rev2_crc_one_side_markers_all(void **state)
+{
+	matrix(2, 1, 0);
+}
+
+static void test_mpa_tcp_rev2_crc_off_markers_all(void **state)
+{
+	matrix(2, 0, 0);
 }
 
 /* the accepting side is the MPA Initiator (ddp_mpa_wrap_fd roles) */
@@ -559,7 +578,7 @@ static void test_mpa_tcp_matrix_initiator_accepts(void **state)
 		ddp_mpa_config ci = make_cfg(rev, markers, crc);
 		ci.private_data = "hello";
 		ci.private_data_len = 5;
-		ddp_mpa_config cr = make_cfg(rev, !markers, 1);
+		ddp_mpa_config cr = make_cfg(rev, !markers, crc);
 		/* b (accepting TCP side) is the MPA Initiator here: it plays
 		 * the sender role "a" in the data pattern, so map it so */
 		assert_int_equal(ddp_mpa_wrap_fd(w.base, w.ctx, cfd, 0, &cr, &cbs,
@@ -573,7 +592,9 @@ static void test_mpa_tcp_matrix_initiator_accepts(void **state)
 		assert_int_equal(ddp_mpa_get_info(w.a.c, &ia), 0);
 		assert_true(ia.initiator);
 		assert_int_equal(ia.revision, rev);
-		assert_true(ia.crc);
+		assert_int_equal(ia.crc, crc);
+		assert_int_equal(ia.markers_tx, !markers);
+		assert_int_equal(ia.markers_rx, markers);
 		world_fini(&w);
 	}
 	alarm(0);
@@ -590,7 +611,7 @@ static void test_mpa_tcp_survives_resegmenting_proxy(void **state)
 		do_listen(&w, &c);
 		struct proxy px;
 		proxy_start(&px, w.base, ddp_mpa_listener_port(w.lst),
-			    mode ? 7 : 1500, 4242u + (uint32_t)mode, 0);
+			    mode ? 61 : 1500, 4242u + (uint32_t)mode, 0);
 		do_connect(&w, &c, px.port);
 		loop(&w, 15);
 		assert_clean_transfer(&w);
@@ -670,14 +691,102 @@ static void test_mpa_tcp_bad_peer_does_not_hurt_others(void **state)
 	alarm(0);
 }
 
+static void on_accept_reject(ddp_mpa_conn *c, const ddp_mpa_info *req,
+			     void *user)
+{
+	struct world *w = user;
+	w->b.c = c;
+	ddp_mpa_set_user(c, &w->b);
+	assert_int_equal(req->peer_ird, 8);
+	assert_int_equal(req->revision, 2);
+	assert_int_equal(ddp_mpa_reject(c, "go away", 7), 0);
+}
+
+/* RFC 5044 §7.1.2-3: the Responder's ULP rejects (R=1 with private data);
+ * the Initiator sees the rejection and the data, no FPDU moves */
+static void test_mpa_tcp_reject_with_private_data(void **state)
+{
+	alarm(20);
+	struct world w;
+	world_init(&w);
+	w.expect_error = 1;
+	ddp_mpa_config c = make_cfg(2, 0, 1);
+	struct sockaddr_in sa = lo(0);
+	assert_int_equal(ddp_mpa_listen(w.base, w.ctx, (struct sockaddr *)&sa,
+					sizeof sa, &c, &cbs, on_accept_reject,
+					on_event, &w, &w.lst), 0);
+	do_connect(&w, &c, ddp_mpa_listener_port(w.lst));
+	struct timeval tv = { 2, 0 };
+	event_base_loopexit(w.base, &tv);
+	event_base_dispatch(w.base);
+	assert_true(w.a.rejected);
+	assert_true(w.b.rejected);
+	assert_false(w.a.connected);
+	ddp_mpa_info ia;
+	assert_int_equal(ddp_mpa_get_info(w.a.c, &ia), 0);
+	assert_int_equal(ia.private_data_len, 7);
+	assert_memory_equal(ia.private_data, "go away", 7);
+	assert_int_equal(w.b.nrecv, 0);
+	world_fini(&w);
+	alarm(0);
+}
+
+/* RFC 5044 §7.1: start-up time-out, both as Initiator (silent server) and
+ * as Responder (silent client, freed by the listener on its own) */
+static void test_mpa_tcp_startup_timeout(void **state)
+{
+	alarm(20);
+	struct world w;
+	world_init(&w);
+	w.expect_error = 1;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in sa = lo(0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+	assert_int_equal(listen(lfd, 4), 0);
+	socklen_t sl = sizeof sa;
+	getsockname(lfd, (struct sockaddr *)&sa, &sl);
+	ddp_mpa_config c = make_cfg(1, 0, 1);
+	c.startup_timeout_ms = 300;
+	do_connect(&w, &c, ntohs(sa.sin_port));
+	loop(&w, 5);
+	assert_true(w.a.failed);
+	assert_int_equal(w.a.ev_fail_err, DDP_ERR_TIMEOUT);
+	close(lfd);
+
+	/* silent client against our listener: no callback, no leak */
+	struct world w2;
+	world_fini(&w);
+	world_init(&w2);
+	c = make_cfg(1, 0, 1); /* the session PD of the new world */
+	c.startup_timeout_ms = 300;
+	do_listen(&w2, &c);
+	int cfd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in ls = lo(ddp_mpa_listener_port(w2.lst));
+	assert_int_equal(connect(cfd, (struct sockaddr *)&ls, sizeof ls), 0);
+	loop(&w2, 1);
+	char b;
+	/* the listener gave up on it: reset or closed, not just silent */
+	ssize_t r = recv(cfd, &b, 1, MSG_DONTWAIT);
+	assert_true(r == 0 || (r < 0 && errno != EAGAIN));
+	close(cfd);
+	assert_null(w2.b.c);
+	world_fini(&w2);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mpa_tcp_matrix_initiator_connects),
+		cmocka_unit_test(test_mpa_tcp_rev1_crc_on_markers_all),
+		cmocka_unit_test(test_mpa_tcp_rev1_crc_off_markers_all),
+		cmocka_unit_test(test_mpa_tcp_rev2_crc_one_side_markers_all),
+		cmocka_unit_test(test_mpa_tcp_rev2_crc_off_markers_all),
 		cmocka_unit_test(test_mpa_tcp_matrix_initiator_accepts),
 		cmocka_unit_test(test_mpa_tcp_survives_resegmenting_proxy),
 		cmocka_unit_test(test_mpa_tcp_bit_flips_are_all_caught),
 		cmocka_unit_test(test_mpa_tcp_bad_peer_does_not_hurt_others),
+		cmocka_unit_test(test_mpa_tcp_reject_with_private_data),
+		cmocka_unit_test(test_mpa_tcp_startup_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -413,11 +413,47 @@ static void open_all_streams(void)
 	assert_string_equal(cli.last_pd[17], "yes");
 }
 
+/* Wire check on every datagram: RFC 5043 §5.1 U=1 on every DATA chunk,
+ * §9 no SCTP fragmentation (B and E set), PPID 16 or 17 only. */
+struct wire {
+	unsigned long data_chunks, bad_u, fragmented, bad_ppid;
+};
+static struct wire ws;
+
+static unsigned wire_check(void *user, uint8_t *pkt, size_t len)
+{
+	struct wire *w = user;
+	size_t off = 12; /* RFC 4960 §3.1 common header */
+	while (off + 4 <= len) {
+		uint8_t type = pkt[off], flags = pkt[off + 1];
+		size_t clen = (size_t)pkt[off + 2] << 8 | pkt[off + 3];
+		if (clen < 4 || clen > len - off)
+			break;
+		if (type == 0 && clen >= 16) { /* DATA */
+			uint32_t ppid = (uint32_t)pkt[off + 12] << 24 |
+					(uint32_t)pkt[off + 13] << 16 |
+					(uint32_t)pkt[off + 14] << 8 | pkt[off + 15];
+			w->data_chunks++;
+			if (!(flags & 0x04))
+				w->bad_u++;
+			if ((flags & 0x03) != 0x03)
+				w->fragmented++;
+			if (ppid != SCTP_PPID_DDP && ppid != SCTP_PPID_CTL)
+				w->bad_ppid++;
+		}
+		off += (clen + 3) & ~(size_t)3;
+	}
+	return SCTP_LL_PASS;
+}
+
 static void test_sctp_64_streams_tagged_and_untagged_intact(void **st)
 {
 	ddp_sctp_stats ss;
 	(void)st;
 	connect_pair(0);
+	memset(&ws, 0, sizeof(ws));
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), wire_check, &ws);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), wire_check, &ws);
 	open_all_streams();
 	register_tagged(&srv);
 	run_traffic();
@@ -427,6 +463,12 @@ static void test_sctp_64_streams_tagged_and_untagged_intact(void **st)
 		      (unsigned long long)ss.rx_staged,
 		      (unsigned long long)ddp_session_copied_bytes(srv.s));
 	assert_true(ss.rx_hdr_first > 0);
+	print_message("DATA chunks %lu: U=0 %lu, fragmented %lu, bad PPID %lu\n",
+		      ws.data_chunks, ws.bad_u, ws.fragmented, ws.bad_ppid);
+	assert_true(ws.data_chunks >= 2 * NSTREAMS * NMSG);
+	assert_int_equal(ws.bad_u, 0);
+	assert_int_equal(ws.fragmented, 0);
+	assert_int_equal(ws.bad_ppid, 0);
 	ddp_sctp_close(cli.a, 0);
 	assert_true(run_until(&srv.down, 5000));
 	assert_int_equal(srv.down_status, DDP_ERR_CLOSED);
@@ -497,6 +539,46 @@ static void test_sctp_session_reject_cap_terminate_reinitiate(void **st)
 		assert_int_equal(cli.closed[2], cc + 1);
 		assert_string_equal(sctp_ddp_stream_state(cli.a, 2), "closed");
 	}
+	/* RFC 6581 §7: Enhanced Initiate / Accept carry the IRD/ORD word */
+	ddp_sctp_ird_ord io = { .p2p = 1, .read0_rtr = 1, .ird = 5, .ord = 7 };
+	ddp_sctp_ird_ord got;
+	int acc0 = cli.ev_count[DDP_SCTP_ACCEPTED];
+	assert_int_equal(ddp_sctp_peer_ird_ord(srv.a, 30, &got), DDP_ERR_NOENT);
+	io.ird = 0x4000;
+	assert_int_equal(ddp_sctp_initiate_enhanced(cli.a, 30, &io, "x", 1),
+			 DDP_ERR_INVAL);
+	io.ird = 5;
+	assert_int_equal(ddp_sctp_initiate_enhanced(cli.a, 30, &io, "x", 1), 0);
+	for (int i = 0; i < 400 && cli.ev_count[DDP_SCTP_ACCEPTED] == acc0; i++)
+		run_until(&never, 5);
+	assert_int_equal(cli.ev_count[DDP_SCTP_ACCEPTED], acc0 + 1);
+	assert_int_equal(ddp_sctp_peer_ird_ord(srv.a, 30, &got), 0);
+	assert_int_equal(got.ird, 5);
+	assert_int_equal(got.ord, 7);
+	assert_int_equal(got.p2p, 1);
+	assert_int_equal(got.read0_rtr, 1);
+	assert_int_equal(got.send0_rtr, 0);
+	assert_int_equal(ddp_sctp_peer_ird_ord(cli.a, 30, &got), 0);
+	assert_int_equal(got.ird, 0x3fff); /* our default answer */
+	assert_int_equal(got.ord, 0x3fff);
+	assert_string_equal(cli.last_pd[30], "yes");
+
+	/* RFC 6581 §7: an Enhanced Initiate reaches the ULP and gets an
+	 * Enhanced Accept (sent raw: the client's machine does not know it
+	 * and drops the answer, which the stats show) */
+	static const uint8_t enh[] = { 0, 0, 0, 5, 0x3f, 0xff, 0x3f, 0xff, 'e' };
+	ddp_sctp_stats cs;
+	assert_int_equal(sctp_ll_send(sctp_ddp_assoc_ll(cli.a), 20,
+				      SCTP_PPID_CTL, enh, sizeof(enh)), 0);
+	for (int i = 0; i < 400; i++) {
+		ddp_sctp_get_stats(cli.a, &cs);
+		if (cs.rx_dropped)
+			break;
+		run_until(&never, 5);
+	}
+	assert_string_equal(srv.last_pd[20], "e");
+	assert_string_equal(sctp_ddp_stream_state(srv.a, 20), "open");
+	assert_int_equal(cs.rx_dropped, 1);
 	assert_int_equal(srv.errors, 0);
 	assert_int_equal(cli.errors, 0);
 	peer_fini(&cli);

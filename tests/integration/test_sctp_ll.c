@@ -185,11 +185,81 @@ static void test_ll_peer_without_adaptation_is_refused(void **st)
 	event_base_free(b);
 }
 
+/* One listening endpoint, several UDP peers: one AF_CONN address each. */
+#define NPEERS 4
+static struct side multi[NPEERS];
+static int nacc;
+
+static void on_accept_multi(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
+{
+	(void)ep;
+	(void)user;
+	assert_true(nacc < NPEERS);
+	multi[nacc].a = a;
+	sctp_ll_assoc_set_cb(a, &cbs, &multi[nacc]);
+	nacc++;
+}
+
+static void test_ll_listener_serves_many_udp_peers(void **st)
+{
+	struct event_base *b = event_base_new();
+	sctp_ll_config sc = { .port = -1, .nstreams = 4,
+			      .adaptation = SCTP_ADAPTATION_DDP,
+			      .require_adaptation = 1, .unfragmented = 1 };
+	sctp_ll_ep *se, *ce[NPEERS];
+	struct side cl[NPEERS];
+	static uint8_t msg[1000];
+	unsigned long total = 0;
+	(void)st;
+	memset(multi, 0, sizeof(multi));
+	memset(cl, 0, sizeof(cl));
+	nacc = 0;
+	assert_int_equal(sctp_ll_ep_new(b, &sc, &se), 0);
+	assert_int_equal(sctp_ll_listen(se, on_accept_multi, NULL), 0);
+	for (int i = 0; i < NPEERS; i++) {
+		assert_int_equal(sctp_ll_ep_new(b, &sc, &ce[i]), 0);
+		assert_int_equal(sctp_ll_connect(ce[i], "127.0.0.1",
+						 sctp_ll_ep_port(se), &cbs,
+						 &cl[i], &cl[i].a), 0);
+	}
+	for (int i = 0; i < NPEERS; i++) {
+		run_until(b, &cl[i].up, 5);
+		assert_true(cl[i].up);
+	}
+	for (int i = 0; i < NPEERS; i++)
+		for (uint32_t k = 0; k < 50; k++) {
+			uint32_t len = 8 + k;
+			memcpy(msg, &k, 4);
+			memcpy(msg + 4, &len, 4);
+			for (uint32_t j = 8; j < len; j++)
+				msg[j] = (uint8_t)(k + j);
+			assert_int_equal(sctp_ll_send(cl[i].a, (uint16_t)(k % 4),
+						      SCTP_PPID_DDP, msg, len), 0);
+		}
+	for (int t = 0; t < 2000 && total < NPEERS * 50; t++) {
+		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		usleep(500);
+		total = 0;
+		for (int i = 0; i < NPEERS; i++)
+			total += multi[i].got;
+	}
+	assert_int_equal(nacc, NPEERS);
+	for (int i = 0; i < NPEERS; i++) {
+		assert_int_equal(multi[i].got, 50);
+		assert_int_equal(multi[i].bad, 0);
+	}
+	for (int i = 0; i < NPEERS; i++)
+		sctp_ll_ep_free(ce[i]);
+	sctp_ll_ep_free(se);
+	event_base_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_ll_messages_cross_unfragmented_and_intact, setup),
 		cmocka_unit_test_setup(test_ll_peer_without_adaptation_is_refused, setup),
+		cmocka_unit_test_setup(test_ll_listener_serves_many_udp_peers, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

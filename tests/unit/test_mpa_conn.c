@@ -157,6 +157,7 @@ struct pair {
 };
 
 static uint32_t g_stage_max; /* 0: default staging of small FPDUs */
+static size_t g_tx_cap;	     /* 0: default queue cap */
 
 static void setup_pair(struct pair *p, const mpa_local *la,
 		       const mpa_local *lb, size_t window, int decide)
@@ -178,7 +179,8 @@ static void setup_pair(struct pair *p, const mpa_local *la,
 	const mpa_local *ls[2] = { la, lb };
 	for (int i = 0; i < 2; i++) {
 		mpa_conn_config cfg = { .initiator = i == 0, .local = *ls[i],
-					.emss = 1460, .stage_max = g_stage_max };
+					.emss = 1460, .stage_max = g_stage_max,
+					.tx_cap = g_tx_cap };
 		assert_int_equal(mpa_conn_new(&cfg, &io_ops, ends[i], &ends[i]->c), 0);
 		ddp_session_config sc = { .pd = p->pd };
 		assert_int_equal(ddp_session_new(p->ctx, &sc, &mpa_conn_llp_ops,
@@ -558,12 +560,15 @@ static void test_conn_crc_error_reaches_ddp_error_callback(void **state)
 	teardown_pair(&p);
 }
 
-/* the queue cap turns into DDP_ERR_AGAIN and ddp_llp_writable later */
+/* the queue cap turns into DDP_ERR_AGAIN and ddp_llp_writable later; the
+ * message still arrives whole and completes once */
 static void test_conn_tx_cap_backpressure(void **state)
 {
 	mpa_local l = { .rev = 1, .crc = 0 };
 	struct pair p;
+	g_tx_cap = 4000;
 	setup_pair(&p, &l, &l, 2000, 1);
+	g_tx_cap = 0;
 	run(&p);
 	static uint8_t big[200000], rb[200000];
 	assert_int_equal(ddp_post_recv(p.b.s, 0, 0, rb, sizeof rb, NULL), 0);
@@ -571,11 +576,16 @@ static void test_conn_tx_cap_backpressure(void **state)
 		big[i] = (uint8_t)(i ^ (i >> 9));
 	struct iovec v = { big, sizeof big };
 	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
+	/* the cap holds: never more than cap + one FPDU queued */
+	assert_true(mpa_conn_queued(p.a.c) <= 4000 + 1460 + 16);
+	assert_true(mpa_conn_again_count(p.a.c) > 0);
 	run(&p);
+	assert_true(mpa_conn_again_count(p.a.c) > 10);
 	assert_int_equal(p.b.ndlv, 1);
 	assert_int_equal(p.b.dlv[0].len, sizeof big);
 	assert_memory_equal(rb, big, sizeof big);
 	assert_int_equal(p.a.nsd, 1);
+	assert_int_equal(mpa_conn_queued(p.a.c), 0);
 	teardown_pair(&p);
 }
 

@@ -110,15 +110,30 @@ struct chop {
 	unsigned calls;
 };
 
+static ssize_t chop_read_raw(struct chop *c, void *dst, size_t n);
+
 static uint32_t rnd(uint32_t *s)
 {
 	*s = *s * 1664525u + 1013904223u;
 	return *s >> 8;
 }
 
+/* octets the reader wrote straight into the sink's placement area */
+static uint8_t *g_area;
+static size_t g_direct;
+
 static ssize_t chop_read(void *io, void *dst, size_t n)
 {
 	struct chop *c = io;
+	ssize_t got = chop_read_raw(c, dst, n);
+	if (got > 0 && g_area && (uint8_t *)dst >= g_area &&
+	    (uint8_t *)dst < g_area + AREA)
+		g_direct += (size_t)got;
+	return got;
+}
+
+static ssize_t chop_read_raw(struct chop *c, void *dst, size_t n)
+{
 	c->calls++;
 	if (c->dry_every && c->calls % (unsigned)c->dry_every == 0)
 		return 0;
@@ -246,8 +261,15 @@ static void test_deframer_survives_random_pieces_all_modes(void **state)
 			struct chop c = { st.wire, st.len, 0, seed,
 					  seed % 3 == 0 ? 1 : 1 + seed * 37,
 					  (int)(seed % 5) + 2, 0 };
+			g_area = k->area;
+			g_direct = 0;
 			assert_int_equal(run_chopped(&d, &c), DDP_ERR_CLOSED);
+			g_area = NULL;
 			check_all_delivered(&st, k);
+			/* header-first: every payload octet was read by the
+			 * reader straight into its destination, none through
+			 * a buffer of the deframer */
+			assert_int_equal(g_direct, st.ptotal);
 			assert_int_equal(d.fpdus, 30);
 			assert_int_equal(d.state, MPA_DFR_LEN);
 			assert_int_equal(mpa_dfr_abort(&d), 0);
@@ -493,6 +515,46 @@ static void test_deframer_stages_small_fpdus_crc_first(void **state)
 	free_stream(&st);
 }
 
+/* zero-length tagged (ULPDU = 14, the shortest FPDU) and untagged
+ * segments, both paths, markers on, 1..3 octet pieces */
+static void test_deframer_zero_length_segments(void **state)
+{
+	for (int staged = 0; staged <= 1; staged++) {
+		mpa_tx_stream t = { .markers = 1, .crc = 1 };
+		uint8_t wire[4096];
+		size_t len = 0;
+		for (int i = 0; i < 40; i++) {
+			uint8_t h[18] = { 0 };
+			h[0] = (i & 1) ? 0xc1 : 0x41;
+			h[5] = (uint8_t)i;
+			struct iovec iov = { h, (i & 1) ? 14u : 18u };
+			mpa_fpdu *f;
+			assert_int_equal(mpa_fpdu_build(&t, &iov, 1, iov.iov_len, &f), 0);
+			for (int k = 0; k < f->iovcnt; k++) {
+				memcpy(wire + len, f->iov[k].iov_base, f->iov[k].iov_len);
+				len += f->iov[k].iov_len;
+			}
+			free(f);
+		}
+		struct sink *k = new_sink();
+		mpa_deframer d;
+		mpa_dfr_init(&d, 1, 1, 0, staged ? &stage_ops : &sink_ops, k);
+		mpa_dfr_set_stage_max(&d, staged ? 1024 : 0);
+		struct chop c = { wire, len, 0, 77, 3, 4, 0 };
+		assert_int_equal(run_chopped(&d, &c), DDP_ERR_CLOSED);
+		assert_int_equal(k->nerr, 0);
+		assert_int_equal(k->nseg, 40);
+		for (int i = 0; i < 40; i++) {
+			assert_int_equal(k->seg[i].hdr_len, (i & 1) ? 14 : 18);
+			assert_int_equal(k->seg[i].hdr[5], i);
+			assert_int_equal(k->seg[i].payload_len, 0);
+			assert_true(k->seg[i].ok);
+		}
+		assert_int_equal(k->nstaged, staged ? 40 : 0);
+		free_sink(k);
+	}
+}
+
 static void test_deframer_state_names(void **state)
 {
 	assert_string_equal(mpa_dfr_state_name(MPA_DFR_PAYLOAD), "PAYLOAD");
@@ -511,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_deframer_truncated_fpdu_is_not_delivered),
 		cmocka_unit_test(test_deframer_discards_dropped_and_revoked_payload),
 		cmocka_unit_test(test_deframer_stages_small_fpdus_crc_first),
+		cmocka_unit_test(test_deframer_zero_length_segments),
 		cmocka_unit_test(test_deframer_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

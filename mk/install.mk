@@ -1,0 +1,159 @@
+# Packaging: shared libraries, install/uninstall, pkg-config files.
+# Included at the end of the top Makefile (every object is built -fPIC).
+#
+#   make shared                     $(BUILD)/lib/libddp{,-mpa,-sctp}.so*
+#   make install   [DESTDIR=] [prefix=/usr/local] [libdir=] [includedir=]
+#   make uninstall [DESTDIR=] [prefix=...]   removes what install put there
+#
+# Installed libraries (each as .a and as .so with SONAME lib*.so.MAJOR):
+#   libddp       the DDP core (src/) + CRC32c (adapters/common)      libddp.pc
+#   libddp-mpa   MPA/TCP: adapters/mpa + adapters/libevent          libddp-mpa.pc
+#   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp               libddp-sctp.pc
+# Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
+# ddp/sctp.h. ddp/debug.h is NOT installed: its hooks (MSN wrap, failmalloc)
+# break protocol invariants on purpose and exist for the test suite, which
+# links the static build-tree libraries. The shared libraries export exactly
+# the functions declared in the installed headers (plus the ddp_crc32c*
+# helpers the adapters share), so the ddp_debug_* hooks and the internal
+# helpers of each library stay local to it.
+
+DDP_VERSION := $(shell sed -n 's/^AC_INIT.\[libddp\]. *\[\([0-9.]*\)\].*/\1/p' configure.ac 2>/dev/null)
+ifeq ($(DDP_VERSION),)
+DDP_VERSION := 0.1.0
+endif
+DDP_SOMAJOR := $(firstword $(subst ., ,$(DDP_VERSION)))
+
+# GNU directory variables (prefix comes from config.mk; all overridable).
+exec_prefix ?= $(prefix)
+libdir ?= $(exec_prefix)/lib
+includedir ?= $(prefix)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+INSTALL ?= install
+NM ?= nm
+
+PKG_LIBDIR := $(BUILD)/lib
+PKG_STATIC := $(BUILD)/lib/static
+PKG_GEN := $(BUILD)/pkgconfig
+
+# ------------------------------------------------------------ what exists
+# name | objects | public headers whose functions it exports | link deps
+PKG_CORE_OBJ := $(call obj,$(CORE_SRC) $(COMMON_SRC))
+PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h adapters/common/crc32c.h
+PKG_CORE_DEPS := $(if $(filter 1,$(HAVE_ISAL)),-lisal)
+PKG_MPA_OBJ := $(call obj,$(MPA_SRC) $(EV_SRC))
+PKG_MPA_HDR := include/ddp/mpa.h
+PKG_SCTP_OBJ := $(call obj,$(SCTP_SRC))
+PKG_SCTP_HDR := include/ddp/sctp.h
+
+PKG_NAMES := libddp
+PKG_HEADERS := include/ddp/ddp.h include/ddp/llp.h
+ifeq ($(HAVE_LIBEVENT),1)
+PKG_NAMES += libddp-mpa
+PKG_HEADERS += include/ddp/mpa.h
+ifeq ($(HAVE_USRSCTP),1)
+PKG_NAMES += libddp-sctp
+PKG_HEADERS += include/ddp/sctp.h
+endif
+endif
+
+pkg_so = $(PKG_LIBDIR)/$(1).so.$(DDP_VERSION)
+PKG_SO := $(foreach n,$(PKG_NAMES),$(call pkg_so,$(n)))
+PKG_A := $(patsubst %,$(PKG_STATIC)/%.a,$(PKG_NAMES))
+PKG_PC := $(patsubst %,$(PKG_GEN)/%.pc,$(PKG_NAMES))
+
+# Undefined symbols in a shared library are link errors, except under the
+# sanitizers (clang leaves the ASan runtime to the executable).
+ifneq ($(SAN),1)
+PKG_NOUNDEF := -Wl,--no-undefined
+endif
+
+# ------------------------------------------------------------ shared libs
+# Export map: the ddp_* functions named in the library's public headers that
+# its objects define; everything else is local.
+define pkg_map_rule
+$(PKG_GEN)/$(1).map: $(2) $(3)
+	@mkdir -p $$(dir $$@)
+	$$(Q)LC_ALL=C $$(NM) -g --defined-only $(2) | awk 'NF==3 {print $$$$3}' | sort -u > $$@.def
+	$$(Q){ echo '{'; echo 'global:'; \
+	  LC_ALL=C grep -ho 'ddp_[A-Za-z0-9_]* *(' $(3) | tr -d ' (' | LC_ALL=C sort -u | \
+	  LC_ALL=C comm -12 - $$@.def | sed 's/.*/	&;/'; \
+	  echo 'local:'; echo '	*;'; echo '};'; } > $$@.tmp
+	$$(Q)rm -f $$@.def && mv $$@.tmp $$@
+endef
+$(eval $(call pkg_map_rule,libddp,$(PKG_CORE_OBJ),$(PKG_CORE_HDR)))
+$(eval $(call pkg_map_rule,libddp-mpa,$(PKG_MPA_OBJ),$(PKG_MPA_HDR)))
+$(eval $(call pkg_map_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(PKG_SCTP_HDR)))
+
+# $(1) name, $(2) objects, $(3) extra prerequisites (libraries linked by
+# path), $(4) -l flags. Leaves the SONAME and dev symlinks beside the file.
+define pkg_so_rule
+$(call pkg_so,$(1)): $(2) $(3) $(PKG_GEN)/$(1).map
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(CC) -shared $$(LDFLAGS_ALL) -Wl,-soname,$(1).so.$$(DDP_SOMAJOR) \
+		-Wl,--version-script=$(PKG_GEN)/$(1).map $$(PKG_NOUNDEF) \
+		-o $$@ $(2) $(3) $(4)
+	$$(Q)ln -sf $(1).so.$$(DDP_VERSION) $(PKG_LIBDIR)/$(1).so.$$(DDP_SOMAJOR)
+	$$(Q)ln -sf $(1).so.$$(DDP_SOMAJOR) $(PKG_LIBDIR)/$(1).so
+endef
+$(eval $(call pkg_so_rule,libddp,$(PKG_CORE_OBJ),,$(PKG_CORE_DEPS)))
+$(eval $(call pkg_so_rule,libddp-mpa,$(PKG_MPA_OBJ),$(call pkg_so,libddp),-levent_core))
+$(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lusrsctp -levent_core))
+
+# Static archives for installation (the build tree's own libddp.a holds src/
+# only; the installed one also holds adapters/common).
+define pkg_a_rule
+$(PKG_STATIC)/$(1).a: $(2)
+	@mkdir -p $$(dir $$@)
+	@rm -f $$@
+	$$(Q)$$(AR) rcs $$@ $$^
+endef
+$(eval $(call pkg_a_rule,libddp,$(PKG_CORE_OBJ)))
+$(eval $(call pkg_a_rule,libddp-mpa,$(PKG_MPA_OBJ)))
+$(eval $(call pkg_a_rule,libddp-sctp,$(PKG_SCTP_OBJ)))
+
+shared: $(PKG_SO)
+
+# ------------------------------------------------------------ pkg-config
+# Regenerated on every run: prefix/libdir may differ between invocations.
+# Paths under ${prefix} / ${exec_prefix} are written relative to them so
+# `pkg-config --define-prefix` can relocate the tree.
+PKG_PC_LIBDIR = $(patsubst $(exec_prefix)/%,$${exec_prefix}/%,$(libdir))
+PKG_PC_INCDIR = $(patsubst $(prefix)/%,$${prefix}/%,$(includedir))
+PKG_PC_EXEC = $(patsubst $(prefix)%,$${prefix}%,$(exec_prefix))
+
+pkgconfig-files: $(PKG_PC)
+
+$(PKG_GEN)/%.pc: pkgconfig/%.pc.in ddp-pkg-force
+	@mkdir -p $(dir $@)
+	$(Q)sed -e 's|@prefix@|$(prefix)|g' -e 's|@exec_prefix@|$(PKG_PC_EXEC)|g' \
+		-e 's|@libdir@|$(PKG_PC_LIBDIR)|g' -e 's|@includedir@|$(PKG_PC_INCDIR)|g' \
+		-e 's|@VERSION@|$(DDP_VERSION)|g' \
+		-e 's|@ISAL_REQUIRES@|$(if $(filter 1,$(HAVE_ISAL)),libisal,)|g' \
+		$< > $@
+
+# ------------------------------------------------------------ install
+install: $(PKG_SO) $(PKG_A) $(PKG_PC)
+	$(INSTALL) -d $(DESTDIR)$(includedir)/ddp $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir)
+	$(INSTALL) -m 644 $(PKG_HEADERS) $(DESTDIR)$(includedir)/ddp/
+	$(INSTALL) -m 644 $(PKG_A) $(DESTDIR)$(libdir)/
+	$(INSTALL) -m 755 $(PKG_SO) $(DESTDIR)$(libdir)/
+	@for n in $(PKG_NAMES); do \
+		echo "ln -sf $$n.so.$(DDP_VERSION) $(DESTDIR)$(libdir)/$$n.so.$(DDP_SOMAJOR)"; \
+		ln -sf $$n.so.$(DDP_VERSION) $(DESTDIR)$(libdir)/$$n.so.$(DDP_SOMAJOR) || exit 1; \
+		ln -sf $$n.so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$$n.so || exit 1; \
+	done
+	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
+	@test -n "$(DESTDIR)" || echo "install: run ldconfig if $(libdir) is in the loader's path"
+
+# Removes every file install can put there (all three libraries and all
+# headers, whatever this build has), then include/ddp when it is empty.
+# Shared directories (lib, lib/pkgconfig, include) are left alone.
+PKG_ALL := libddp libddp-mpa libddp-sctp
+uninstall:
+	rm -f $(patsubst %,$(DESTDIR)$(includedir)/ddp/%.h,ddp llp mpa sctp)
+	rm -f $(foreach n,$(PKG_ALL),$(DESTDIR)$(libdir)/$(n).a $(DESTDIR)$(libdir)/$(n).so \
+		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
+		$(DESTDIR)$(pkgconfigdir)/$(n).pc)
+	@rmdir $(DESTDIR)$(includedir)/ddp 2>/dev/null || true
+
+.PHONY: shared install uninstall pkgconfig-files ddp-pkg-force

@@ -1,0 +1,219 @@
+#!/bin/sh
+# Packaging end to end: `make install` into a temporary DESTDIR with
+# prefix=/usr/local, then examples/echo_client.c built ONLY from
+# `pkg-config --cflags --libs libddp-mpa libddp-sctp` (PKG_CONFIG_SYSROOT_DIR
+# points pkg-config at the DESTDIR) and run with LD_LIBRARY_PATH against
+# $BUILD/bin/ddp-echo on 127.0.0.1 (MPA 39600, SCTP 39601, or the next free
+# pair up to 39608/39609). Also checks the
+# SONAMEs and symlinks, that only public ddp_* symbols are exported, that
+# ddp/debug.h is not installed, a static link through `pkg-config --static`
+# (proves Requires.private / Libs.private), and that `make uninstall` removes
+# every file it installed. Exit 0 = pass. Usage (from the top directory):
+#   BUILD=build sh tests/programs/test_install.sh
+set -u
+BUILD=${BUILD:-build}
+MAKE=${MAKE:-make}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/ddp-install.XXXXXX") || exit 1
+server=
+cleanup() {
+	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+nfail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+check() { # check DESCRIPTION COMMAND...
+	d=$1; shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+for tool in pkg-config readelf nm; do
+	command -v $tool >/dev/null || { echo "FAIL: $tool not installed"; exit 1; }
+done
+
+# A sanitizer build (make check-sanitize) links and compiles with the
+# sanitizers: the .so then needs them, so the example must have them too.
+san=0
+xflags=
+if nm "$BUILD/lib/libddp.a" 2>/dev/null | grep -q '__asan_'; then
+	san=1
+	xflags="-fsanitize=address,undefined"
+fi
+# A core-only configuration (./configure --without-libevent/usrsctp)
+# installs libddp alone and has no ddp-echo: check that install only.
+full=0
+libs=libddp
+headers="ddp llp"
+if [ "$($MAKE -s --no-print-directory BUILD="$BUILD" \
+	--eval 'ddp-print-have: ; @echo $(HAVE_LIBEVENT)$(HAVE_USRSCTP)' ddp-print-have)" = 11 ]
+then
+	full=1
+	libs="libddp libddp-mpa libddp-sctp"
+	headers="ddp llp mpa sctp"
+else
+	echo "note: core-only build: only libddp is installed and checked"
+fi
+# the server (make check builds it; a partial build may not have)
+if [ $full = 1 ] && [ ! -x "$BUILD/bin/ddp-echo" ] && ! timeout 240 $MAKE --no-print-directory BUILD="$BUILD" \
+	SAN=$san "$BUILD/bin/ddp-echo" > "$T/build.log" 2>&1; then
+	cat "$T/build.log"
+	echo "FAIL: cannot build $BUILD/bin/ddp-echo"
+	exit 1
+fi
+
+# ---------------------------------------------------------------- install
+D=$T/root
+libdir=$D/usr/local/lib
+if ! timeout 50 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D" \
+	prefix=/usr/local install > "$T/install.log" 2>&1; then
+	cat "$T/install.log"
+	echo "FAIL: make install"
+	exit 1
+fi
+version=$(sed -n 's/^AC_INIT(\[libddp\], *\[\([0-9.]*\)\].*/\1/p' configure.ac)
+major=${version%%.*}
+
+for h in $headers; do
+	check "header ddp/$h.h installed" test -f "$D/usr/local/include/ddp/$h.h"
+done
+check "test-hook header ddp/debug.h not installed" test ! -e "$D/usr/local/include/ddp/debug.h"
+
+for l in $libs; do
+	so=$libdir/$l.so.$version
+	check "$l: .a, .so.$version, .pc installed" \
+		test -f "$libdir/$l.a" -a -f "$so" -a -f "$libdir/pkgconfig/$l.pc"
+	check "$l: $l.so -> $l.so.$major -> $l.so.$version" \
+		test "$(readlink "$libdir/$l.so")" = "$l.so.$major" -a \
+		"$(readlink "$libdir/$l.so.$major")" = "$l.so.$version"
+	check "$l: readelf -d shows SONAME $l.so.$major" \
+		sh -c "readelf -d '$so' | grep -q 'Library soname: \[$l.so.$major\]'"
+	# every exported function is a public ddp_* one; no test hooks
+	check "$l: exports only ddp_* and no ddp_debug_*" \
+		sh -c "nm -D --defined-only '$so' | awk '{print \$3}' | grep -v -e '^ddp_' -e '^\$' \
+			| grep -q . && exit 1; ! nm -D --defined-only '$so' | grep -q ddp_debug_"
+done
+check "libddp.so links isal when the build uses it" \
+	sh -c "! nm '$libdir/libddp.a' 2>/dev/null | grep -q 'U crc32_iscsi' ||
+	       readelf -d '$libdir/libddp.so.$version' | grep -q 'NEEDED.*libisal'"
+if [ $full = 0 ]; then
+	export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D"
+	# shellcheck disable=SC2046
+	check "pkg-config --libs libddp" test "$(echo $(pkg-config --libs libddp))" = "-L$libdir -lddp"
+	$MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D" prefix=/usr/local \
+		uninstall > /dev/null 2>&1
+	check "make uninstall removes every installed file" test -z "$(find "$D" ! -type d)"
+	echo "test_install: $nfail failed"
+	[ $nfail -eq 0 ]
+	exit
+fi
+check "libddp-mpa.so links libddp.so.$major and libevent_core" \
+	sh -c "readelf -d '$libdir/libddp-mpa.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]' &&
+	       readelf -d '$libdir/libddp-mpa.so.$version' | grep -q 'NEEDED.*libevent_core'"
+check "libddp-sctp.so links libddp.so.$major, usrsctp and libevent_core" \
+	sh -c "readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]' &&
+	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libusrsctp' &&
+	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libevent_core'"
+
+# ----------------------------------------------------------- pkg-config
+export PKG_CONFIG_PATH="$libdir/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$D"
+check "pkg-config --modversion libddp-sctp = $version" \
+	test "$(pkg-config --modversion libddp-sctp)" = "$version"
+flags=$(pkg-config --cflags --libs libddp-mpa libddp-sctp) || bad "pkg-config --cflags --libs"
+echo "     pkg-config: $flags"
+check "pkg-config flags point into the DESTDIR" \
+	sh -c "echo '$flags' | grep -q -e '-I$D/usr/local/include' && echo '$flags' | grep -q -e '-L$libdir'"
+CC=${CC:-cc}
+# every installed header compiles on its own, strict C11 and C++
+for h in $headers; do
+	echo "#include <ddp/$h.h>" > "$T/h.c"
+	# shellcheck disable=SC2046
+	check "ddp/$h.h compiles alone (-std=c11 -pedantic -Werror)" $CC -std=c11 -pedantic \
+		-Wall -Wextra -Werror -fsyntax-only $(pkg-config --cflags libddp) "$T/h.c"
+	if command -v c++ >/dev/null; then
+		# shellcheck disable=SC2046
+		check "ddp/$h.h compiles as C++" c++ -Wall -Werror -fsyntax-only -x c++ \
+			$(pkg-config --cflags libddp) "$T/h.c"
+	fi
+done
+check "echo_client builds from pkg-config alone" \
+	$CC -o "$T/echo_client" examples/echo_client.c $xflags $flags
+check "echo_client needs libddp-mpa.so.$major and libddp-sctp.so.$major" \
+	sh -c "readelf -d '$T/echo_client' | grep -q 'NEEDED.*\[libddp-mpa.so.$major\]' &&
+	       readelf -d '$T/echo_client' | grep -q 'NEEDED.*\[libddp-sctp.so.$major\]'"
+
+# Static: the same tree without the .so files; `pkg-config --static` must
+# name every private dependency (libisal, usrsctp, pthread).
+cp -a "$D" "$T/sroot"
+rm -f "$T"/sroot/usr/local/lib/*.so*
+sflags=$(PKG_CONFIG_PATH="$T/sroot/usr/local/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$T/sroot" \
+	pkg-config --static --cflags --libs libddp-mpa libddp-sctp)
+check "echo_client links statically from pkg-config --static" \
+	$CC -o "$T/echo_client_static" examples/echo_client.c $xflags $sflags
+check "static echo_client needs no libddp*.so" \
+	sh -c "! readelf -d '$T/echo_client_static' | grep -q 'NEEDED.*libddp'"
+
+# ------------------------------------------------------------- run them
+# Ports: the first free pair of 39600/1, 39602/3, ... 39608/9 (another
+# build's make check may run this test at the same time); nobody listens
+# on 39610.
+for MPORT in 39600 39602 39604 39606 39608; do
+	SPORT=$((MPORT + 1))
+	"$BUILD/bin/ddp-echo" --mpa-listen 127.0.0.1:$MPORT --sctp-listen 127.0.0.1:$SPORT \
+		2> "$T/echo.log" &
+	server=$!
+	i=0
+	while [ $i -lt 50 ] && kill -0 $server 2>/dev/null &&
+		! grep -q "SCTP listening" "$T/echo.log"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "SCTP listening" "$T/echo.log" && break
+	kill $server 2>/dev/null
+	wait $server 2>/dev/null
+	server=
+done
+check "ddp-echo started (MPA $MPORT, SCTP $SPORT)" grep -q "SCTP listening" "$T/echo.log"
+run() { # run NAME BINARY ARGS...: the client must print the echo
+	n=$1; shift
+	out=$(LD_LIBRARY_PATH="$libdir" timeout 15 "$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && echo "$out" | grep -q "^echo: "; then ok "$n"; else
+		bad "$n (rc=$rc)"; echo "$out"; fi
+}
+run "echo over MPA/TCP through the installed .so" "$T/echo_client" 127.0.0.1 $MPORT "mpa via pkg-config"
+run "echo over SCTP through the installed .so" "$T/echo_client" --sctp 127.0.0.1 $SPORT "sctp via pkg-config"
+run "echo over MPA/TCP, static link" "$T/echo_client_static" 127.0.0.1 $MPORT "static"
+# and a client that must fail: nobody listens there
+if LD_LIBRARY_PATH="$libdir" timeout 15 "$T/echo_client" 127.0.0.1 39610 x \
+	>/dev/null 2>&1; then bad "echo_client fails without a server"; else
+	ok "echo_client fails without a server"; fi
+kill "$server"
+wait "$server"
+rc=$?
+server=
+check "ddp-echo exits 0 on SIGTERM" test $rc -eq 0
+grep -q "mpa 2 messages, sctp 1 messages, 0 errors" "$T/echo.log" &&
+	ok "ddp-echo counted 2 MPA + 1 SCTP messages" ||
+	{ bad "ddp-echo message count"; cat "$T/echo.log"; }
+
+# ------------------------------------------------------------ uninstall
+if timeout 50 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D" \
+	prefix=/usr/local uninstall > "$T/uninstall.log" 2>&1; then
+	left=$(find "$D" ! -type d)
+	check "make uninstall removes every installed file" test -z "$left"
+	[ -z "$left" ] || echo "$left"
+	check "make uninstall removes include/ddp" test ! -e "$D/usr/local/include/ddp"
+else
+	cat "$T/uninstall.log"
+	bad "make uninstall"
+fi
+
+echo "test_install: $nfail failed"
+[ $nfail -eq 0 ]
