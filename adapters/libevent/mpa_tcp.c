@@ -25,6 +25,7 @@ struct ddp_mpa_conn {
 	int fd;
 	int connecting;		/* TCP connect in progress */
 	struct event *rev, *wev, *tmo;
+	int rd_dry; /* the last recv was short: the socket is empty */
 	mpa_conn *mc;
 	ddp_session *s;
 	ddp_callbacks ucb;	/* the application's DDP callbacks */
@@ -197,10 +198,18 @@ static ssize_t io_read(void *io, void *dst, size_t n)
 	ddp_mpa_conn *c = io;
 	if (c->fd < 0)
 		return DDP_ERR_CLOSED;
+	/* A short read emptied the socket: say "dry" without another recv
+	 * that would only return EAGAIN. epoll is level-triggered, so octets
+	 * (or a FIN) that arrive meanwhile raise EV_READ again. */
+	if (c->rd_dry)
+		return 0;
 	for (;;) {
 		ssize_t r = recv(c->fd, dst, n, 0);
-		if (r > 0)
+		if (r > 0) {
+			if ((size_t)r < n)
+				c->rd_dry = 1;
 			return r;
+		}
 		if (r == 0)
 			return DDP_ERR_CLOSED;
 		if (errno == EINTR)
@@ -270,8 +279,12 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 	switch (e) {
 	case MPA_CEV_WANT_WRITE:
 		if (c->fd >= 0 && !c->connecting) {
+			/* Flush later in this same loop iteration: everything the
+			 * ULP posts from the callbacks running now leaves in one
+			 * writev, without a round through epoll. on_write waits
+			 * for EV_WRITE only when the socket is full. */
 			if (err)
-				event_add(c->wev, NULL);
+				event_active(c->wev, EV_WRITE, 1);
 			else
 				event_del(c->wev);
 		}
@@ -324,6 +337,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	enter(c);
+	c->rd_dry = 0;
 	mpa_conn_on_readable(c->mc);
 	leave(c);
 }
@@ -361,6 +375,12 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 		}
 	} else {
 		mpa_conn_on_writable(c->mc);
+		if (c->fd >= 0 && c->mc) {
+			if (mpa_conn_queued(c->mc))
+				event_add(c->wev, NULL); /* socket full: wait */
+			else
+				event_del(c->wev);
+		}
 	}
 	leave(c);
 }
