@@ -212,8 +212,15 @@ static void sink_error(void *ctx, uint8_t layer, uint8_t etype, uint8_t code)
 	ddp_llp_error(c->s, 0, layer, etype, code);
 }
 
+static void sink_copied(void *ctx, size_t n)
+{
+	mpa_conn *c = ctx;
+	if (c->s)
+		ddp_llp_count_copy(c->s, n);
+}
+
 static const mpa_rx_sink conn_sink = { sink_begin, sink_dst, sink_end,
-				       sink_segment, sink_error };
+				       sink_segment, sink_error, sink_copied };
 
 /* ------------------------------------------------------------ tx path */
 

@@ -60,16 +60,24 @@ static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
  * raw octets): they may be read ahead into our buffer in one call. */
 static size_t safe_ahead(const mpa_deframer *d)
 {
+	/* After a small FPDU the next one is likely small too: read a whole
+	 * small FPDU at once (one recv per message). Should it be a large one
+	 * after all, the payload octets that came along are served from our
+	 * buffer and counted as copied (sink->copied). */
+	size_t small = d->last_staged ? d->stage_max + MPA_LEN_FIELD + 3 + MPA_CRC_LEN : 0;
 	switch (d->state) {
 	case MPA_DFR_LEN:
+		if (small > sizeof(d->lh) - d->got)
+			return small - d->got;
 		return sizeof(d->lh) - d->got;
 	case MPA_DFR_HDR:
 		return d->hdr_len - d->got;
 	case MPA_DFR_STAGE: /* rest of a staged FPDU + the next LEN+14 */
 		return (size_t)d->ulpdu_len - d->got + d->pad_len +
 		       MPA_CRC_LEN + sizeof(d->lh);
-	case MPA_DFR_TRAILER: /* PAD + CRC + the next LEN+14 */
-		return d->pad_len + MPA_CRC_LEN - d->got + sizeof(d->lh);
+	case MPA_DFR_TRAILER: /* PAD + CRC + the next LEN+14 (or small FPDU) */
+		return d->pad_len + MPA_CRC_LEN - d->got +
+		       (small > sizeof(d->lh) ? small : sizeof(d->lh));
 	default:
 		return 0;
 	}
@@ -97,6 +105,8 @@ static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
 	}
 	size_t k = n < d->ra_len ? n : d->ra_len;
 	memcpy(dst, d->ra + d->ra_off, k);
+	if (d->state == MPA_DFR_PAYLOAD && d->sink->copied)
+		d->sink->copied(d->sink_ctx, k);
 	d->ra_off += k;
 	d->ra_len -= k;
 	return (ssize_t)k;
@@ -274,7 +284,8 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		if (d->got < sizeof(d->lh))
 			return 1;
 		d->len_ok = 0;
-		if (d->sink->segment && d->ulpdu_len <= d->stage_max) {
+		d->last_staged = d->sink->segment && d->ulpdu_len <= d->stage_max;
+		if (d->last_staged) {
 			d->staged = 1;
 			memcpy(d->stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;

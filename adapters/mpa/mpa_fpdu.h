@@ -91,6 +91,9 @@ typedef struct mpa_rx_sink {
 	int (*segment)(void *ctx, const uint8_t *seg, size_t len);
 	/* stream stopped: (layer, etype, code) as for ddp_llp_error() */
 	void (*error)(void *ctx, uint8_t layer, uint8_t etype, uint8_t code);
+	/* optional: n payload octets of a header-first FPDU were served from
+	 * our read-ahead buffer (a copy; maps to ddp_llp_count_copy()) */
+	void (*copied)(void *ctx, size_t n);
 } mpa_rx_sink;
 
 enum mpa_dfr_state {
@@ -124,6 +127,8 @@ typedef struct mpa_deframer {
 	int bad_marker;		/* a marker disagreed with ULPDU_Length */
 	int ticket_open;
 	int staged;		/* this FPDU is being staged */
+	int last_staged;	/* the previous FPDU was small: read ahead a
+				 * whole small FPDU in one call */
 	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
 	uint8_t stage[MPA_STAGE_MAX];
 	/* raw octets read ahead (control octets only, see safe_ahead) */

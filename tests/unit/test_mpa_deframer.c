@@ -81,7 +81,7 @@ static void s_error(void *ctx, uint8_t layer, uint8_t etype, uint8_t code)
 	k->code = code;
 }
 
-static const mpa_rx_sink sink_ops = { s_begin, s_dst, s_end, NULL, s_error };
+static const mpa_rx_sink sink_ops = { s_begin, s_dst, s_end, NULL, s_error, NULL };
 
 /* staging sink: whole small ULPDUs, recorded like header-first ones */
 static int s_segment(void *ctx, const uint8_t *seg, size_t len)
@@ -97,7 +97,7 @@ static int s_segment(void *ctx, const uint8_t *seg, size_t len)
 }
 
 static const mpa_rx_sink stage_ops = { s_begin, s_dst, s_end, s_segment,
-				       s_error };
+				       s_error, NULL };
 
 /* chopper reader: seeded PRNG, 1..max octet pieces, 0 = "no data now"
  * every few calls, DDP_ERR_CLOSED at the end */
