@@ -460,6 +460,19 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 
 /* ------------------------------------------------------------ public API */
 
+void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
+{
+	memset(lc, 0, sizeof(*lc));
+	lc->addr = cfg->addr;
+	lc->port = cfg->port;
+	lc->nstreams = cfg->nstreams ? cfg->nstreams : 64;
+	/* RFC 5043 §11.1: send and require the DDP adaptation code point */
+	lc->adaptation = cfg->no_adaptation ? 0 : SCTP_ADAPTATION_DDP;
+	lc->require_adaptation = !cfg->no_adaptation;
+	lc->path_mtu = cfg->path_mtu;
+	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
+}
+
 int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		    ddp_sctp_ep **out)
 {
@@ -477,15 +490,7 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	ep->cfg = *cfg;
 	if (!ep->cfg.max_pending_initiates)
 		ep->cfg.max_pending_initiates = 64;
-	memset(&lc, 0, sizeof(lc));
-	lc.addr = cfg->addr;
-	lc.port = cfg->port;
-	lc.nstreams = cfg->nstreams ? cfg->nstreams : 64;
-	/* RFC 5043 §11.1: send and require the DDP adaptation code point */
-	lc.adaptation = cfg->no_adaptation ? 0 : SCTP_ADAPTATION_DDP;
-	lc.require_adaptation = !cfg->no_adaptation;
-	lc.path_mtu = cfg->path_mtu;
-	lc.unfragmented = 1; /* RFC 5043 §5.1 / §9 */
+	sctp_ddp_ll_config(cfg, &lc);
 	rc = sctp_ll_ep_new(base, &lc, &ep->ll);
 	if (rc) {
 		free(ep);

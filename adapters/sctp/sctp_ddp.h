@@ -13,5 +13,8 @@ sctp_ll_ep *sctp_ddp_ep_ll(ddp_sctp_ep *ep);
 sctp_ll_assoc *sctp_ddp_assoc_ll(ddp_sctp_assoc *a);
 /* Name of the stream's session state (sctp_sst_name). */
 const char *sctp_ddp_stream_state(const ddp_sctp_assoc *a, uint32_t stream);
+/* The low-level endpoint settings a ddp_sctp_ep_new(cfg) uses: the
+ * benchmark's raw usrsctp baseline runs with exactly these. */
+void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc);
 
 #endif

@@ -52,6 +52,10 @@ typedef struct sctp_ll_config {
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
 	uint32_t hb_interval_ms; /* default 1000 */
 	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
+	int stock;		 /* benchmark baseline: none of libddp's tuning
+				  * (no NODELAY, buffers, path MTU, RTO,
+				  * heartbeat or fragmentation settings) and
+				  * usrsctp's own SACK delay and RTO defaults */
 } sctp_ll_config;
 
 /* Association events (sctp_ll_assoc_cb.event). */

@@ -433,6 +433,23 @@ static int setup_socket(sctp_ll_ep *ep, struct socket *so)
 		rc |= set_opt(so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad,
 			      sizeof(ad));
 	}
+	if (c->stock) {
+		/* usrsctp as it comes: undo the global sysctls (ours) per
+		 * association, set nothing else */
+		struct sctp_sack_info sk;
+		memset(&sk, 0, sizeof(sk));
+		sk.sack_assoc_id = SCTP_FUTURE_ASSOC;
+		sk.sack_delay = 200;
+		sk.sack_freq = 2;
+		rc |= set_opt(so, IPPROTO_SCTP, SCTP_DELAYED_SACK, &sk, sizeof(sk));
+		memset(&rto, 0, sizeof(rto));
+		rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
+		rto.srto_initial = 3000;
+		rto.srto_min = 1000;
+		rto.srto_max = 60000;
+		rc |= set_opt(so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
+		return rc ? DDP_ERR_SYS : 0;
+	}
 	/* RFC 5043 §9: no SCTP fragmentation of DDP segments */
 	if (c->unfragmented)
 		rc |= set_opt(so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one,

@@ -25,10 +25,7 @@ struct row {
 };
 
 static const struct bench_driver *drivers[] = {
-	&drv_tcp, &drv_mpa, &drv_sctp,
-#ifdef DDP_PERF_HAVE_USRSCTP_RAW
-	&drv_usrsctp, &drv_usrsctp_stock,
-#endif
+	&drv_tcp, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock,
 };
 
 static const struct bench_driver *find_driver(const char *name)
