@@ -363,6 +363,10 @@ void sctp_udp_close(struct sctp_udp *u)
 {
 	if (!u)
 		return;
+	/* send what is queued (best effort, no waiting): an ABORT, or the
+	 * SHUTDOWN-COMPLETE of the association that just ended, still reaches
+	 * the peer instead of it learning from an ICMP error */
+	flush_cb(u->fd, 0, u);
 	while (u->peers) {
 		struct sctp_udp_peer *p = u->peers;
 		u->peers = p->next;

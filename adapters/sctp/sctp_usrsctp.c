@@ -33,6 +33,7 @@ struct sctp_ll_assoc {
 	void *user;
 	int state;
 	int adapt_seen;
+	int graceful; /* a SHUTDOWN is under way or done: close without ABORT */
 	uint32_t adapt_val;
 	int want_write;
 	int pend_dry, pend_down;
@@ -185,7 +186,9 @@ static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
 
 static void assoc_destroy(struct sctp_ll_assoc *a)
 {
-	assoc_close_socket(a, 1);
+	/* after a SHUTDOWN (either side) let usrsctp finish it: a close with
+	 * linger 0 would turn the graceful end into an ABORT */
+	assoc_close_socket(a, !a->graceful);
 	assoc_unlink(a);
 	if (a->work)
 		event_free(a->work);
@@ -253,6 +256,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			}
 			break;
 		case SCTP_SHUTDOWN_COMP:
+			a->graceful = 1;
 			go_down(a, DDP_ERR_CLOSED);
 			break;
 		case SCTP_COMM_LOST:
@@ -268,7 +272,11 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 		a->adapt_val = nt.sn_adaptation_event.sai_adaptation_ind;
 		break;
 	case SCTP_SHUTDOWN_EVENT:
-		go_down(a, DDP_ERR_CLOSED);
+		/* the peer shuts down: usrsctp answers SHUTDOWN-ACK; the end is
+		 * reported at SCTP_SHUTDOWN_COMP (or COMM_LOST if it never
+		 * completes), so an application that frees the endpoint after
+		 * the DOWN event does not abort a shutdown still in progress */
+		a->graceful = 1;
 		break;
 	case SCTP_SENDER_DRY_EVENT:
 		a->pend_dry = 1;
@@ -717,6 +725,7 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 	while (ep->assocs) {
 		struct sctp_ll_assoc *a = ep->assocs;
 		a->dead = 1;
+		a->graceful = 0; /* the endpoint goes: ABORT, nothing lingers */
 		assoc_destroy(a);
 	}
 	if (ep->lsock) {
