@@ -177,8 +177,15 @@ deps:
 check: deps all
 	@sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
 
+# The main job: the LLP comparison (ddp-perf) with its plot; a core-only
+# build (no libevent/usrsctp) runs the in-memory core demo instead.
 demo: deps all
+ifeq ($(filter ddp-perf,$(DEMO_NAMES)),ddp-perf)
+	$(BUILD)/bin/ddp-perf --plot $(BUILD)/ddp-perf.png
+	@echo "plot: $(BUILD)/ddp-perf.png"
+else
 	$(BUILD)/bin/ddp-demo
+endif
 
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \

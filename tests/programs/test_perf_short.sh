@@ -1,0 +1,34 @@
+#!/bin/sh
+# Short ddp-perf runs: every LLP and mode once for a fraction of a second,
+# JSON output with the documented fields, ratios in the table, and --plot.
+set -u
+BUILD=${BUILD:-build}
+perf=$BUILD/bin/ddp-perf
+fail() { echo "test_perf_short: $*"; exit 1; }
+[ -x "$perf" ] || fail "no $perf"
+for llp in tcp usrsctp usrsctp-stock mpa sctp; do
+	for mode in untagged tagged rtt; do
+		case "$llp:$mode" in tcp:tagged|usrsctp*:tagged) continue ;; esac
+		size=16384; [ "$mode" = rtt ] && size=64
+		out=$(timeout 30 "$perf" --llp "$llp" --mode "$mode" --size "$size" --streams 2 \
+			--duration 0.3 --json) || fail "$llp $mode: exit $?: $out"
+		for f in '"llp":' '"mode":' '"size":' '"streams":' '"mbytes_per_s":' \
+			 '"msgs_per_s":' '"copied_bytes_per_payload_byte":' '"ok":true'; do
+			echo "$out" | grep -q "$f" || fail "$llp $mode: no $f in $out"
+		done
+		echo "$out"
+	done
+done
+# the table and the plot
+png=$(mktemp --suffix=.png)
+tbl=$(timeout 60 "$perf" --llp mpa --size 1024 --duration 0.3 --plot "$png") || fail "table run failed"
+echo "$tbl" | grep -q "MB/s" || fail "no table: $tbl"
+if command -v gnuplot >/dev/null 2>&1; then
+	[ -s "$png" ] || fail "--plot wrote nothing"
+	head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "--plot did not write a PNG"
+fi
+rm -f "$png"
+# bad arguments are refused
+"$perf" --size 0 >/dev/null 2>&1 && fail "--size 0 accepted"
+"$perf" --mode bogus >/dev/null 2>&1 && fail "--mode bogus accepted"
+echo "test_perf_short: ok"
