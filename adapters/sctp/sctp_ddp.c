@@ -371,6 +371,10 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	for (uint32_t i = 0; i < a->nstreams; i++)
 		sctp_stream_init(&a->st[i].sm);
 	sc.nstreams = a->nstreams;
+	/* the core holds back as many out-of-order segments as the peer may
+	 * have in flight (SCTP_TX_INFLIGHT < SCTP_RX_WIN) */
+	if (sc.reorder_window < SCTP_RX_WIN)
+		sc.reorder_window = SCTP_RX_WIN;
 	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &c->ddp, c->user,
 			       &a->s);
 }

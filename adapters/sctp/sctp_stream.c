@@ -36,25 +36,28 @@ static void new_session(struct sctp_stream *st, int active, int enhanced)
 
 /* ------------------------------------------------------------ rx window */
 
-static int bit_test(const struct sctp_stream *st, uint16_t off)
+/* The received-SSN window is a ring of bits indexed by ssn % SCTP_RX_WIN:
+ * O(1) per chunk whatever the window size. */
+static int bit_test(const struct sctp_stream *st, uint16_t ssn)
 {
-	return (st->rx_bits[off / 32] >> (off % 32)) & 1;
+	uint16_t i = ssn % SCTP_RX_WIN;
+	return (st->rx_bits[i / 32] >> (i % 32)) & 1;
 }
 
-static void bit_set(struct sctp_stream *st, uint16_t off)
+static void bit_set(struct sctp_stream *st, uint16_t ssn, int on)
 {
-	st->rx_bits[off / 32] |= 1u << (off % 32);
+	uint16_t i = ssn % SCTP_RX_WIN;
+	if (on)
+		st->rx_bits[i / 32] |= 1u << (i % 32);
+	else
+		st->rx_bits[i / 32] &= ~(1u << (i % 32));
 }
 
-/* Shift the window while its first SSN has arrived. */
+/* Move the window while its first SSN has arrived. */
 static void advance(struct sctp_stream *st)
 {
-	while (bit_test(st, 0)) {
-		for (unsigned i = 0; i < SCTP_RX_WIN / 32; i++) {
-			uint32_t carry = i + 1 < SCTP_RX_WIN / 32 ?
-						 st->rx_bits[i + 1] & 1 : 0;
-			st->rx_bits[i] = st->rx_bits[i] >> 1 | carry << 31;
-		}
+	while (bit_test(st, st->rx_base)) {
+		bit_set(st, st->rx_base, 0);
 		st->rx_base++;
 	}
 }
@@ -64,9 +67,9 @@ static void advance(struct sctp_stream *st)
 static int mark(struct sctp_stream *st, uint16_t ssn)
 {
 	uint16_t off = sctp_ssn_dist(st->rx_base, ssn);
-	if (off >= SCTP_RX_WIN || bit_test(st, off))
+	if (off >= SCTP_RX_WIN || bit_test(st, ssn))
 		return DDP_ERR_PROTO;
-	bit_set(st, off);
+	bit_set(st, ssn, 1);
 	advance(st);
 	return 0;
 }

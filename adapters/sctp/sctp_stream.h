@@ -33,7 +33,7 @@ enum sctp_sst {
 
 /* Received-DDP-SSN window (RFC 5043 §10 sanity check): an SSN more than
  * this far beyond the lowest missing one is invalid. */
-#define SCTP_RX_WIN 1024u
+#define SCTP_RX_WIN 4096u
 
 /* Actions for the glue (bit set). */
 enum {
@@ -68,7 +68,7 @@ struct sctp_stream {
 	uint16_t tx_ssn;    /* next DDP-SSN we send */
 	uint16_t rx_base;   /* lowest DDP-SSN of the peer not yet received */
 	uint16_t peer_term_ssn;
-	uint32_t rx_bits[SCTP_RX_WIN / 32]; /* bit (ssn - rx_base) */
+	uint32_t rx_bits[SCTP_RX_WIN / 32]; /* ring: bit (ssn % SCTP_RX_WIN) */
 	uint64_t dropped;   /* chunks ignored (stale session, idle) */
 };
 

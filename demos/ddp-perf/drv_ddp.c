@@ -126,7 +126,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 	if ((b->got++ & 1023) == 0 && bench_check(dl->buf, dl->len, 1) != 0)
 		bench_fail(d->r, "corrupt payload");
 	ddp_post_recv(s, dl->stream, 0, dl->buf, dl->buf_len, NULL);
-	if (++b->since_credit >= DEPTH / 4) {
+	if (++b->since_credit >= DEPTH / 8) {
 		ddp_send_untagged(s, dl->stream, CREDIT_QN, b->since_credit, NULL, 0, NULL);
 		b->since_credit = 0;
 	}
@@ -188,7 +188,7 @@ int drun_rx_ready(struct drun *d, struct bstream *b)
 				  .access = DDP_ACCESS_REMOTE_WRITE, .pd = d->pd };
 		return ddp_stag_register(d->ctx, &a, &b->stag);
 	}
-	for (int i = 0; i < DEPTH; i++)
+	for (uint32_t i = 0; i < DEPTH; i++)
 		if (ddp_post_recv(b->rx_s, b->rx_st, 0, b->rbuf + (size_t)i * p->size, p->size, NULL))
 			return -1;
 	return 0;
@@ -254,6 +254,8 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	d->src = malloc(p->size);
 	if (!d->bs || !d->src)
 		return -1;
+	size_t dep = (8u << 20) / p->size;
+	d->depth = dep < DEPTH_MIN ? DEPTH_MIN : dep > DEPTH_MAX ? DEPTH_MAX : (uint32_t)dep;
 	if (ctx) {
 		d->ctx = ctx;
 		d->pd = pd;

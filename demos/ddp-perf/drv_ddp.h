@@ -7,7 +7,12 @@
 
 #include "bench.h"
 
-#define DEPTH 64 /* receive buffers (untagged) / tagged slots per stream */
+/* Receive buffers (untagged) / tagged slots per stream: about 8 MiB of
+ * messages in flight per stream, 64..1024 of them, so the benchmark ULP's
+ * own flow control (credits) is not what limits the LLP. */
+#define DEPTH_MIN 64
+#define DEPTH_MAX 1024
+#define DEPTH (d->depth)
 
 struct bstream {
 	ddp_session *tx_s, *rx_s;
@@ -27,6 +32,7 @@ struct drun {
 	ddp_pd *pd;
 	struct bstream *bs;
 	int n, started, stop, connected;
+	uint32_t depth;
 	int count_tx;	/* client role: count at the sender (credits / completions) */
 	int closed;	/* server role: connections/streams ended */
 	int own_ctx;	/* ctx and pd were made by drun_init */

@@ -28,7 +28,7 @@ static ddp_mpa_config base_config(ddp_pd *pd)
 {
 	ddp_mpa_config cfg = { .revision = 2 };
 	cfg.session.pd = pd;
-	cfg.session.max_tx_queued = 4 * DEPTH;
+	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
 	return cfg;
 }
 

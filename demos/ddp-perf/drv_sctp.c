@@ -150,7 +150,7 @@ static ddp_sctp_config base_config(struct srun *m, ddp_ctx *ctx, ddp_pd *pd, int
 	ddp_sctp_config cfg = { .port = -1, .nstreams = (uint16_t)(n < 16 ? 16 : n), .ctx = ctx,
 				.ddp = drun_callbacks, .user = m };
 	cfg.session.pd = pd;
-	cfg.session.max_tx_queued = 4 * DEPTH;
+	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
 	cfg.sctp.assoc = on_assoc;
 	cfg.sctp.session_ctl = on_ctl;
 	return cfg;
