@@ -166,7 +166,7 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE
 FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(filter-out %/memllp.c,$(SUPPORT_SRC))
 $(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c adapters/sctp/sctp_stream%.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter-out -levent% -lusrsctp,$(EXTLIBS))
