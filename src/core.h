@@ -35,8 +35,9 @@ struct ddp_ctx {
 	struct stag_map map;
 	uint32_t npds, nsessions;
 	ddp_session *sessions; /* for revocation of in-flight placements */
-	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values */
-	uint32_t revoked_pos;
+	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values (FIFO) */
+	uint32_t revoked_pos, revoked_n;
+	uint32_t revoked_set[2 * REVOKED_RING]; /* the same values, hashed */
 };
 
 struct ddp_pd {

@@ -95,12 +95,59 @@ int ddp_pd_free(ddp_pd *pd)
 	return 0;
 }
 
+/* The last REVOKED_RING invalidated STag values: a FIFO ring for the order
+ * and an open-addressing set (linear probing, backward-shift deletion) for
+ * O(1) membership. 0 is never an STag value (index 0 is not used). */
+#define RSET_MASK (2 * REVOKED_RING - 1)
+
+static uint32_t rset_home(uint32_t v)
+{
+	return (v * 0x9E3779B1u) >> 19 & RSET_MASK;
+}
+
 static int recently_revoked(const ddp_ctx *ctx, uint32_t stag)
 {
-	for (uint32_t i = 0; i < REVOKED_RING; i++)
-		if (ctx->revoked[i] == stag)
+	for (uint32_t i = rset_home(stag);; i = (i + 1) & RSET_MASK) {
+		if (ctx->revoked_set[i] == stag)
 			return 1;
-	return 0;
+		if (ctx->revoked_set[i] == 0)
+			return 0;
+	}
+}
+
+static void rset_del(ddp_ctx *ctx, uint32_t v)
+{
+	uint32_t i = rset_home(v);
+	while (ctx->revoked_set[i] != v) {
+		if (ctx->revoked_set[i] == 0)
+			return;
+		i = (i + 1) & RSET_MASK;
+	}
+	ctx->revoked_set[i] = 0;
+	for (uint32_t j = (i + 1) & RSET_MASK; ctx->revoked_set[j]; j = (j + 1) & RSET_MASK) {
+		uint32_t h = rset_home(ctx->revoked_set[j]);
+		if (((j - h) & RSET_MASK) >= ((j - i) & RSET_MASK)) {
+			ctx->revoked_set[i] = ctx->revoked_set[j];
+			ctx->revoked_set[j] = 0;
+			i = j;
+		}
+	}
+}
+
+static void remember_revoked(ddp_ctx *ctx, uint32_t v)
+{
+	uint32_t slot = ctx->revoked_pos++ % REVOKED_RING;
+	if (ctx->revoked_n == REVOKED_RING)
+		rset_del(ctx, ctx->revoked[slot]); /* the oldest is forgotten */
+	else
+		ctx->revoked_n++;
+	ctx->revoked[slot] = v;
+	if (recently_revoked(ctx, v))
+		return;
+	uint32_t i = rset_home(v);
+	while (ctx->revoked_set[i])
+		i = (i + 1) & RSET_MASK;
+	ctx->revoked_set[i] = v;
 }
 
 struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag)
@@ -180,7 +227,7 @@ static void mr_destroy(ddp_ctx *ctx, struct ddp_mr *mr)
 	 * not even one whose payload is being read right now. */
 	rx_revoke(ctx, mr->stag);
 	stag_map_del(&ctx->map, mr->stag >> 8);
-	ctx->revoked[ctx->revoked_pos++ % REVOKED_RING] = mr->stag;
+	remember_revoked(ctx, mr->stag);
 	if (mr->pd)
 		mr->pd->refs--;
 	if (mr->session) {
