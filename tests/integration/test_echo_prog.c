@@ -28,9 +28,9 @@
 
 #define NMSG 40
 #define NSTREAMS 4
-#define MPORT 39411
-#define SPORT 39412
-#define HPORT 39413
+#define MPORT 29411
+#define SPORT 29412
+#define HPORT 29413
 
 static pid_t server;
 static struct event_base *base;

@@ -9,7 +9,7 @@
  *     write access at DONE: RFC 5041 §8 DDP-SEC-6, the core answers with
  *     (1, 0x00) and the receiver reports the DDP error);
  *   - END whose size is below an octet already received.
- * MPA/TCP on 127.0.0.1 ports 39560..39569, every test bounded (alarm, loop
+ * MPA/TCP on 127.0.0.1 ports 29560..29569, every test bounded (alarm, loop
  * timeout 15 s).
  */
 #include <stdarg.h>
@@ -244,7 +244,7 @@ static void test_xfer_recv_completes_a_minimal_transfer(void **state)
 {
 	struct rogue r;
 	char err[4096];
-	run(&r, S_VALID, 39560, err, sizeof(err));
+	run(&r, S_VALID, 29560, err, sizeof(err));
 	assert_true(WIFEXITED(r.status));
 	assert_int_equal(WEXITSTATUS(r.status), 0);
 	assert_null(strstr(err, "ddp-xfer: "));
@@ -286,18 +286,18 @@ static void expect_failure(enum scenario sc, int port, const char *why)
 
 static void test_xfer_recv_rejects_done_without_tagged_write(void **state)
 {
-	expect_failure(S_DONE_NO_WRITE, 39561, "protocol error: bad DONE");
+	expect_failure(S_DONE_NO_WRITE, 29561, "protocol error: bad DONE");
 }
 
 /* RFC 5041 §8 DDP-SEC-6: access revoked while the chunk is held */
 static void test_xfer_recv_revokes_write_access_of_held_buffers(void **state)
 {
-	expect_failure(S_WRITE_HELD, 39562, "DDP error: layer DDP type 0x1 code 0x00");
+	expect_failure(S_WRITE_HELD, 29562, "DDP error: layer DDP type 0x1 code 0x00");
 }
 
 static void test_xfer_recv_rejects_end_below_received_octets(void **state)
 {
-	expect_failure(S_BEYOND_END, 39563, "protocol error: bad END");
+	expect_failure(S_BEYOND_END, 29563, "protocol error: bad END");
 }
 
 int main(void)

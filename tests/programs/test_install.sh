@@ -3,8 +3,8 @@
 # prefix=/usr/local, then examples/echo_client.c built ONLY from
 # `pkg-config --cflags --libs libddp-mpa libddp-sctp` (PKG_CONFIG_SYSROOT_DIR
 # points pkg-config at the DESTDIR) and run with LD_LIBRARY_PATH against
-# $BUILD/bin/ddp-echo on 127.0.0.1 (MPA 39600, SCTP 39601, or the next free
-# pair up to 39608/39609). Also checks the
+# $BUILD/bin/ddp-echo on 127.0.0.1 (MPA 29600, SCTP 29601, or the next free
+# pair up to 29608/29609). Also checks the
 # SONAMEs and symlinks, that only public ddp_* symbols are exported, that
 # ddp/debug.h is not installed, a static link through `pkg-config --static`
 # (proves Requires.private / Libs.private), and that `make uninstall` removes
@@ -160,10 +160,10 @@ check "static echo_client needs no libddp*.so" \
 	sh -c "! readelf -d '$T/echo_client_static' | grep -q 'NEEDED.*libddp'"
 
 # ------------------------------------------------------------- run them
-# Ports: the first free pair of 39600/1, 39602/3, ... 39608/9 (another
+# Ports: the first free pair of 29600/1, 29602/3, ... 29608/9 (another
 # build's make check may run this test at the same time); nobody listens
-# on 39610.
-for MPORT in 39600 39602 39604 39606 39608; do
+# on 29610.
+for MPORT in 29600 29602 29604 29606 29608; do
 	SPORT=$((MPORT + 1))
 	"$BUILD/bin/ddp-echo" --mpa-listen 127.0.0.1:$MPORT --sctp-listen 127.0.0.1:$SPORT \
 		2> "$T/echo.log" &
@@ -191,7 +191,7 @@ run "echo over MPA/TCP through the installed .so" "$T/echo_client" 127.0.0.1 $MP
 run "echo over SCTP through the installed .so" "$T/echo_client" --sctp 127.0.0.1 $SPORT "sctp via pkg-config"
 run "echo over MPA/TCP, static link" "$T/echo_client_static" 127.0.0.1 $MPORT "static"
 # and a client that must fail: nobody listens there
-if LD_LIBRARY_PATH="$libdir" timeout 15 "$T/echo_client" 127.0.0.1 39610 x \
+if LD_LIBRARY_PATH="$libdir" timeout 15 "$T/echo_client" 127.0.0.1 29610 x \
 	>/dev/null 2>&1; then bad "echo_client fails without a server"; else
 	ok "echo_client fails without a server"; fi
 kill "$server"

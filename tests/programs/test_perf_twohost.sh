@@ -7,7 +7,7 @@ set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
 A=ddpA$$ B=ddpB$$ VA=vA$$ VB=vB$$
-SRV=169.254.210.2 PORT=39710
+SRV=169.254.210.2 PORT=29710
 fail() { echo "test_perf_twohost: $*"; exit 1; }
 cleanup() {
 	[ -n "${sp:-}" ] && kill "$sp" 2>/dev/null

@@ -87,14 +87,14 @@ busy() {
 	echo "ok busy-$llp: $r"
 }
 
-killed mpa 39540
-killed sctp 39541
-refused mpa 39542
-refused sctp 39543
-busy mpa 39546
-busy sctp 39547
-stalled mpa 39544
-stalled sctp 39545
+killed mpa 29540
+killed sctp 29541
+refused mpa 29542
+refused sctp 29543
+busy mpa 29546
+busy sctp 29547
+stalled mpa 29544
+stalled sctp 29545
 "$XFER" send --llp tcp --connect 127.0.0.1:1 "$W/big" 2>"$W/usage.err" && fail "bad --llp accepted"
 one_reason "$W/usage.err" >/dev/null
 echo "ok usage error: $(cat "$W/usage.err")"

@@ -10,6 +10,6 @@
 # ULP works because the sender uses the peer-to-peer RTR start-up).
 . "$(dirname "$0")/xfer_lib.sh"
 head -c 50000000 /dev/urandom >"$W/f50" || fail "cannot make the test file"
-transfer mpa4 mpa 39500 "$W/f50" 4 "$W/out"
-transfer mpa7-hash mpa 39501 "$W/f50" 7 - --chunk 100000 --depth 2 -- --chunk 65536 --depth 3
+transfer mpa4 mpa 29500 "$W/f50" 4 "$W/out"
+transfer mpa7-hash mpa 29501 "$W/f50" 7 - --chunk 100000 --depth 2 -- --chunk 65536 --depth 3
 exit 0

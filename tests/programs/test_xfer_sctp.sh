@@ -6,6 +6,6 @@
 # opened with private data (RFC 5043 §6.2).
 . "$(dirname "$0")/xfer_lib.sh"
 head -c 50000000 /dev/urandom >"$W/f50" || fail "cannot make the test file"
-transfer sctp4 sctp 39510 "$W/f50" 4 "$W/out"
-transfer sctp5-hash sctp 39511 "$W/f50" 5 - --chunk 100000 --depth 3 -- --chunk 77777 --depth 2
+transfer sctp4 sctp 29510 "$W/f50" 4 "$W/out"
+transfer sctp5-hash sctp 29511 "$W/f50" 5 - --chunk 100000 --depth 3 -- --chunk 77777 --depth 2
 exit 0
