@@ -60,11 +60,12 @@ static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
  * raw octets): they may be read ahead into our buffer in one call. */
 static size_t safe_ahead(const mpa_deframer *d)
 {
-	/* After a small FPDU the next one is likely small too: read a whole
-	 * small FPDU at once (one recv per message). Should it be a large one
-	 * after all, the payload octets that came along are served from our
-	 * buffer and counted as copied (sink->copied). */
-	size_t small = d->last_staged ? d->stage_max + MPA_LEN_FIELD + 3 + MPA_CRC_LEN : 0;
+	/* In a run of small FPDUs the next one is likely small too: read as
+	 * many as `ra` holds in one call. An isolated small FPDU (the tail
+	 * segment of a large message) does not start it. Should the next be a
+	 * large one after all, the payload octets that came along are served
+	 * from our buffer and counted as copied (sink->copied). */
+	size_t small = d->small_run >= 2 ? sizeof(d->ra) : 0;
 	switch (d->state) {
 	case MPA_DFR_LEN:
 		if (small > sizeof(d->lh) - d->got)
@@ -284,8 +285,11 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		if (d->got < sizeof(d->lh))
 			return 1;
 		d->len_ok = 0;
-		d->last_staged = d->sink->segment && d->ulpdu_len <= d->stage_max;
-		if (d->last_staged) {
+		if (d->sink->segment && d->ulpdu_len <= d->stage_max)
+			d->small_run++;
+		else
+			d->small_run = 0;
+		if (d->small_run) {
 			d->staged = 1;
 			memcpy(d->stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;

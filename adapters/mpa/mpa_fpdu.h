@@ -20,7 +20,12 @@
 #define MPA_LEN_FIELD 2
 #define MPA_MULPDU_MIN 128	/* RFC 5044 §3 */
 #define MPA_MULPDU_MAX 64768	/* RFC 5044 §3 */
-#define MPA_STAGE_MAX 1024	/* largest ULPDU the deframer may stage */
+/* Largest ULPDU the deframer may stage (copy, CRC-check, hand up whole): a
+ * 1 KiB message with its DDP header. Below every full-size FPDU of a path
+ * with MTU >= 1500 (MULPDU 1454), so bulk payload always takes the
+ * header-first path straight into the ULP buffer. */
+#define MPA_STAGE_MAX (1024 + DDP_MAX_HDR_LEN)
+#define MPA_RA_MAX 4096		/* read-ahead buffer after small FPDUs */
 
 /* RFC 5044 §4.1 (MUST): MULPDU from EMSS,
  *   markers: EMSS - (6 + 4*ceil(EMSS/512) + EMSS mod 4)
@@ -127,12 +132,12 @@ typedef struct mpa_deframer {
 	int bad_marker;		/* a marker disagreed with ULPDU_Length */
 	int ticket_open;
 	int staged;		/* this FPDU is being staged */
-	int last_staged;	/* the previous FPDU was small: read ahead a
-				 * whole small FPDU in one call */
+	unsigned small_run;	/* FPDUs staged in a row: from 2 on, read
+				 * ahead as much as `ra` holds in one call */
 	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
 	uint8_t stage[MPA_STAGE_MAX];
 	/* raw octets read ahead (control octets only, see safe_ahead) */
-	uint8_t ra[MPA_STAGE_MAX + 32];
+	uint8_t ra[MPA_RA_MAX > MPA_STAGE_MAX + 32 ? MPA_RA_MAX : MPA_STAGE_MAX + 32];
 	size_t ra_off, ra_len;
 	ddp_rx rx;
 	const mpa_rx_sink *sink;
