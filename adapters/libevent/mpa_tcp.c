@@ -7,6 +7,8 @@
 #include "libevent/mpa_tcp.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
+#include <time.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -26,6 +28,10 @@ struct ddp_mpa_conn {
 	int connecting;		/* TCP connect in progress */
 	struct event *rev, *wev, *tmo;
 	int rd_dry; /* the last recv was short: the socket is empty */
+	unsigned dead_ms; /* dead-peer timeout */
+	struct event *live; /* 1 s write-stall check */
+	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
+	int last_outq;	    /* TIOCOUTQ at the last check */
 	mpa_conn *mc;
 	ddp_session *s;
 	ddp_callbacks ucb;	/* the application's DDP callbacks */
@@ -112,6 +118,8 @@ static void conn_destroy(ddp_mpa_conn *c)
 		event_free(c->wev);
 	if (c->tmo)
 		event_free(c->tmo);
+	if (c->live)
+		event_free(c->live);
 	free(c);
 }
 
@@ -193,6 +201,13 @@ static const ddp_callbacks trampolines = { t_deliver, t_send_done, t_error,
 
 /* ---------------------------------------------------------- socket io */
 
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
 static ssize_t io_read(void *io, void *dst, size_t n)
 {
 	ddp_mpa_conn *c = io;
@@ -231,8 +246,11 @@ static ssize_t io_writev(void *io, const struct iovec *iov, int cnt)
 	mh.msg_iovlen = (size_t)cnt;
 	for (;;) {
 		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-		if (w >= 0)
+		if (w >= 0) {
+			if (w > 0)
+				c->last_tx = mono_ms();
 			return w;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -342,10 +360,29 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	leave(c);
 }
 
+/* Dead-peer detection for a connection that just goes silent: keepalive
+ * probes while idle, TCP_USER_TIMEOUT while data waits for its ACK. Either
+ * way recv/sendmsg then fail (ETIMEDOUT) and the session is flushed. */
+static void set_dead_peer_timeout(int fd, unsigned ms)
+{
+	int one = 1, idle = (int)(ms / 2000), cnt = (int)(ms / 2000), intvl = 1;
+	unsigned uto = ms;
+	if (idle < 1)
+		idle = 1;
+	if (cnt < 1)
+		cnt = 1;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+}
+
 static void start_mpa(ddp_mpa_conn *c)
 {
 	int one = 1;
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	set_dead_peer_timeout(c->fd, c->dead_ms);
 	int mss = 0;
 	socklen_t ml = sizeof(mss);
 	/* EMSS from the TCP MSS (RFC 5044 §4.1) */
@@ -355,6 +392,9 @@ static void start_mpa(ddp_mpa_conn *c)
 	struct timeval tv = { c->timeout_ms / 1000,
 			      (c->timeout_ms % 1000) * 1000 };
 	event_add(c->tmo, &tv);
+	struct timeval one_s = { 1, 0 };
+	c->last_tx = mono_ms();
+	event_add(c->live, &one_s);
 	mpa_conn_start(c->mc);
 }
 
@@ -382,6 +422,30 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 				event_del(c->wev);
 		}
 	}
+	leave(c);
+}
+
+/* A peer that stops reading while we have FPDUs to send, but whose TCP
+ * still answers (a hung host, a stalled middlebox): no write progress for
+ * the dead-peer timeout fails the connection with DDP_ERR_TIMEOUT. */
+static void on_live(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	uint64_t now = mono_ms();
+	int outq = 0; /* octets in the kernel not yet acknowledged by the peer */
+	if (c->fd < 0 || ioctl(c->fd, TIOCOUTQ, &outq) != 0)
+		outq = 0;
+	if (c->finished || !c->mc || mpa_conn_starting(c->mc) ||
+	    (outq == 0 && mpa_conn_queued(c->mc) == 0) || outq < c->last_outq) {
+		c->last_tx = now; /* nothing owed, or the peer took some */
+		c->last_outq = outq;
+		return;
+	}
+	c->last_outq = outq;
+	if (now - c->last_tx < c->dead_ms)
+		return;
+	enter(c);
+	mpa_conn_on_failed(c->mc, DDP_ERR_TIMEOUT);
 	leave(c);
 }
 
@@ -441,6 +505,7 @@ static int conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	c->user = user;
 	c->app_owned = !listener_conn;
 	c->timeout_ms = cfg->startup_timeout_ms ? cfg->startup_timeout_ms : 10000;
+	c->dead_ms = cfg->dead_peer_timeout_ms ? cfg->dead_peer_timeout_ms : 8000;
 	int rc = mpa_conn_new(&mc, &sock_io, c, &c->mc);
 	if (rc < 0) {
 		free(c);
@@ -459,7 +524,8 @@ static int conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
 	c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
 	c->tmo = evtimer_new(base, on_timeout, c);
-	if (!c->rev || !c->wev || !c->tmo) {
+	c->live = event_new(base, -1, EV_PERSIST, on_live, c);
+	if (!c->rev || !c->wev || !c->tmo || !c->live) {
 		c->fd = -1; /* not ours to close on failure */
 		c->finished = 1;
 		conn_destroy(c);

@@ -246,7 +246,11 @@ static void maybe_shutdown(mpa_conn *c)
 		c->fin_sent = 1;
 		c->io->shutdown(c->io_ctx, 0);
 		if (c->rx_eof) {
+			/* the peer's FIN came first, ours now: both halves are
+			 * closed in order (RFC 5041 §6): DDP hears it too */
 			c->phase = PH_DONE;
+			if (c->s)
+				ddp_llp_closed(c->s, UINT32_MAX);
 			raise_ev(c, MPA_CEV_CLOSED, 0, 0);
 		}
 	}

@@ -53,6 +53,12 @@ typedef struct ddp_mpa_config {
 	uint16_t max_private_data; /* largest PD_Length accepted from the
 				    * peer, default and maximum 512 */
 	unsigned startup_timeout_ms; /* start-up deadline, default 10000 */
+	unsigned dead_peer_timeout_ms; /* a silent peer (no FIN/RST: host or
+				 * path gone) is reported as DDP_MPA_FAILED
+				 * with DDP_ERR_LLP after about this long (TCP
+				 * keepalive + TCP_USER_TIMEOUT + a write-stall
+				 * check every second), default 8000: a dead
+				 * peer is reported within 10 s */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
 				 * default 1 MiB */
 	ddp_session_config session; /* for the DDP session (nstreams is 1) */
