@@ -120,9 +120,14 @@ void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (f & SCTP_ACT_VIOLATION) {
 		if (ss->ulp_pending)
 			cancel_pending(a, sid);
-		else /* first error wins in the core (DDP-ERR-1) */
+		else { /* first error wins in the core (DDP-ERR-1) */
 			ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
 				      act->code);
+			/* RFC 5041 §6 (DDP-TRD-3): data after the peer's
+			 * graceful teardown means abortive teardown */
+			if (act->code == DDP_ECODE_LLP_AFTER_CLOSE)
+				ddp_stream_abort(a->s, sid);
+		}
 	}
 	if (f & SCTP_ACT_PEER_ABORT)
 		cancel_pending(a, sid);

@@ -189,8 +189,11 @@ int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
 /* What the ULP receives when a message is delivered (RFC 5041 §5.4/§7). */
 typedef struct ddp_delivery {
 	uint32_t stream;
-	int status;	   /* 0, or DDP_ERR_ABORTED when a posted buffer is
-			    * flushed by teardown (no message in it) */
+	int status;	   /* 0: a message. < 0: a posted buffer comes back
+			    * with no message in it: DDP_ERR_ABORTED (abort,
+			    * reset, ddp_session_free), DDP_ERR_CLOSED (graceful
+			    * end), DDP_ERR_LLP or the LLP's error (connection
+			    * lost) */
 	int tagged;	   /* 1: tagged message, 0: untagged */
 	uint32_t len;	   /* message length: untagged = MO+len of the L=1
 			    * segment (DDP-SEG-10); tagged = sum of payloads */
@@ -202,7 +205,8 @@ typedef struct ddp_delivery {
 	void *buf_ctx;	   /* the ctx passed to ddp_post_recv() */
 	/* tagged */
 	uint32_t stag;
-	uint64_t to;	   /* TO of the L=1 segment's first octet */
+	uint64_t to;	   /* TO of the L=1 (last) segment's first octet,
+			    * not of the message's start */
 } ddp_delivery;
 
 enum ddp_stream_event {
@@ -213,7 +217,7 @@ enum ddp_stream_event {
 
 typedef struct ddp_callbacks {
 	/* A message was delivered in order (DDP-DLV-1), or a posted buffer is
-	 * returned with status DDP_ERR_ABORTED. Required. */
+	 * returned with a status < 0 (see ddp_delivery.status). Required. */
 	void (*deliver)(ddp_session *s, const ddp_delivery *d, void *user);
 	/* Source completion: the LLP accepted every segment of the message
 	 * (DDP-DLV-4), or status < 0 when it was flushed/failed. Completions come
@@ -251,7 +255,8 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
 		    const ddp_callbacks *cb, void *user, ddp_session **out);
 
 /* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
- * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call);
+ * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
+ * and may not post or send again);
  * STags bound to its streams are invalidated. Does not call the LLP; use
  * ddp_session_close() first for an orderly end. NULL is a no-op. */
 void ddp_session_free(ddp_session *s);

@@ -87,8 +87,11 @@ typedef struct ddp_sctp_config {
  * DDP_ERR_SYS (socket/bind failed, see errno). */
 int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		    ddp_sctp_ep **out);
-/* Abort every association (their sessions are freed, no callbacks run)
- * and free the endpoint. NULL is a no-op. */
+/* Abort every association (one ABORT datagram each, sent before the UDP
+ * socket closes) and free the endpoint. The sessions are freed: their
+ * outstanding sends and posted buffers come back through the DDP
+ * callbacks (send_done / deliver with a status < 0) during this call; no
+ * assoc or session_ctl callback runs. NULL is a no-op. */
 void ddp_sctp_ep_free(ddp_sctp_ep *ep);
 /* The bound UDP port. */
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep);

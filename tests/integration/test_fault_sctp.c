@@ -618,15 +618,8 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	assert_int_equal(srv.last_err.etype, DDP_ETYPE_LLP);
 	assert_int_equal(srv.last_err.code, DDP_ECODE_LLP_AFTER_CLOSE);
 	assert_int_equal(srv.got_u_st[3], 0); /* nothing delivered */
-#if 0
-	/* DISABLED (library bug, reported to the lead): DDP-TRD-3 asks for
-	 * an abortive teardown of the stream. The core does it (src/rx.c,
-	 * tests/unit/test_session.c test_trd3_...), but over SCTP the
-	 * adapter catches the segment first (sctp_stream.c violation()) and
-	 * only reports the error: measured srv.aborted[3] == 0 and stream 3
-	 * still open 100 ms after the error. */
+	/* DDP-TRD-3: the stream is torn down abortively */
 	assert_int_equal(srv.aborted[3], 1);
-#endif
 
 	/* the untouched streams still carry data both ways */
 	static uint8_t s4[2][MAXMSG];
