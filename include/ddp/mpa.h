@@ -43,7 +43,12 @@ typedef struct ddp_mpa_config {
 	int no_crc;		/* do not ask for CRCs (C=0): only by explicit
 				 * administrator choice (RFC 5044 §4.4); if
 				 * the peer asks, CRCs are used anyway */
-	int peer_to_peer;	/* revision 2 Initiator: RTR exchange (A=1) */
+	int peer_to_peer;	/* revision 2 Initiator: RTR exchange (A=1).
+				 * RFC 5044 §7.1.4: the Responder may send no
+				 * FPDU before it received one, so when the
+				 * accepting side must speak first (it sends
+				 * the first ULP message), the connecting side
+				 * sets this: its MPA layer sends the RTR */
 	unsigned rtr;		/* DDP_MPA_RTR_* kinds we can send/accept,
 				 * 0 = all three */
 	uint16_t ird, ord;	/* revision 2: our RDMA Read depths (14 bit;
