@@ -1,0 +1,59 @@
+/*
+ * ddp-soak: 60 s of mixed load on one event loop, loopback only (issue 6
+ * item 5). soak_main.c runs the loop, samples VmRSS every 5 s and decides;
+ * soak_mpa.c drives MPA/TCP (connection churn, tagged + untagged, a flood of
+ * invalid FPDUs / Requests and of half-open connections); soak_sctp.c
+ * drives one SCTP association (stream-session churn, tagged + untagged).
+ */
+#ifndef DDP_SOAK_H
+#define DDP_SOAK_H
+
+#include <stdint.h>
+
+#include <ddp/ddp.h>
+
+struct event_base;
+
+/* Counters printed with every RSS sample; "bad" ones must stay 0. */
+struct soak_stats {
+	/* MPA */
+	long mpa_opened, mpa_closed, mpa_rounds, mpa_tagged_rx;
+	long mpa_client_fail; /* good clients that did not close in order */
+	long garbage_conns, garbage_reaped, garbage_errors;
+	long halfopen_conns, halfopen_reaped;
+	long raw_stuck; /* garbage/half-open peers never closed */
+	long srv_conns_live, cli_conns_live;
+	/* SCTP */
+	long sctp_assocs, sctp_initiated, sctp_closed, sctp_msgs, sctp_tagged;
+	long sctp_errors;
+	/* payload or protocol surprises */
+	long bad;
+};
+
+extern struct soak_stats soak_st;
+
+/* Which loads run (argv[2] of ddp-soak, default all of them). */
+enum {
+	SOAK_GOOD = 1,     /* MPA clients: churn, tagged + untagged */
+	SOAK_GARBAGE = 2,  /* peers sending invalid Requests / FPDUs */
+	SOAK_HALFOPEN = 4, /* TCP connected, no MPA Request */
+	SOAK_SCTP = 8,     /* SCTP stream-session churn, tagged + untagged */
+	SOAK_ALL = 15,
+};
+extern unsigned soak_loads;
+
+double soak_now(void);
+uint32_t soak_rand(void);
+
+/* 0 or a negative DDP_ERR_* */
+int soak_mpa_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+/* called every tick (10 ms): top up connections, rate limited */
+void soak_mpa_tick(void);
+/* stop opening; free everything (after the loop ran out) */
+void soak_mpa_stop(void);
+
+int soak_sctp_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_sctp_tick(void);
+void soak_sctp_stop(void);
+
+#endif
