@@ -50,7 +50,7 @@ struct ddp_mpa_listener {
 	struct event_base *base;
 	ddp_ctx *ctx;
 	int fd;
-	struct event *ev_accept;
+	struct event *ev_accept, *ev_resume;
 	ddp_mpa_config cfg;
 	uint8_t pd[512];
 	ddp_callbacks cb;
@@ -585,14 +585,30 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 	return 0;
 }
 
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_listener *l = arg;
+	event_add(l->ev_accept, NULL);
+}
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	ddp_mpa_listener *l = arg;
 
 	for (int i = 0; i < 64; i++) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* out of descriptors or memory: the pending
+				 * connection stays readable; pause accepting for
+				 * 100 ms instead of spinning on it */
+				struct timeval tv = { 0, 100000 };
+				event_del(l->ev_accept);
+				evtimer_add(l->ev_resume, &tv);
+			}
 			return; /* EAGAIN or a transient error */
+		}
 		ddp_mpa_conn *c;
 		if (conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
 			     l->ev, l->user, &c) < 0) {
@@ -641,9 +657,12 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		return DDP_ERR_SYS;
 	}
 	l->ev_accept = event_new(base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
-	if (!l->ev_accept || event_add(l->ev_accept, NULL) < 0) {
+	l->ev_resume = evtimer_new(base, on_accept_resume, l);
+	if (!l->ev_accept || !l->ev_resume || event_add(l->ev_accept, NULL) < 0) {
 		if (l->ev_accept)
 			event_free(l->ev_accept);
+		if (l->ev_resume)
+			event_free(l->ev_resume);
 		close(l->fd);
 		free(l);
 		return DDP_ERR_NOMEM;
@@ -670,6 +689,8 @@ void ddp_mpa_listener_free(ddp_mpa_listener *l)
 	if (!l)
 		return;
 	event_free(l->ev_accept);
+	if (l->ev_resume)
+		event_free(l->ev_resume);
 	close(l->fd);
 	free(l);
 }
