@@ -36,6 +36,7 @@
 #include "ddpwire.h"
 #include "libevent/mpa_tcp.h"
 #include "mpa/mpa_conn.h"
+#include "net_helpers.h"
 #include "nullllp.h"
 
 static struct event_base *base;
@@ -54,61 +55,6 @@ static int teardown(void **st)
 	event_base_free(base);
 	alarm(0);
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void run_for(double secs)
-{
-	struct timeval tv = {(time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6)};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
-}
-
-static struct sockaddr_in lo(int port)
-{
-	struct sockaddr_in sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return sa;
-}
-
-/* a plain TCP listener on 127.0.0.1 that never runs MPA */
-static int raw_listener(int *port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(0);
-	socklen_t sl = sizeof(sa);
-	assert_true(fd >= 0);
-	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	assert_int_equal(listen(fd, 64), 0);
-	getsockname(fd, (struct sockaddr *)&sa, &sl);
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-static int raw_connect(int port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(port);
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
-
-/* 1: the server closed/reset the socket, 0: still open and silent */
-static int peer_closed(int fd)
-{
-	char b[64];
-	ssize_t r = recv(fd, b, sizeof(b), MSG_DONTWAIT);
-	return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 /* ------------------------------------------------------ DDP callbacks */
@@ -289,13 +235,14 @@ static void test_limits_reorder_window_bounds_held_segments(void **st)
 static void test_limits_session_max_posted(void **st)
 {
 	static uint8_t b[16];
-	int lport, lfd = raw_listener(&lport);
+	int lport, lfd = net_raw_listener(&lport);
+	assert_true(lfd >= 0);
 	for (int round = 0; round < 2; round++) {
 		uint32_t cap = round ? 1024 : 16;
 		ddp_mpa_config mc;
 		memset(&mc, 0, sizeof(mc));
 		mc.session.max_posted = round ? 0 : 16;
-		struct sockaddr_in sa = lo(lport);
+		struct sockaddr_in sa = net_lo(lport);
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
@@ -320,14 +267,15 @@ static void test_limits_session_max_posted(void **st)
 static void test_limits_session_max_tx_queued(void **st)
 {
 	static uint8_t b[100];
-	int lport, lfd = raw_listener(&lport);
+	int lport, lfd = net_raw_listener(&lport);
+	assert_true(lfd >= 0);
 	struct iovec v = {b, sizeof(b)};
 	for (int round = 0; round < 2; round++) {
 		uint32_t cap = round ? 4096 : 8;
 		ddp_mpa_config mc;
 		memset(&mc, 0, sizeof(mc));
 		mc.session.max_tx_queued = round ? 0 : 8;
-		struct sockaddr_in sa = lo(lport);
+		struct sockaddr_in sa = net_lo(lport);
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
@@ -382,29 +330,31 @@ static void test_limits_mpa_max_private_data(void **st)
 		memset(&mc, 0, sizeof(mc));
 		mc.max_private_data = round ? 0 : 16;
 		mc.startup_timeout_ms = 5000;
-		struct sockaddr_in sa = lo(0);
+		struct sockaddr_in sa = net_lo(0);
 		ddp_mpa_listener *l;
 		assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
 		                                &cbs, on_accept_count, on_mpa_event, NULL, &l),
 		                 0);
 		int port = ddp_mpa_listener_port(l);
 		accepts = 0;
-		int over = raw_connect(port), at = raw_connect(port);
+		int over = net_raw_connect(port), at = net_raw_connect(port);
+		assert_true(over >= 0 && at >= 0);
 		assert_int_equal(raw_request(over, cap + 1), 21 + cap);
 		assert_int_equal(raw_request(at, cap), 20 + cap);
-		for (int i = 0; i < 100 && !(accepts && peer_closed(over)); i++)
-			run_for(0.01);
+		for (int i = 0; i < 100 && !(accepts && net_peer_closed(over)); i++)
+			net_run_for(base, 0.01);
 		assert_int_equal(accepts, 1);
 		assert_int_equal(accepted_pd_len, cap);
-		assert_true(peer_closed(over));
+		assert_true(net_peer_closed(over));
 		close(over);
 		close(at);
 		ddp_mpa_listener_free(l);
 	}
 	/* our own Request: 512 octets with revision 1, 508 with 2 */
 	static uint8_t pd[513];
-	int lport, lfd = raw_listener(&lport);
-	struct sockaddr_in sa = lo(lport);
+	int lport, lfd = net_raw_listener(&lport);
+	assert_true(lfd >= 0);
+	struct sockaddr_in sa = net_lo(lport);
 	ddp_mpa_config mc;
 	ddp_mpa_conn *c;
 	memset(&mc, 0, sizeof(mc));
@@ -431,20 +381,21 @@ static void test_limits_mpa_max_private_data(void **st)
  * never answers fails with DDP_ERR_TIMEOUT after 10 s, not before. */
 static void test_limits_mpa_startup_timeout_default_is_10s(void **st)
 {
-	int lport, lfd = raw_listener(&lport);
-	struct sockaddr_in sa = lo(lport);
+	int lport, lfd = net_raw_listener(&lport);
+	assert_true(lfd >= 0);
+	struct sockaddr_in sa = net_lo(lport);
 	ddp_mpa_conn *c;
 	memset(&cnt, 0, sizeof(cnt));
-	double t0 = now_s();
+	double t0 = net_now_s();
 	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), NULL, &cbs,
 	                                 on_mpa_event, NULL, &c),
 	                 0);
-	while (!cnt.failed && now_s() - t0 < 9.8)
-		run_for(0.1);
+	while (!cnt.failed && net_now_s() - t0 < 9.8)
+		net_run_for(base, 0.1);
 	assert_int_equal(cnt.failed, 0);
-	while (!cnt.failed && now_s() - t0 < 12)
-		run_for(0.05);
-	print_message("default start-up time-out after %.2f s\n", now_s() - t0);
+	while (!cnt.failed && net_now_s() - t0 < 12)
+		net_run_for(base, 0.05);
+	print_message("default start-up time-out after %.2f s\n", net_now_s() - t0);
 	assert_int_equal(cnt.failed, 1);
 	assert_int_equal(cnt.last_err, DDP_ERR_TIMEOUT);
 	ddp_mpa_conn_free(c);
@@ -459,7 +410,8 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 {
 	static uint8_t payload[16384];
 	struct iovec v = {payload, sizeof(payload)};
-	int lport, lfd = raw_listener(&lport);
+	int lport, lfd = net_raw_listener(&lport);
+	assert_true(lfd >= 0);
 	for (int round = 0; round < 2; round++) {
 		size_t cap = round ? (1u << 20) : 65536;
 		ddp_mpa_config mc;
@@ -467,7 +419,7 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 		mc.revision = 1;
 		mc.tx_queue_cap = round ? 0 : 65536;
 		mc.session.max_tx_queued = 256;
-		struct sockaddr_in sa = lo(lport);
+		struct sockaddr_in sa = net_lo(lport);
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
@@ -479,7 +431,7 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 		uint8_t req[20];
 		size_t got = 0;
 		for (int i = 0; i < 200 && got < 20; i++) {
-			run_for(0.01);
+			net_run_for(base, 0.01);
 			ssize_t r = recv(pfd, req + got, 20 - got, MSG_DONTWAIT);
 			if (r > 0)
 				got += (size_t)r;
@@ -492,27 +444,27 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 		rep[18] = rep[19] = 0;
 		assert_int_equal(send(pfd, rep, 20, 0), 20);
 		for (int i = 0; i < 100 && !cnt.connected; i++)
-			run_for(0.01);
+			net_run_for(base, 0.01);
 		assert_int_equal(cnt.connected, 1);
 		ddp_session *s = ddp_mpa_session(c);
 		mpa_conn *m = ev_mpa_core(c);
 		size_t max_q = 0;
 		int rc = 0;
 		long sent = 0;
-		double t0 = now_s();
-		while (now_s() - t0 < 5) {
+		double t0 = net_now_s();
+		while (net_now_s() - t0 < 5) {
 			rc = ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL);
 			if (rc == DDP_ERR_LIMIT)
 				break;
 			assert_int_equal(rc, 0);
 			sent++;
-			run_for(0.001);
+			net_run_for(base, 0.001);
 			if (mpa_conn_queued(m) > max_q)
 				max_q = mpa_conn_queued(m);
 		}
 		/* keep going until the socket buffers are surely full */
 		for (int i = 0; i < 50; i++) {
-			run_for(0.002);
+			net_run_for(base, 0.002);
 			if (mpa_conn_queued(m) > max_q)
 				max_q = mpa_conn_queued(m);
 		}
@@ -587,7 +539,7 @@ static void sctp_pair(uint32_t max_pending, uint16_t nstreams)
 	assert_int_equal(ddp_sctp_connect(scli.ep, "127.0.0.1", ddp_sctp_ep_port(ssrv.ep), &scli.a),
 	                 0);
 	for (int i = 0; i < 500 && !(ssrv.up && scli.up); i++)
-		run_for(0.005);
+		net_run_for(base, 0.005);
 	assert_true(ssrv.up && scli.up);
 }
 
@@ -608,8 +560,8 @@ static void test_limits_sctp_max_pending_initiates(void **st)
 		for (uint32_t i = 0; i <= cap; i++)
 			assert_int_equal(ddp_sctp_initiate(scli.a, i, "x", 1), 0);
 		for (int i = 0; i < 400 && scli.rejected < 1; i++)
-			run_for(0.005);
-		run_for(0.05);
+			net_run_for(base, 0.005);
+		net_run_for(base, 0.05);
 		assert_int_equal(ssrv.initiates, cap);
 		assert_int_equal(scli.rejected, 1);
 		assert_int_equal(scli.last_status, DDP_ERR_CLOSED);

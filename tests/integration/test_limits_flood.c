@@ -27,6 +27,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "net_helpers.h"
 
 /* Under ASan (quarantine) or valgrind, RSS and CPU time say nothing about
  * the library: those numbers are printed but not asserted, and valgrind
@@ -68,47 +69,6 @@ static int teardown(void **st)
 	event_base_free(base);
 	alarm(0);
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static void run_for(double secs)
-{
-	struct timeval tv = {(time_t)secs, (suseconds_t)((secs - (double)(time_t)secs) * 1e6)};
-	event_base_loopexit(base, &tv);
-	event_base_dispatch(base);
-}
-
-static struct sockaddr_in lo(int port)
-{
-	struct sockaddr_in sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return sa;
-}
-
-static int raw_connect(int port)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(port);
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	return fd;
-}
-
-/* 1: the server closed/reset the socket, 0: still open and silent */
-static int peer_closed(int fd)
-{
-	char b[64];
-	ssize_t r = recv(fd, b, sizeof(b), MSG_DONTWAIT);
-	return r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK);
 }
 
 /* ------------------------------------------------------ DDP callbacks */
@@ -176,7 +136,7 @@ static void test_limits_mpa_startup_timeout_reaps_half_open(void **st)
 	ddp_mpa_config mc;
 	memset(&mc, 0, sizeof(mc));
 	mc.startup_timeout_ms = 300;
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_listener *l;
 	accepts = 0;
 	memset(&cnt, 0, sizeof(cnt));
@@ -184,27 +144,28 @@ static void test_limits_mpa_startup_timeout_reaps_half_open(void **st)
 	                                on_accept_count, on_mpa_event, NULL, &l),
 	                 0);
 	int port = ddp_mpa_listener_port(l);
-	double t0 = now_s();
+	double t0 = net_now_s();
 	for (int i = 0; i < NHALF; i++) {
-		fds[i] = raw_connect(port);
+		fds[i] = net_raw_connect(port);
+		assert_true(fds[i] >= 0);
 		if (i % 32 == 31)
-			run_for(0.001); /* let the listener accept */
+			net_run_for(base, 0.001); /* let the listener accept */
 	}
-	while (now_s() - t0 < 0.2)
-		run_for(0.01);
+	while (net_now_s() - t0 < 0.2)
+		net_run_for(base, 0.01);
 	int early = 0;
 	for (int i = 0; i < NHALF; i++)
-		early += peer_closed(fds[i]);
+		early += net_peer_closed(fds[i]);
 	int closed = 0;
-	while (now_s() - t0 < 3 && closed < NHALF) {
-		run_for(0.05);
+	while (net_now_s() - t0 < 3 && closed < NHALF) {
+		net_run_for(base, 0.05);
 		closed = 0;
 		for (int i = 0; i < NHALF; i++)
-			closed += peer_closed(fds[i]);
+			closed += net_peer_closed(fds[i]);
 	}
 	print_message("half-open: %d of %d reaped after %.2f s (%d before "
 	              "200 ms)\n",
-	              closed, NHALF, now_s() - t0, early);
+	              closed, NHALF, net_now_s() - t0, early);
 	assert_int_equal(early, 0);
 	assert_int_equal(closed, NHALF);
 	assert_int_equal(accepts, 0);
@@ -290,42 +251,43 @@ static long half_open_flood(int port, long *after, int garbage)
 	static int fds[NMEM_MAX];
 	long held = 0;
 	for (int i = 0; i < nmem; i++) {
-		fds[i] = raw_connect(port);
+		fds[i] = net_raw_connect(port);
+		assert_true(fds[i] >= 0);
 		if (garbage)
 			send_request(fds[i]);
 		if (i % 16 == 15)
-			run_for(0.001); /* let the listener accept */
+			net_run_for(base, 0.001); /* let the listener accept */
 	}
-	run_for(0.02);
+	net_run_for(base, 0.02);
 	held = rss_kib();
 	if (garbage) {
 		for (int i = 0; i < nmem; i++) {
 			uint8_t rep[20];
 			size_t got = 0;
-			double t1 = now_s();
-			while (got < 20 && now_s() - t1 < 2) {
+			double t1 = net_now_s();
+			while (got < 20 && net_now_s() - t1 < 2) {
 				ssize_t r = recv(fds[i], rep + got, 20 - got, MSG_DONTWAIT);
 				if (r > 0)
 					got += (size_t)r;
 				else
-					run_for(0.001);
+					net_run_for(base, 0.001);
 			}
 			assert_int_equal(got, 20); /* the Reply */
 			send_bad_fpdu(fds[i], (uint32_t)i);
 		}
 	}
 	int closed = 0;
-	double t0 = now_s();
-	while (now_s() - t0 < 5 && closed < nmem) {
-		run_for(0.05);
+	double t0 = net_now_s();
+	while (net_now_s() - t0 < 5 && closed < nmem) {
+		net_run_for(base, 0.05);
 		closed = 0;
 		for (int i = 0; i < nmem; i++)
-			closed += peer_closed(fds[i]);
+			closed += net_peer_closed(fds[i]);
 	}
 	assert_int_equal(closed, nmem);
 	for (int i = 0; i < nmem; i++)
 		close(fds[i]);
-	run_for(0.05);
+	net_run_for(base, 0.05);
 	*after = rss_kib();
 	return held;
 }
@@ -338,7 +300,7 @@ static void test_limits_mpa_half_open_flood_does_not_grow_memory(void **st)
 	ddp_mpa_config mc;
 	memset(&mc, 0, sizeof(mc));
 	mc.startup_timeout_ms = 300;
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_listener *l;
 	accepts = 0;
 	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
@@ -371,7 +333,7 @@ static void test_limits_mpa_invalid_fpdu_flood_does_not_grow_memory(void **st)
 	ddp_mpa_config mc;
 	memset(&mc, 0, sizeof(mc));
 	mc.startup_timeout_ms = 300;
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_listener *l;
 	memset(&cnt, 0, sizeof(cnt));
 	accepts = 0;
@@ -414,7 +376,7 @@ static int flood_listener(int port_fd, int res_fd)
 	struct rlimit r = {40, 40};
 	ddp_mpa_config mc;
 	ddp_mpa_listener *l;
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	if (setrlimit(RLIMIT_NOFILE, &r) < 0)
 		return 2;
 	base = event_base_new();
@@ -429,7 +391,7 @@ static int flood_listener(int port_fd, int res_fd)
 	if (write(port_fd, &port, sizeof(port)) != sizeof(port))
 		return 5;
 	double c0 = cpu_s();
-	run_for(3.0);
+	net_run_for(base, 3.0);
 	double used = cpu_s() - c0;
 	if (write(res_fd, &used, sizeof(used)) != sizeof(used))
 		return 6;
@@ -454,17 +416,19 @@ static void test_limits_mpa_listener_fd_exhaustion(void **st)
 	if (pid == 0)
 		_exit(flood_listener(port_p[1], res_p[1]));
 	assert_int_equal(read(port_p[0], &port, sizeof(port)), sizeof(port));
-	for (int i = 0; i < NFLOOD; i++)
-		fds[i] = raw_connect(port);
-	double t0 = now_s();
+	for (int i = 0; i < NFLOOD; i++) {
+		fds[i] = net_raw_connect(port);
+		assert_true(fds[i] >= 0);
+	}
+	double t0 = net_now_s();
 	int closed = 0;
-	while (now_s() - t0 < 2.9 && closed < NFLOOD) {
+	while (net_now_s() - t0 < 2.9 && closed < NFLOOD) {
 		usleep(20000);
 		closed = 0;
 		for (int i = 0; i < NFLOOD; i++)
-			closed += peer_closed(fds[i]);
+			closed += net_peer_closed(fds[i]);
 	}
-	double t_all = now_s() - t0;
+	double t_all = net_now_s() - t0;
 	assert_int_equal(read(res_p[0], &used, sizeof(used)), sizeof(used));
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
