@@ -193,6 +193,16 @@ fuzz: $(FUZZ_BIN)
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
 	      tests/fuzz/corpus/$$n 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|crash-' ; done
 
+# Minimize every corpus (libFuzzer -merge=1), folding in extra corpus
+# directories given as FUZZ_EXTRA=/path/with/<target>/ subdirectories.
+fuzz-min: $(FUZZ_BIN)
+	@for f in $(FUZZ_BIN); do n=$$(basename $$f); d=tests/fuzz/corpus/$$n; t=$$(mktemp -d); \
+	  extra=; [ -n "$(FUZZ_EXTRA)" ] && [ -d "$(FUZZ_EXTRA)/$$n" ] && extra="$(FUZZ_EXTRA)/$$n"; \
+	  $$f -merge=1 $$t $$d $$extra >/dev/null 2>&1 && [ -n "$$(ls -A $$t)" ] && \
+	  { for x in $$(ls $$d | grep -E '^[0-9a-f]{40}$$'); do rm -f $$d/$$x; done; \
+	    cp $$t/* $$d/; echo "$$n: $$(ls $$d | wc -l) inputs"; }; rm -rf $$t; done
+	@echo "(named seeds and crash reproducers are kept; only libFuzzer's hash-named inputs are minimized)"
+
 check-sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
@@ -205,7 +215,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo fuzz check-sanitize check-valgrind clean distclean deps
+.PHONY: all check demo fuzz fuzz-min check-sanitize check-valgrind clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.
