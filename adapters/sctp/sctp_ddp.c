@@ -333,6 +333,7 @@ static const ddp_llp_ops sctp_ops = {
 static void assoc_free(struct ddp_sctp_assoc *a)
 {
 	ddp_sctp_ep *ep = a->ep;
+	ep->nassocs--;
 	if (a->prev)
 		a->prev->next = a->next;
 	else if (ep->assocs == a)
@@ -451,14 +452,21 @@ static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 	if (ep->assocs)
 		ep->assocs->prev = a;
 	ep->assocs = a;
+	ep->nassocs++;
 	return a;
 }
 
 static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 {
 	ddp_sctp_ep *ep = user;
-	struct ddp_sctp_assoc *a = assoc_new(ep);
 	(void)lep;
+	/* every association can hold nstreams reorder windows and pending
+	 * Initiates: their number is capped (ABORT beyond it) */
+	if (ep->nassocs >= ep->cfg.max_assocs) {
+		sctp_ll_free(ll);
+		return;
+	}
+	struct ddp_sctp_assoc *a = assoc_new(ep);
 	if (!a) {
 		sctp_ll_free(ll);
 		return;
@@ -499,6 +507,8 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	ep->cfg = *cfg;
 	if (!ep->cfg.max_pending_initiates)
 		ep->cfg.max_pending_initiates = 64;
+	if (!ep->cfg.max_assocs)
+		ep->cfg.max_assocs = 256;
 	sctp_ddp_ll_config(cfg, &lc);
 	rc = sctp_ll_ep_new(base, &lc, &ep->ll);
 	if (rc) {

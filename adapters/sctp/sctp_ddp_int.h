@@ -95,6 +95,7 @@ struct ddp_sctp_ep {
 	ddp_sctp_config cfg;
 	sctp_ll_ep *ll;
 	struct ddp_sctp_assoc *assocs;
+	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
 };
 
 /* sctp_rx.c */

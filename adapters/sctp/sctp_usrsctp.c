@@ -591,8 +591,16 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 			usrsctp_close(so);
 			continue;
 		}
-		if (ep->acb)
+		if (ep->acb) {
+			/* the callback may refuse it with sctp_ll_free(a) */
+			a->in_cb++;
 			ep->acb(ep, a, ep->auser);
+			a->in_cb--;
+			if (a->dead) {
+				assoc_destroy(a);
+				continue;
+			}
+		}
 		event_active(a->work, EV_TIMEOUT, 0);
 	}
 }

@@ -72,6 +72,10 @@ typedef struct ddp_sctp_config {
 				 * encapsulation: datagram = user message +
 				 * 28; 0 = 65000 (loopback). Over a real link:
 				 * link MTU - IP - 8 (UDP) - 12. */
+	uint32_t max_assocs;	/* associations alive at once (default 256):
+				 * each can hold nstreams reorder windows of
+				 * up to ~230 KiB; a peer beyond it is
+				 * ABORTed */
 	ddp_ctx *ctx;		/* required */
 	ddp_session_config session; /* nstreams is set from the association */
 	ddp_callbacks ddp;	/* data-path callbacks of every session */

@@ -4,7 +4,7 @@
  *   ddp_ctx_config.max_stags, .max_pds
  *   ddp_session_config.nstreams, .reorder_window, .max_posted, .max_tx_queued
  *   ddp_mpa_config.max_private_data, .startup_timeout_ms, .tx_queue_cap
- *   ddp_sctp_config.max_pending_initiates, .nstreams
+ *   ddp_sctp_config.max_pending_initiates, .nstreams, .max_assocs
  * (A short startup_timeout_ms reaping half-open peers, and the floods, are
  * in test_limits_flood.c.) Real sockets on 127.0.0.1 only; every test is
  * bounded by alarm(). */
@@ -586,6 +586,76 @@ static void test_limits_sctp_nstreams_and_private_data(void **st)
 	assert_int_equal(ddp_post_recv(scli.s, 64, 0, b, 8, NULL), DDP_ERR_INVAL);
 	sctp_unpair();
 }
+/* ddp_sctp_config.max_assocs: a listener holds at most max_assocs
+ * associations (each may hold nstreams reorder windows); the peer over the
+ * cap is ABORTed and sees its association go down; freeing one makes room.
+ * Default 256. */
+struct capc {
+	ddp_sctp_ep *ep;
+	ddp_sctp_assoc *a;
+	int up, down;
+};
+
+static void cap_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
+{
+	struct capc *c = user;
+	if (status == 0)
+		c->up++;
+	else
+		c->down++;
+}
+
+static void cap_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
+                    const void *pd, size_t len, void *user)
+{
+}
+
+static void test_limits_sctp_max_assocs(void **st)
+{
+	enum { CAP = 3, NCLI = CAP + 2 };
+	static struct capc srv, cli[NCLI];
+	ddp_sctp_config c;
+	memset(&c, 0, sizeof(c));
+	memset(&srv, 0, sizeof(srv));
+	memset(cli, 0, sizeof(cli));
+	c.port = -1;
+	c.ctx = ctx;
+	c.ddp = cbs;
+	c.sctp.assoc = cap_assoc;
+	c.sctp.session_ctl = cap_ctl;
+	c.nstreams = 4;
+	c.max_assocs = CAP;
+	c.user = &srv;
+	assert_int_equal(ddp_sctp_ep_new(base, &c, &srv.ep), 0);
+	assert_int_equal(ddp_sctp_listen(srv.ep), 0);
+	c.max_assocs = 0; /* the clients: default */
+	for (int i = 0; i < NCLI; i++) {
+		c.user = &cli[i];
+		assert_int_equal(ddp_sctp_ep_new(base, &c, &cli[i].ep), 0);
+		assert_int_equal(ddp_sctp_connect(cli[i].ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep),
+		                                  &cli[i].a), 0);
+		for (int k = 0; k < 200 && !cli[i].up && !cli[i].down; k++)
+			net_run_for(base, 0.005);
+	}
+	int up = 0, refused = 0;
+	for (int k = 0; k < 400; k++) {
+		up = refused = 0;
+		for (int i = 0; i < NCLI; i++) {
+			up += cli[i].up && !cli[i].down;
+			refused += cli[i].down;
+		}
+		if (up + refused == NCLI)
+			break;
+		net_run_for(base, 0.01);
+	}
+	print_message("max_assocs %d: %d up, %d refused, server up %d\n", CAP, up, refused, srv.up);
+	assert_int_equal(srv.up, CAP);
+	assert_int_equal(up, CAP);
+	assert_int_equal(refused, NCLI - CAP);
+	for (int i = 0; i < NCLI; i++)
+		ddp_sctp_ep_free(cli[i].ep);
+	ddp_sctp_ep_free(srv.ep);
+}
 #endif
 
 int main(void)
@@ -604,6 +674,7 @@ int main(void)
 #if HAVE_USRSCTP
 		T(test_limits_sctp_max_pending_initiates),
 		T(test_limits_sctp_nstreams_and_private_data),
+		T(test_limits_sctp_max_assocs),
 #endif
 	};
 	signal(SIGPIPE, SIG_IGN);

@@ -30,12 +30,12 @@ ip netns exec "$A" ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || fail "no connectivit
 
 out=$(mktemp)
 for llp in mpa sctp; do
-	ip netns exec "$B" "$perf" --server --llp "$llp" --listen "$SRV:$PORT" --mtu 1472 >"$out.srv" 2>"$out.err" &
+	ip netns exec "$B" "$perf" --server --llp "$llp" --listen "$SRV:$PORT" --mtu 1460 >"$out.srv" 2>"$out.err" &
 	sp=$!
 	sleep 0.5
 	for mode in untagged tagged; do
 		res=$(timeout 20 ip netns exec "$A" "$perf" --connect "$SRV:$PORT" --llp "$llp" --mode "$mode" \
-			--size 16384 --streams 4 --duration 2 --mtu 1472 --json) || fail "$llp $mode client failed: $res; server: $(cat "$out.err")"
+			--size 16384 --streams 4 --duration 2 --mtu 1460 --json) || fail "$llp $mode client failed: $res; server: $(cat "$out.err")"
 		echo "$res"
 		echo "$res" | grep -q '"ok":true' || fail "$llp $mode: $res"
 	done
