@@ -28,6 +28,7 @@ struct ddp_mpa_conn {
 	int connecting;		/* TCP connect in progress */
 	struct event *rev, *wev, *tmo;
 	int rd_dry; /* the last recv was short: the socket is empty */
+	struct startup_count *sc; /* listener's count while starting up */
 	unsigned dead_ms; /* dead-peer timeout */
 	struct event *live; /* 1 s write-stall check */
 	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
@@ -51,6 +52,7 @@ struct ddp_mpa_listener {
 	ddp_ctx *ctx;
 	int fd;
 	struct event *ev_accept, *ev_resume;
+	struct startup_count *sc;
 	ddp_mpa_config cfg;
 	uint8_t pd[512];
 	ddp_callbacks cb;
@@ -67,6 +69,19 @@ mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
 /* ------------------------------------------------------ lifetime guard */
 
 static void conn_destroy(ddp_mpa_conn *c);
+
+/* Connections of a listener still in MPA start-up (ddp_mpa_config.
+ * max_startup). Shared by the listener and its connections: whichever
+ * goes last frees it. */
+struct startup_count {
+	unsigned refs, pending;
+};
+
+static void startup_put(struct startup_count *sc)
+{
+	if (sc && --sc->refs == 0)
+		free(sc);
+}
 
 static void enter(ddp_mpa_conn *c)
 {
@@ -101,8 +116,19 @@ static void close_socket(ddp_mpa_conn *c, int reset)
 	}
 }
 
+/* The connection is past its start-up (up, failed, rejected or freed). */
+static void startup_done(ddp_mpa_conn *c)
+{
+	if (!c->sc)
+		return;
+	c->sc->pending--;
+	startup_put(c->sc);
+	c->sc = NULL;
+}
+
 static void conn_destroy(ddp_mpa_conn *c)
 {
+	startup_done(c);
 	close_socket(c, !c->finished);
 	/* callbacks run inside ddp_session_free(): keep them from freeing
 	 * or scheduling anything */
@@ -323,16 +349,19 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 		}
 		return;
 	case MPA_CEV_UP:
+		startup_done(c);
 		event_del(c->tmo);
 		c->app_owned = 1;
 		user_event(c, DDP_MPA_CONNECTED, 0, 0);
 		return;
 	case MPA_CEV_REJECTED:
+		startup_done(c);
 		c->finished = 1;
 		close_socket(c, 0);
 		user_event(c, DDP_MPA_REJECTED, err, ecode);
 		return;
 	case MPA_CEV_FAILED:
+		startup_done(c);
 		c->finished = 1;
 		/* a bad start-up frame closes TCP at once (RFC 5044 §7.1) */
 		close_socket(c, 1);
@@ -609,12 +638,23 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			}
 			return; /* EAGAIN or a transient error */
 		}
+		if (l->sc->pending >= l->cfg.max_startup) {
+			/* too many connections still in start-up (half-open
+			 * floods): reset this one at once */
+			struct linger lg = { 1, 0 };
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			close(fd);
+			continue;
+		}
 		ddp_mpa_conn *c;
 		if (conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
 			     l->ev, l->user, &c) < 0) {
 			close(fd);
 			continue;
 		}
+		c->sc = l->sc;
+		l->sc->refs++;
+		l->sc->pending++;
 		start_mpa(c);
 	}
 }
@@ -658,11 +698,17 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 	}
 	l->ev_accept = event_new(base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
 	l->ev_resume = evtimer_new(base, on_accept_resume, l);
-	if (!l->ev_accept || !l->ev_resume || event_add(l->ev_accept, NULL) < 0) {
+	l->sc = calloc(1, sizeof(*l->sc));
+	if (l->sc)
+		l->sc->refs = 1;
+	if (!l->cfg.max_startup)
+		l->cfg.max_startup = 1024;
+	if (!l->ev_accept || !l->ev_resume || !l->sc || event_add(l->ev_accept, NULL) < 0) {
 		if (l->ev_accept)
 			event_free(l->ev_accept);
 		if (l->ev_resume)
 			event_free(l->ev_resume);
+		free(l->sc);
 		close(l->fd);
 		free(l);
 		return DDP_ERR_NOMEM;
@@ -691,6 +737,7 @@ void ddp_mpa_listener_free(ddp_mpa_listener *l)
 	event_free(l->ev_accept);
 	if (l->ev_resume)
 		event_free(l->ev_resume);
+	startup_put(l->sc);
 	close(l->fd);
 	free(l);
 }

@@ -64,6 +64,9 @@ typedef struct ddp_mpa_config {
 				 * keepalive + TCP_USER_TIMEOUT + a write-stall
 				 * check every second), default 8000: a dead
 				 * peer is reported within 10 s */
+	unsigned max_startup;	/* listener: connections in MPA start-up at
+				 * once (default 1024); more are reset at once
+				 * (half-open floods cost bounded memory) */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
 				 * default 1 MiB */
 	ddp_session_config session; /* for the DDP session (nstreams is 1) */

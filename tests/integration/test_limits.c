@@ -3,7 +3,7 @@
  * cap; each names the config field it proves:
  *   ddp_ctx_config.max_stags, .max_pds
  *   ddp_session_config.nstreams, .reorder_window, .max_posted, .max_tx_queued
- *   ddp_mpa_config.max_private_data, .startup_timeout_ms, .tx_queue_cap
+ *   ddp_mpa_config.max_private_data, .startup_timeout_ms, .tx_queue_cap, .max_startup
  *   ddp_sctp_config.max_pending_initiates, .nstreams, .max_assocs
  * (A short startup_timeout_ms reaping half-open peers, and the floods, are
  * in test_limits_flood.c.) Real sockets on 127.0.0.1 only; every test is
@@ -402,6 +402,53 @@ static void test_limits_mpa_startup_timeout_default_is_10s(void **st)
 	close(lfd);
 }
 
+/* ddp_mpa_config.max_startup: a listener keeps at most max_startup
+ * connections in MPA start-up; TCP connections beyond it are reset at once,
+ * so a half-open flood costs bounded memory. Once a connection's start-up
+ * ends (here: its start-up timeout), room is made for new ones. */
+static void accept_cb_reject(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
+{
+	ddp_mpa_reject(c, NULL, 0);
+}
+
+static void test_limits_mpa_max_startup(void **st)
+{
+	enum { CAP = 5, N = 12 };
+	struct sockaddr_in sa = net_lo(0);
+	ddp_mpa_config cfg;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.max_startup = CAP;
+	cfg.startup_timeout_ms = 400;
+	ddp_mpa_listener *l;
+	memset(&cnt, 0, sizeof(cnt));
+	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &cfg, &cbs,
+	                                accept_cb_reject, on_mpa_event, NULL, &l),
+	                 0);
+	int port = ddp_mpa_listener_port(l), fds[N], reset = 0;
+	for (int i = 0; i < N; i++) {
+		fds[i] = net_raw_connect(port);
+		assert_true(fds[i] >= 0);
+		net_run_for(base, 0.01); /* the listener accepts (or resets) it */
+	}
+	net_run_for(base, 0.05);
+	for (int i = 0; i < N; i++)
+		reset += net_peer_closed(fds[i]);
+	print_message("max_startup %d: %d of %d half-open connections reset at once\n", CAP, reset,
+	              N);
+	assert_int_equal(reset, N - CAP);
+	/* the CAP half-open ones time out (400 ms): then new ones are taken */
+	net_run_for(base, 0.6);
+	int late = net_raw_connect(port);
+	assert_true(late >= 0);
+	net_run_for(base, 0.05);
+	assert_false(net_peer_closed(late));
+	close(late);
+	for (int i = 0; i < N; i++)
+		close(fds[i]);
+	net_run_for(base, 0.5);
+	ddp_mpa_listener_free(l);
+}
+
 /* ddp_mpa_config.tx_queue_cap: against a peer that stops reading, the MPA
  * layer queues at most tx_queue_cap octets (+ the FPDU that crossed it);
  * the rest waits in the core, which stops at max_tx_queued (DDP_ERR_LIMIT).
@@ -670,6 +717,7 @@ int main(void)
 		T(test_limits_session_max_tx_queued),
 		T(test_limits_mpa_max_private_data),
 		T(test_limits_mpa_startup_timeout_default_is_10s),
+		T(test_limits_mpa_max_startup),
 		T(test_limits_mpa_tx_queue_cap),
 #if HAVE_USRSCTP
 		T(test_limits_sctp_max_pending_initiates),
