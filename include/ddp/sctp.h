@@ -77,7 +77,10 @@ typedef struct ddp_sctp_config {
 				 * up to ~230 KiB; a peer beyond it is
 				 * ABORTed */
 	ddp_ctx *ctx;		/* required */
-	ddp_session_config session; /* nstreams is set from the association */
+	ddp_session_config session; /* nstreams is set from the association;
+				     * reorder_window is raised to at least
+				     * 4096 (the peer may have 2048 chunks per
+				     * stream in flight, RFC 5043 §10) */
 	ddp_callbacks ddp;	/* data-path callbacks of every session */
 	ddp_sctp_callbacks sctp;
 	void *user;		/* passed to every callback */
