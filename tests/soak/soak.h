@@ -3,7 +3,8 @@
  * item 5). soak_main.c runs the loop, samples VmRSS every 5 s and decides;
  * soak_mpa.c drives MPA/TCP (connection churn, tagged + untagged, a flood of
  * invalid FPDUs / Requests and of half-open connections); soak_sctp.c
- * drives one SCTP association (stream-session churn, tagged + untagged).
+ * drives one SCTP association (stream-session churn, tagged + untagged);
+ * soak_sctp_flood.c floods a second SCTP listener with hostile associations.
  */
 #ifndef DDP_SOAK_H
 #define DDP_SOAK_H
@@ -26,6 +27,9 @@ struct soak_stats {
 	/* SCTP */
 	long sctp_assocs, sctp_initiated, sctp_closed, sctp_msgs, sctp_tagged;
 	long sctp_errors;
+	/* SCTP invalid-segment flood (soak_sctp_flood.c) */
+	long sctpf_assocs, sctpf_msgs, sctpf_connfail, sctpf_stuck;
+	long sctpf_vinitiates, sctpf_errors, sctpf_delivered, sctpf_vdown, sctpf_vlive;
 	/* payload or protocol surprises */
 	long bad;
 };
@@ -38,7 +42,8 @@ enum {
 	SOAK_GARBAGE = 2,  /* peers sending invalid Requests / FPDUs */
 	SOAK_HALFOPEN = 4, /* TCP connected, no MPA Request */
 	SOAK_SCTP = 8,     /* SCTP stream-session churn, tagged + untagged */
-	SOAK_ALL = 15,
+	SOAK_SCTPGARBAGE = 16, /* hostile SCTP associations and segments */
+	SOAK_ALL = 31,
 };
 extern unsigned soak_loads;
 
@@ -55,5 +60,9 @@ void soak_mpa_stop(void);
 int soak_sctp_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
 void soak_sctp_tick(void);
 void soak_sctp_stop(void);
+
+int soak_sctp_flood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_sctp_flood_tick(void);
+void soak_sctp_flood_stop(void);
 
 #endif

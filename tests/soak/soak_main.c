@@ -1,7 +1,8 @@
 /* ddp-soak main: runs MPA and SCTP load on one event_base for N seconds
  * (argv[1], default 60), samples VmRSS every 5 s and prints the curve.
  * argv[2] picks the loads: "all" (default) or a comma list of good,
- * garbage, halfopen, sctp (e.g. "garbage" alone measures the flood).
+ * garbage, halfopen, sctp, sctpgarbage (e.g. "garbage" alone measures the
+ * MPA flood, "sctpgarbage" the SCTP one).
  * Fails (exit 1) when RSS at the end (the smaller of the last two samples)
  * is more than 10 % over RSS after the warm-up (the first quarter), or any
  * sample more than 25 % over it (growth under 1 MiB, allocator noise on the
@@ -77,6 +78,12 @@ static void print_sample(double t, long rss)
 	       s->cli_conns_live, s->srv_conns_live, s->garbage_conns, s->garbage_reaped,
 	       s->garbage_errors, s->halfopen_conns, s->halfopen_reaped, s->sctp_assocs,
 	       s->sctp_initiated, s->sctp_closed, s->sctp_msgs, s->sctp_tagged, s->bad);
+	if (soak_loads & SOAK_SCTPGARBAGE)
+		printf("        sctpgarbage assoc %ld msgs %ld | victim initiates %ld errs %ld "
+		       "dlv %ld ended %ld live %ld | connfail %ld stuck %ld\n",
+		       s->sctpf_assocs, s->sctpf_msgs, s->sctpf_vinitiates, s->sctpf_errors,
+		       s->sctpf_delivered, s->sctpf_vdown, s->sctpf_vlive, s->sctpf_connfail,
+		       s->sctpf_stuck);
 	fflush(stdout);
 }
 
@@ -85,6 +92,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	double t = soak_now();
 	soak_mpa_tick();
 	soak_sctp_tick();
+	soak_sctp_flood_tick();
 	if (t >= t_next_sample) {
 		long r = rss_kib();
 		if (nsamples < MAX_SAMPLES)
@@ -148,6 +156,15 @@ static int verdict(int secs)
 	if (soak_loads & SOAK_SCTP)
 		NEED(s->sctp_msgs > 0 && s->sctp_tagged > 0 && s->sctp_closed > 0 &&
 		     s->sctp_assocs > (secs > 20 ? 1 : 0));
+	if (soak_loads & SOAK_SCTPGARBAGE)
+		NEED(s->sctpf_assocs > (secs > 20 ? 10 : 0) && s->sctpf_errors > 0 &&
+		     s->sctpf_vdown > 0);
+	if (s->sctpf_stuck) {
+		printf("FAIL: %ld hostile SCTP associations stuck (never ended, or the "
+		       "victim held too many)\n",
+		       s->sctpf_stuck);
+		fail = 1;
+	}
 	if (s->bad || s->mpa_client_fail || s->raw_stuck) {
 		printf("FAIL: %ld bad payloads/events, %ld failed clients, %ld "
 		       "hostile peers never closed by the server\n",
@@ -167,7 +184,8 @@ static unsigned parse_loads(const char *arg)
 	             {"good", SOAK_GOOD},
 	             {"garbage", SOAK_GARBAGE},
 	             {"halfopen", SOAK_HALFOPEN},
-	             {"sctp", SOAK_SCTP}};
+	             {"sctp", SOAK_SCTP},
+	             {"sctpgarbage", SOAK_SCTPGARBAGE}};
 	unsigned m = 0;
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -192,7 +210,7 @@ int main(int argc, char **argv)
 		secs = 10;
 	if (argc > 2 && !(soak_loads = parse_loads(argv[2]))) {
 		fprintf(stderr, "usage: ddp-soak [seconds] "
-		                "[all|good,garbage,halfopen,sctp]\n");
+		                "[all|good,garbage,halfopen,sctp,sctpgarbage]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -202,7 +220,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "soak: setup failed\n");
 		return 2;
 	}
-	if (soak_mpa_start(base, ctx, pd) || soak_sctp_start(base, ctx, pd)) {
+	if (soak_mpa_start(base, ctx, pd) || soak_sctp_start(base, ctx, pd) ||
+	    soak_sctp_flood_start(base, ctx, pd)) {
 		fprintf(stderr, "soak: start failed\n");
 		return 2;
 	}
@@ -212,16 +231,18 @@ int main(int argc, char **argv)
 	t_start = soak_now();
 	t_end = t_start + secs;
 	t_next_sample = t_start + SAMPLE_S;
-	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s, RSS every %d s\n", secs,
+	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s%s, RSS every %d s\n", secs,
 	       soak_loads & SOAK_GOOD ? " mpa-churn" : "",
 	       soak_loads & SOAK_GARBAGE ? " invalid-fpdu-flood" : "",
 	       soak_loads & SOAK_HALFOPEN ? " half-open-flood" : "",
-	       soak_loads & SOAK_SCTP ? " sctp-churn" : "", SAMPLE_S);
+	       soak_loads & SOAK_SCTP ? " sctp-churn" : "",
+	       soak_loads & SOAK_SCTPGARBAGE ? " sctp-invalid-flood" : "", SAMPLE_S);
 	event_base_dispatch(base);
 	event_free(tick);
 	int rc = verdict(secs);
 	soak_mpa_stop();
 	soak_sctp_stop();
+	soak_sctp_flood_stop();
 	/* drain what the stops scheduled */
 	struct timeval z = {0, 200000};
 	event_base_loopexit(base, &z);
