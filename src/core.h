@@ -28,6 +28,13 @@ struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
 	uint32_t used;
 };
 
+/* Memory of out-of-order rings, shared by every stream of a context
+ * (ddp_ctx_config.max_reorder_bytes): a peer cannot pin more than this
+ * with early segments whose predecessors never come. */
+struct ooo_budget {
+	uint64_t used, max;
+};
+
 #define REVOKED_RING 4096
 
 struct ddp_ctx {
@@ -38,6 +45,7 @@ struct ddp_ctx {
 	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values (FIFO) */
 	uint32_t revoked_pos, revoked_n;
 	uint32_t revoked_set[2 * REVOKED_RING]; /* the same values, hashed */
+	struct ooo_budget ooo;
 };
 
 struct ddp_pd {
@@ -98,6 +106,7 @@ struct order_slot {
 };
 
 struct order_win {
+	struct ooo_budget *budget;
 	uint32_t base; /* next sequence number of the contiguous prefix */
 	uint32_t size; /* window in segments (power of two) */
 	uint32_t held; /* slots in use beyond base */
@@ -113,6 +122,8 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	       uint32_t payload, const struct dlv_rec *rec);
 void order_reset(struct order_win *w);
 void order_free(struct order_win *w);
+/* Give the ring back once nothing is held (the window drained). */
+void order_release_if_empty(struct order_win *w);
 
 /* ---------------------------------------------------------- send queue */
 

@@ -35,9 +35,14 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	       uint32_t payload, const struct dlv_rec *rec)
 {
 	if (!w->ring) {
+		uint64_t bytes = (uint64_t)w->size * sizeof(*w->ring);
+		if (w->budget && w->budget->used + bytes > w->budget->max)
+			return DDP_ERR_LIMIT;
 		w->ring = ddp_calloc_(w->size, sizeof(*w->ring));
 		if (!w->ring)
 			return DDP_ERR_NOMEM;
+		if (w->budget)
+			w->budget->used += bytes;
 	}
 	struct order_slot *sl = &w->ring[seq & (w->size - 1)];
 	sl->state = state;
@@ -49,17 +54,24 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	return 0;
 }
 
+void order_free(struct order_win *w)
+{
+	if (w->ring && w->budget)
+		w->budget->used -= (uint64_t)w->size * sizeof(*w->ring);
+	free(w->ring);
+	w->ring = NULL;
+}
+
 void order_reset(struct order_win *w)
 {
-	if (w->ring)
-		memset(w->ring, 0, (size_t)w->size * sizeof(*w->ring));
+	order_free(w);
 	w->base = 0;
 	w->held = 0;
 	w->msg_bytes = 0;
 }
 
-void order_free(struct order_win *w)
+void order_release_if_empty(struct order_win *w)
 {
-	free(w->ring);
-	w->ring = NULL;
+	if (w->ring && w->held == 0)
+		order_free(w);
 }

@@ -242,6 +242,8 @@ void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
 			deliver(s, st, &cur.rec, n);
 		}
 	}
+	if (st->epoch == epoch)
+		order_release_if_empty(w); /* drained: the memory goes back */
 }
 
 static void rec_from_hdr(struct dlv_rec *r, const struct ddp_hdr *h, size_t payload)

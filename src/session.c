@@ -63,6 +63,7 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 		st->idx = i;
 		st->pd = c.pd;
 		st->win.size = pow2_at_least(c.reorder_window);
+		st->win.budget = &ctx->ooo;
 		st->uq = ddp_calloc_(c.nqueues, sizeof(*st->uq));
 		if (!st->uq) {
 			for (uint32_t j = 0; j < i; j++)

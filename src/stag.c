@@ -45,6 +45,9 @@ int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out)
 		ctx->cfg.max_pds = DEFAULT_MAX_PDS;
 	if (!ctx->cfg.random)
 		ctx->cfg.random = os_random;
+	if (!ctx->cfg.max_reorder_bytes)
+		ctx->cfg.max_reorder_bytes = 64ull << 20;
+	ctx->ooo.max = ctx->cfg.max_reorder_bytes;
 	if (ctx->cfg.max_stags > MAX_STAGS) {
 		free(ctx);
 		return DDP_ERR_INVAL;

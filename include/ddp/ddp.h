@@ -118,6 +118,13 @@ typedef struct ddp_session ddp_session; /* one LLP connection, N streams */
 typedef struct ddp_ctx_config {
 	uint32_t max_stags;	/* default 65536, at most 2^23 */
 	uint32_t max_pds;	/* default 1024 */
+	uint64_t max_reorder_bytes; /* memory for out-of-order segments held
+				 * by all sessions of the context (each stream
+				 * that holds any takes one ring of about
+				 * 56 octets x reorder_window); default 64 MiB.
+				 * A segment that needs a ring over it stops
+				 * its stream with (0, 0x00) local
+				 * catastrophic */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);
