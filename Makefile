@@ -82,6 +82,13 @@ endif
 
 # ----------------------------------------------------------------- tests
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+# unit tests of an adapter or program that is not built are left out
+ifneq ($(HAVE_USRSCTP),1)
+UNIT_SRC := $(filter-out tests/unit/test_sctp%,$(UNIT_SRC))
+endif
+ifneq ($(HAVE_LIBEVENT)$(HAVE_USRSCTP),11)
+UNIT_SRC := $(filter-out tests/unit/test_xfer%,$(UNIT_SRC))
+endif
 INTEG_SRC :=
 ifeq ($(HAVE_LIBEVENT),1)
 INTEG_SRC := $(sort $(wildcard tests/integration/test_*.c))
