@@ -93,7 +93,9 @@ INTEG_SRC :=
 ifeq ($(HAVE_LIBEVENT),1)
 INTEG_SRC := $(sort $(wildcard tests/integration/test_*.c))
 ifneq ($(HAVE_USRSCTP),1)
-INTEG_SRC := $(filter-out tests/integration/test_sctp%,$(INTEG_SRC))
+# SCTP tests, and those that run the programs (built only with both)
+INTEG_SRC := $(foreach f,$(INTEG_SRC),$(if $(findstring sctp,$(f)),,$(f)))
+INTEG_SRC := $(filter-out tests/integration/test_echo_prog.c tests/integration/test_xfer%,$(INTEG_SRC))
 endif
 endif
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

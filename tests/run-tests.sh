@@ -45,7 +45,7 @@ done
 progs=1
 if [ ! -x "$build/bin/ddp-echo" ]; then
 	progs=0
-	echo "SKIP tests/programs: the programs are not built in this configuration (core only)"
+	echo "SKIP tests/programs: the programs are not built in this configuration (they need libevent and usrsctp)"
 fi
 for t in tests/programs/test_*.sh; do
 	[ -f "$t" ] || continue
