@@ -1,65 +1,26 @@
 /*
- * MPA over TCP sockets on a libevent event_base: connect, listen, wrap an
- * fd; EV_READ runs the deframer (recv straight into the placement
- * destination), EV_WRITE flushes the FPDU queue with writev; a start-up
- * timer. Everything protocol related is in adapters/mpa/mpa_conn.c.
+ * An MPA connection over a TCP socket on a libevent event_base: connect,
+ * wrap an fd, lifetime; EV_READ runs the deframer (recv straight into the
+ * placement destination), EV_WRITE flushes the FPDU queue with writev; a
+ * start-up timer and the dead-peer check. Socket I/O is in mpa_sock_io.c,
+ * the listener in mpa_listener.c, everything protocol related in
+ * adapters/mpa/mpa_conn.c.
  */
-#include "libevent/mpa_tcp.h"
+#include "libevent/mpa_tcp_int.h"
 
 #include <errno.h>
-#include <sys/ioctl.h>
-#include <time.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include <ddp/llp.h>
-
-struct ddp_mpa_conn {
-	struct event_base *base;
-	int fd;
-	int connecting;		/* TCP connect in progress */
-	struct event *rev, *wev, *tmo;
-	int rd_dry; /* the last recv was short: the socket is empty */
-	struct startup_count *sc; /* listener's count while starting up */
-	unsigned dead_ms; /* dead-peer timeout */
-	struct event *live; /* 1 s write-stall check */
-	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
-	int last_outq;	    /* TIOCOUTQ at the last check */
-	mpa_conn *mc;
-	ddp_session *s;
-	ddp_callbacks ucb;	/* the application's DDP callbacks */
-	ddp_mpa_event_cb ev;
-	ddp_mpa_accept_cb accept;
-	void *user;
-	unsigned timeout_ms;
-	int depth;		/* nesting of our callbacks */
-	int free_pending;
-	int finished;		/* FAILED/REJECTED/CLOSED reported */
-	int app_owned;		/* the application has seen this conn; before
-				 * that (listener, start-up) it is ours */
-};
-
-struct ddp_mpa_listener {
-	struct event_base *base;
-	ddp_ctx *ctx;
-	int fd;
-	struct event *ev_accept, *ev_resume;
-	struct startup_count *sc;
-	ddp_mpa_config cfg;
-	uint8_t pd[512];
-	ddp_callbacks cb;
-	ddp_mpa_accept_cb accept;
-	ddp_mpa_event_cb ev;
-	void *user;
-};
 
 mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -70,14 +31,7 @@ mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
 
 static void conn_destroy(ddp_mpa_conn *c);
 
-/* Connections of a listener still in MPA start-up (ddp_mpa_config.
- * max_startup). Shared by the listener and its connections: whichever
- * goes last frees it. */
-struct startup_count {
-	unsigned refs, pending;
-};
-
-static void startup_put(struct startup_count *sc)
+void mpa_tcp_startup_put(struct startup_count *sc)
 {
 	if (sc && --sc->refs == 0)
 		free(sc);
@@ -122,7 +76,7 @@ static void startup_done(ddp_mpa_conn *c)
 	if (!c->sc)
 		return;
 	c->sc->pending--;
-	startup_put(c->sc);
+	mpa_tcp_startup_put(c->sc);
 	c->sc = NULL;
 }
 
@@ -227,63 +181,6 @@ static const ddp_callbacks trampolines = { t_deliver, t_send_done, t_error,
 
 /* ---------------------------------------------------------- socket io */
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static ssize_t io_read(void *io, void *dst, size_t n)
-{
-	ddp_mpa_conn *c = io;
-	if (c->fd < 0)
-		return DDP_ERR_CLOSED;
-	/* A short read emptied the socket: say "dry" without another recv
-	 * that would only return EAGAIN. epoll is level-triggered, so octets
-	 * (or a FIN) that arrive meanwhile raise EV_READ again. */
-	if (c->rd_dry)
-		return 0;
-	for (;;) {
-		ssize_t r = recv(c->fd, dst, n, 0);
-		if (r > 0) {
-			if ((size_t)r < n)
-				c->rd_dry = 1;
-			return r;
-		}
-		if (r == 0)
-			return DDP_ERR_CLOSED;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return 0;
-		return DDP_ERR_LLP;
-	}
-}
-
-static ssize_t io_writev(void *io, const struct iovec *iov, int cnt)
-{
-	ddp_mpa_conn *c = io;
-	if (c->fd < 0)
-		return DDP_ERR_CLOSED;
-	struct msghdr mh;
-	memset(&mh, 0, sizeof(mh));
-	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
-	mh.msg_iovlen = (size_t)cnt;
-	for (;;) {
-		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-		if (w >= 0) {
-			if (w > 0)
-				c->last_tx = mono_ms();
-			return w;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return 0;
-		return DDP_ERR_LLP;
-	}
-}
 
 static void io_shutdown(void *io, int abortive)
 {
@@ -375,8 +272,8 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 	}
 }
 
-static const mpa_conn_io sock_io = { io_read, io_writev, io_shutdown,
-				     io_event };
+static const mpa_conn_io sock_io = { mpa_tcp_read, mpa_tcp_writev,
+				     io_shutdown, io_event, mpa_tcp_readv };
 
 /* ------------------------------------------------------ event handlers */
 
@@ -389,40 +286,31 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	leave(c);
 }
 
-/* Dead-peer detection for a connection that just goes silent: keepalive
- * probes while idle, TCP_USER_TIMEOUT while data waits for its ACK. Either
- * way recv/sendmsg then fail (ETIMEDOUT) and the session is flushed. */
-static void set_dead_peer_timeout(int fd, unsigned ms)
+/* EMSS from the TCP MSS (RFC 5044 §4.1). TCP's MSS grows after the
+ * connection starts (Linux bounds it by half the peer's first window:
+ * 32 KiB on loopback at first, 64 KiB once the window opened), so this
+ * runs again now and then; MULPDU changes go to DDP (DDP-LLP-1). */
+static void refresh_emss(ddp_mpa_conn *c)
 {
-	int one = 1, idle = (int)(ms / 2000), cnt = (int)(ms / 2000), intvl = 1;
-	unsigned uto = ms;
-	if (idle < 1)
-		idle = 1;
-	if (cnt < 1)
-		cnt = 1;
-	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
-	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+	int mss = 0;
+	socklen_t ml = sizeof(mss);
+	if (c->fd >= 0 &&
+	    getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
+		mpa_conn_set_emss(c->mc, (uint32_t)mss);
 }
 
-static void start_mpa(ddp_mpa_conn *c)
+void mpa_tcp_start(ddp_mpa_conn *c)
 {
 	int one = 1;
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	set_dead_peer_timeout(c->fd, c->dead_ms);
-	int mss = 0;
-	socklen_t ml = sizeof(mss);
-	/* EMSS from the TCP MSS (RFC 5044 §4.1) */
-	if (getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
-		mpa_conn_set_emss(c->mc, (uint32_t)mss);
+	mpa_tcp_set_dead_peer_timeout(c->fd, c->dead_ms);
+	refresh_emss(c);
 	event_add(c->rev, NULL);
 	struct timeval tv = { c->timeout_ms / 1000,
 			      (c->timeout_ms % 1000) * 1000 };
 	event_add(c->tmo, &tv);
 	struct timeval one_s = { 1, 0 };
-	c->last_tx = mono_ms();
+	c->last_tx = mpa_tcp_mono_ms();
 	event_add(c->live, &one_s);
 	mpa_conn_start(c->mc);
 }
@@ -440,10 +328,12 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			errno = err;
 			mpa_conn_on_failed(c->mc, DDP_ERR_SYS);
 		} else {
-			start_mpa(c);
+			mpa_tcp_start(c);
 		}
 	} else {
 		mpa_conn_on_writable(c->mc);
+		if ((++c->flushes & 63) == 0)
+			refresh_emss(c);
 		if (c->fd >= 0 && c->mc) {
 			if (mpa_conn_queued(c->mc))
 				event_add(c->wev, NULL); /* socket full: wait */
@@ -460,10 +350,12 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 static void on_live(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
-	uint64_t now = mono_ms();
+	uint64_t now = mpa_tcp_mono_ms();
 	int outq = 0; /* octets in the kernel not yet acknowledged by the peer */
 	if (c->fd < 0 || ioctl(c->fd, TIOCOUTQ, &outq) != 0)
 		outq = 0;
+	if (!c->finished && c->mc && !mpa_conn_starting(c->mc))
+		refresh_emss(c);
 	if (c->finished || !c->mc || mpa_conn_starting(c->mc) ||
 	    (outq == 0 && mpa_conn_queued(c->mc) == 0) || outq < c->last_outq) {
 		c->last_tx = now; /* nothing owed, or the peer took some */
@@ -497,10 +389,10 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
-static int conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
-		    int initiator, int listener_conn, const ddp_mpa_config *cfg,
-		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
+		     int initiator, int listener_conn, const ddp_mpa_config *cfg,
+		     const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+		     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
 {
 	static const ddp_mpa_config defaults;
 	if (!base || !ctx || !cb || !cb->deliver || !out)
@@ -571,11 +463,11 @@ int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
 {
 	if (fd < 0 || set_nonblock(fd) < 0)
 		return DDP_ERR_INVAL;
-	int rc = conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user,
+	int rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user,
 			  out);
 	if (rc < 0)
 		return rc;
-	start_mpa(*out);
+	mpa_tcp_start(*out);
 	return 0;
 }
 
@@ -589,14 +481,18 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return DDP_ERR_SYS;
-	int rc = conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
+	if (cfg && mpa_tcp_set_congestion(fd, cfg->tcp_congestion) < 0) {
+		close(fd);
+		return DDP_ERR_INVAL;
+	}
+	int rc = mpa_tcp_conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
 	if (rc < 0) {
 		close(fd);
 		return rc;
 	}
 	ddp_mpa_conn *c = *out;
 	if (connect(fd, sa, salen) == 0) {
-		start_mpa(c);
+		mpa_tcp_start(c);
 		return 0;
 	}
 	if (errno != EINPROGRESS) {
@@ -612,134 +508,6 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 	struct timeval tv = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000 };
 	event_add(c->tmo, &tv);
 	return 0;
-}
-
-static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
-{
-	ddp_mpa_listener *l = arg;
-	event_add(l->ev_accept, NULL);
-}
-
-static void on_accept(evutil_socket_t lfd, short what, void *arg)
-{
-	ddp_mpa_listener *l = arg;
-
-	for (int i = 0; i < 64; i++) {
-		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			    errno == ENOMEM) {
-				/* out of descriptors or memory: the pending
-				 * connection stays readable; pause accepting for
-				 * 100 ms instead of spinning on it */
-				struct timeval tv = { 0, 100000 };
-				event_del(l->ev_accept);
-				evtimer_add(l->ev_resume, &tv);
-			}
-			return; /* EAGAIN or a transient error */
-		}
-		if (l->sc->pending >= l->cfg.max_startup) {
-			/* too many connections still in start-up (half-open
-			 * floods): reset this one at once */
-			struct linger lg = { 1, 0 };
-			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-			close(fd);
-			continue;
-		}
-		ddp_mpa_conn *c;
-		if (conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
-			     l->ev, l->user, &c) < 0) {
-			close(fd);
-			continue;
-		}
-		c->sc = l->sc;
-		l->sc->refs++;
-		l->sc->pending++;
-		start_mpa(c);
-	}
-}
-
-int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
-		   const struct sockaddr *sa, socklen_t salen,
-		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-		   ddp_mpa_listener **out)
-{
-	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
-		return DDP_ERR_INVAL;
-	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->pd))
-		return DDP_ERR_INVAL;
-	ddp_mpa_listener *l = calloc(1, sizeof(*l));
-	if (!l)
-		return DDP_ERR_NOMEM;
-	l->base = base;
-	l->ctx = ctx;
-	if (cfg)
-		l->cfg = *cfg;
-	if (l->cfg.private_data_len) {
-		memcpy(l->pd, cfg->private_data, l->cfg.private_data_len);
-		l->cfg.private_data = l->pd;
-	}
-	l->cb = *cb;
-	l->accept = accept;
-	l->ev = ev;
-	l->user = user;
-	l->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-	if (l->fd < 0 ||
-	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {
-		int e = errno;
-		if (l->fd >= 0)
-			close(l->fd);
-		free(l);
-		errno = e;
-		return DDP_ERR_SYS;
-	}
-	l->ev_accept = event_new(base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
-	l->ev_resume = evtimer_new(base, on_accept_resume, l);
-	l->sc = calloc(1, sizeof(*l->sc));
-	if (l->sc)
-		l->sc->refs = 1;
-	if (!l->cfg.max_startup)
-		l->cfg.max_startup = 1024;
-	if (!l->ev_accept || !l->ev_resume || !l->sc || event_add(l->ev_accept, NULL) < 0) {
-		if (l->ev_accept)
-			event_free(l->ev_accept);
-		if (l->ev_resume)
-			event_free(l->ev_resume);
-		free(l->sc);
-		close(l->fd);
-		free(l);
-		return DDP_ERR_NOMEM;
-	}
-	*out = l;
-	return 0;
-}
-
-int ddp_mpa_listener_port(const ddp_mpa_listener *l)
-{
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	if (!l || getsockname(l->fd, (struct sockaddr *)&ss, &sl) < 0)
-		return DDP_ERR_INVAL;
-	if (ss.ss_family == AF_INET)
-		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return DDP_ERR_INVAL;
-}
-
-void ddp_mpa_listener_free(ddp_mpa_listener *l)
-{
-	if (!l)
-		return;
-	event_free(l->ev_accept);
-	if (l->ev_resume)
-		event_free(l->ev_resume);
-	startup_put(l->sc);
-	close(l->fd);
-	free(l);
 }
 
 /* ------------------------------------------------------------ accessors */

@@ -441,6 +441,7 @@ static void enter_full(mpa_conn *c)
 	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc,
 		     c->cfg.rx_max_ulpdu, &conn_sink, c);
 	mpa_dfr_set_stage_max(&c->rx, c->cfg.stage_max);
+	mpa_dfr_set_readv(&c->rx, c->io->readv);
 	uint32_t m = mpa_mulpdu(c->cfg.emss, c->tx.markers);
 	c->mulpdu = m;
 	if (c->s)

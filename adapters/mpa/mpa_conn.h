@@ -49,6 +49,8 @@ typedef struct mpa_conn_io {
 	/* events (enum mpa_conn_event); err: DDP_ERR_* or flag, ecode: MPA
 	 * error code (DDP_MPA_ECODE_*) when one applies, else 0 */
 	void (*event)(void *io, enum mpa_conn_event ev, int err, uint8_t ecode);
+	/* optional scatter read (as mpa_readv_fn), same results as read */
+	ssize_t (*readv)(void *io, const struct iovec *iov, int iovcnt);
 } mpa_conn_io;
 
 typedef struct mpa_conn_config {

@@ -73,9 +73,14 @@ static size_t safe_ahead(const mpa_deframer *d)
 		return sizeof(d->lh) - d->got;
 	case MPA_DFR_HDR:
 		return d->hdr_len - d->got;
-	case MPA_DFR_STAGE: /* rest of a staged FPDU + the next LEN+14 */
-		return (size_t)d->ulpdu_len - d->got + d->pad_len +
-		       MPA_CRC_LEN + sizeof(d->lh);
+	case MPA_DFR_STAGE: { /* rest of a staged FPDU + the next LEN+14, or
+			       * in a run as much as `ra` holds: the FPDUs
+			       * after this one then arrive whole and are
+			       * handed over in place (stage_in_place) */
+		size_t rest = (size_t)d->ulpdu_len - d->got + d->pad_len +
+			      MPA_CRC_LEN + sizeof(d->lh);
+		return small > rest ? small : rest;
+	}
 	case MPA_DFR_TRAILER: /* PAD + CRC + the next LEN+14 (or small FPDU) */
 		return d->pad_len + MPA_CRC_LEN - d->got +
 		       (small > sizeof(d->lh) ? small : sizeof(d->lh));
@@ -88,7 +93,7 @@ static size_t safe_ahead(const mpa_deframer *d)
  * first; read ahead only what safe_ahead() allows, so payload octets of a
  * header-first FPDU always go from the socket straight to their place. */
 static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
-		     size_t n)
+		     size_t n, int payload)
 {
 	if (d->ra_len == 0) {
 		size_t ahead = safe_ahead(d);
@@ -106,11 +111,45 @@ static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
 	}
 	size_t k = n < d->ra_len ? n : d->ra_len;
 	memcpy(dst, d->ra + d->ra_off, k);
-	if (d->state == MPA_DFR_PAYLOAD && d->sink->copied)
+	if (payload && d->sink->copied)
 		d->sink->copied(d->sink_ctx, k);
+	if (d->state == MPA_DFR_STAGE && d->sink->copied) {
+		/* payload octets of a staged ULPDU copied into d->stage (the
+		 * core counts its own copy out of it) */
+		size_t hl = ddp_hdr_len(d->stage[0]);
+		size_t from = d->got > hl ? d->got : hl;
+		if (d->got + k > from)
+			d->sink->copied(d->sink_ctx, d->got + k - from);
+	}
 	d->ra_off += k;
 	d->ra_len -= k;
 	return (ssize_t)k;
+}
+
+/* The read that completes a header-first payload: the remainder (n
+ * octets, no marker inside) into dst and, in the same call, what follows
+ * (PAD, CRC, the next FPDU's first octets) into `ra`. Returns the octets
+ * that went into dst, like rd(). */
+static ssize_t scatter_read(mpa_deframer *d, void *io, void *dst, size_t n)
+{
+	size_t ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + DDP_MAX_HDR_LEN;
+	if (!d->cur_last && d->tail_len && d->cur_idx + 1 == d->tail_idx)
+		/* the tail FPDU whole (+ slack for a header 4 octets longer
+		 * than last time), then the next header */
+		ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + d->tail_len +
+			4 + 3 + MPA_CRC_LEN + MPA_LEN_FIELD + DDP_MAX_HDR_LEN;
+	struct iovec iov[2] = { { dst, n }, { d->ra, ahead } };
+	ssize_t r = d->readv(io, iov, 2);
+	if (r <= 0)
+		return r;
+	if ((size_t)r > n + iov[1].iov_len)
+		return DDP_ERR_INVAL; /* broken reader */
+	if ((size_t)r > n) {
+		d->ra_off = 0;
+		d->ra_len = (size_t)r - n;
+		return (ssize_t)n;
+	}
+	return r;
 }
 
 static int marker_due(const mpa_deframer *d)
@@ -125,7 +164,7 @@ static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
 	while (d->mk_got < MPA_MARKER_LEN) {
 		ssize_t r = dread(d, rd, io, d->mk + d->mk_got,
-				  MPA_MARKER_LEN - d->mk_got);
+				  MPA_MARKER_LEN - d->mk_got, 0);
 		if (r <= 0)
 			return r;
 		d->mk_got += (size_t)r;
@@ -165,7 +204,12 @@ static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
 		if (n > room)
 			n = room;
 	}
-	ssize_t r = dread(d, rd, io, dst, n);
+	ssize_t r;
+	if (d->readv && d->state == MPA_DFR_PAYLOAD && d->ra_len == 0 &&
+	    n == d->payload_len - d->got)
+		r = scatter_read(d, io, dst, n);
+	else
+		r = dread(d, rd, io, dst, n, d->state == MPA_DFR_PAYLOAD);
 	if (r <= 0)
 		return r;
 	if ((size_t)r > n)
@@ -230,7 +274,8 @@ static void close_segment(mpa_deframer *d)
 	d->state = MPA_DFR_LEN;
 	d->got = 0;
 	/* a staged ULPDU reaches DDP only now, after its CRC passed */
-	if (staged && d->sink->segment(d->sink_ctx, d->stage, d->ulpdu_len) < 0)
+	if (staged && d->sink->segment(d->sink_ctx, d->staged_at,
+				       d->ulpdu_len) < 0)
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 }
 
@@ -243,6 +288,35 @@ static ssize_t begin_payload(mpa_deframer *d)
 		d->got = 0;
 		d->state = MPA_DFR_TRAILER;
 	}
+	return 1;
+}
+
+/* A small FPDU whose rest (ULPDU, PAD, CRC) is already in `ra` right
+ * after the 14 header octets just served from there, with no marker
+ * inside: check its CRC and hand the ULPDU to DDP from `ra` itself, not
+ * through d->stage (one copy, the core's, instead of two). Returns 1 when
+ * done so (the FPDU is closed), 0 to stage it the usual way. */
+static int stage_in_place(mpa_deframer *d)
+{
+	size_t rest = (size_t)d->ulpdu_len - DDP_TAGGED_HDR_LEN;
+	size_t need = rest + d->pad_len + MPA_CRC_LEN;
+	if (d->markers || d->ra_len < need || d->ra_off < DDP_TAGGED_HDR_LEN)
+		return 0;
+	const uint8_t *u = d->ra + d->ra_off - DDP_TAGGED_HDR_LEN;
+	/* the header octets were served from this very fill of `ra` */
+	if (memcmp(u, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN) != 0)
+		return 0;
+	if (d->crc)
+		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra + d->ra_off,
+					rest + d->pad_len);
+	memcpy(d->trailer, d->ra + d->ra_off + rest, d->pad_len + MPA_CRC_LEN);
+	d->ra_off += need;
+	d->ra_len -= need;
+	d->pos += need;
+	d->staged_at = u;
+	d->got = d->pad_len + MPA_CRC_LEN;
+	d->state = MPA_DFR_TRAILER;
+	close_segment(d);
 	return 1;
 }
 
@@ -289,8 +363,22 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			d->small_run++;
 		else
 			d->small_run = 0;
+		/* where this FPDU sits in its DDP message (L flag, RFC 5041
+		 * §4.2); only a read-ahead hint, never trusted for placement */
+		d->cur_idx = d->msg_idx;
+		d->cur_last = (d->lh[MPA_LEN_FIELD] & 0x40) != 0;
+		if (d->cur_last) {
+			d->tail_idx = d->cur_idx;
+			d->tail_len = d->small_run ? d->ulpdu_len : 0;
+			d->msg_idx = 0;
+		} else if (d->msg_idx < 0xffff) {
+			d->msg_idx++;
+		}
 		if (d->small_run) {
 			d->staged = 1;
+			if (stage_in_place(d))
+				return 1;
+			d->staged_at = d->stage;
 			memcpy(d->stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;
 			d->state = MPA_DFR_STAGE;
@@ -377,7 +465,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			if (r <= 0)
 				return r;
 		}
-		r = dread(d, rd, io, d->trailer + d->got, need - d->got);
+		r = dread(d, rd, io, d->trailer + d->got, need - d->got, 0);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
@@ -425,4 +513,9 @@ int mpa_dfr_abort(mpa_deframer *d)
 void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n)
 {
 	d->stage_max = n > MPA_STAGE_MAX ? MPA_STAGE_MAX : n;
+}
+
+void mpa_dfr_set_readv(mpa_deframer *d, mpa_readv_fn fn)
+{
+	d->readv = fn;
 }

@@ -26,6 +26,11 @@
  * header-first path straight into the ULP buffer. */
 #define MPA_STAGE_MAX (1024 + DDP_MAX_HDR_LEN)
 #define MPA_RA_MAX 4096		/* read-ahead buffer after small FPDUs */
+/* Octets read ahead together with a payload's last piece: PAD + CRC (at
+ * most 7) and the next ULPDU_Length + the longest DDP header; when a small
+ * FPDU followed the last large one (the tail segment of a message), that
+ * whole FPDU too (see mpa_dfr_set_readv). */
+#define MPA_SCATTER_AHEAD (3 + 4 + 2 + 18)
 
 /* RFC 5044 §4.1 (MUST): MULPDU from EMSS,
  *   markers: EMSS - (6 + 4*ceil(EMSS/512) + EMSS mod 4)
@@ -83,6 +88,10 @@ int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
  * at orderly end of stream (FIN), another code for a failure. */
 typedef ssize_t (*mpa_read_fn)(void *io, void *dst, size_t n);
 
+/* Optional scatter read: as mpa_read_fn, filling iov[0], then iov[1], ...
+ * in order (one recvmsg). Returns the total octets read. */
+typedef ssize_t (*mpa_readv_fn)(void *io, const struct iovec *iov, int iovcnt);
+
 /* Where the deframer sends ULPDUs: the DDP core's header-first entry
  * points (mpa_conn wires these to ddp_llp_rx_begin/dst/end and
  * ddp_llp_error), or a test double. */
@@ -135,6 +144,16 @@ typedef struct mpa_deframer {
 	unsigned small_run;	/* FPDUs staged in a row: from 2 on, read
 				 * ahead as much as `ra` holds in one call */
 	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
+	mpa_readv_fn readv;	/* optional: see mpa_dfr_set_readv */
+	/* tail prediction (mpa_dfr_set_readv): FPDU index within its DDP
+	 * message, and where the last message's final FPDU was */
+	unsigned msg_idx;	/* index the next FPDU will have */
+	unsigned cur_idx;	/* index of the current FPDU */
+	int cur_last;		/* the current FPDU has L=1 */
+	unsigned tail_idx;	/* index of the last message's final FPDU */
+	uint16_t tail_len;	/* its ULPDU_Length when it was staged, else 0 */
+	const uint8_t *staged_at; /* the staged ULPDU: d->stage, or in place
+				 * inside `ra` when it arrived there whole */
 	uint8_t stage[MPA_STAGE_MAX];
 	/* raw octets read ahead (control octets only, see safe_ahead) */
 	uint8_t ra[MPA_RA_MAX > MPA_STAGE_MAX + 32 ? MPA_RA_MAX : MPA_STAGE_MAX + 32];
@@ -174,6 +193,20 @@ int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io);
  * small payload, counted by the core; RFC 5044 §4.4 CRC before DDP). Larger
  * FPDUs always take the header-first path (no copy). */
 void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n);
+
+/* Give the deframer a scatter reader (NULL: none). The last read of a
+ * header-first payload then takes the payload's remainder into the ULP
+ * buffer and, in the same call, PAD + CRC and the next FPDU's
+ * ULPDU_Length + DDP header (MPA_SCATTER_AHEAD octets) into our read-ahead
+ * buffer: one read per large FPDU instead of two or three. When the last
+ * DDP message ended with a small (staged) FPDU, e.g. 64 KiB messages over a
+ * 64768-octet MULPDU, and the current FPDU sits just before where that
+ * tail sat (same index in its message, L=0), the tail's length comes along
+ * too, so a large message with its small tail costs one read per large
+ * FPDU.
+ * Octets of a header-first payload that came along by misprediction are
+ * served from our buffer and counted (sink->copied). */
+void mpa_dfr_set_readv(mpa_deframer *d, mpa_readv_fn fn);
 
 /* The stream ended or failed in the middle of an FPDU: close an open
  * receive ticket with ok = 0 (nothing of the segment counts) and enter

@@ -1,6 +1,8 @@
 /* ddp-perf helpers: clocks, progress line, payload pattern. */
 #include "bench.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,4 +64,11 @@ int bench_check(const uint8_t *buf, size_t len, uint64_t n)
 		if (buf[i] != (uint8_t)(n * 131 + i * 7))
 			return -1;
 	return 0;
+}
+
+int bench_set_cc(int fd, const char *name)
+{
+	if (!name)
+		return 0;
+	return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
 }

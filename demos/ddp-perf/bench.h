@@ -21,6 +21,8 @@ struct bench_params {
 	socklen_t addrlen;
 	int progress;	      /* show a live line on stderr */
 	uint32_t mtu;	      /* SCTP path MTU (0: the adapter's default) */
+	const char *tcp_cc;   /* TCP congestion control of tcp and mpa (NULL:
+			       * the system default) */
 };
 
 struct bench_result {
@@ -50,5 +52,7 @@ void bench_progress(const struct bench_params *p, const struct bench_result *r, 
 /* Fill the pattern for message number n (so receivers can verify). */
 void bench_fill(uint8_t *buf, size_t len, uint64_t n);
 int bench_check(const uint8_t *buf, size_t len, uint64_t n);
+/* TCP_CONGESTION = name on fd (NULL: nothing). 0 or -1. */
+int bench_set_cc(int fd, const char *name);
 
 #endif

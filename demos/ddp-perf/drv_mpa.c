@@ -24,9 +24,9 @@ struct mrun {
 	uint32_t run;
 };
 
-static ddp_mpa_config base_config(ddp_pd *pd)
+static ddp_mpa_config base_config(ddp_pd *pd, const struct bench_params *p)
 {
-	ddp_mpa_config cfg = { .revision = 2 };
+	ddp_mpa_config cfg = { .revision = 2, .tcp_congestion = p->tcp_cc };
 	cfg.session.pd = pd;
 	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
 	return cfg;
@@ -87,7 +87,7 @@ static int run_mpa_local(struct event_base *base, const struct bench_params *p,
 	m.cli = calloc((size_t)n, sizeof(*m.cli));
 	m.srv = calloc((size_t)n, sizeof(*m.srv));
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	ddp_mpa_config cfg = base_config(m.d.pd);
+	ddp_mpa_config cfg = base_config(m.d.pd, p);
 	int rc;
 	if (client) {
 		memcpy(&sa, &p->addr, sizeof(sa));
@@ -223,7 +223,7 @@ static int serve_mpa(struct event_base *base, const struct bench_params *p, stru
 	m.d.base = base;
 	if (ddp_ctx_new(NULL, &m.ctx) || ddp_pd_new(m.ctx, &m.pd))
 		return -1;
-	ddp_mpa_config cfg = base_config(m.pd);
+	ddp_mpa_config cfg = base_config(m.pd, p);
 	int rc = ddp_mpa_listen(base, m.ctx, (const struct sockaddr *)&p->addr, p->addrlen, &cfg,
 				&drun_callbacks, srv_accept, srv_event, &m, &m.l);
 	if (rc) {

@@ -127,10 +127,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static int tcp_pair(int lfd, const struct sockaddr_in *sa, int *a, int *b)
+static int tcp_pair(int lfd, const struct sockaddr_in *sa, const char *cc, int *a, int *b)
 {
 	*a = socket(AF_INET, SOCK_STREAM, 0);
-	if (*a < 0 || connect(*a, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
+	if (*a < 0 || bench_set_cc(*a, cc) < 0 || connect(*a, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
 		return -1;
 	*b = accept(lfd, NULL, NULL);
 	if (*b < 0)
@@ -151,7 +151,7 @@ static int run_tcp(struct event_base *base, const struct bench_params *p, struct
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t sl = sizeof(sa);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 64) < 0 ||
+	if (lfd < 0 || bench_set_cc(lfd, p->tcp_cc) < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 64) < 0 ||
 	    getsockname(lfd, (struct sockaddr *)&sa, &sl) < 0) {
 		bench_fail(r, "tcp listen: %s", strerror(errno));
 		goto out;
@@ -159,7 +159,7 @@ static int run_tcp(struct event_base *base, const struct bench_params *p, struct
 	for (int i = 0; i < n; i++) {
 		t.c[i].run = &t;
 		t.c[i].tx = t.c[i].rx = -1;
-		if (tcp_pair(lfd, &sa, &t.c[i].tx, &t.c[i].rx)) {
+		if (tcp_pair(lfd, &sa, p->tcp_cc, &t.c[i].tx, &t.c[i].rx)) {
 			bench_fail(r, "tcp connect: %s", strerror(errno));
 			goto out;
 		}

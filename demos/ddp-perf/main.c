@@ -12,6 +12,8 @@
  */
 #include <arpa/inet.h>
 #include <getopt.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +74,11 @@ static void print_json(const struct row *w)
 {
 	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
 	       "\"mbytes_per_s\":%.2f,\"msgs_per_s\":%.1f,\"copied_bytes_per_payload_byte\":%.4f,"
-	       "\"cpu_s_per_gb\":%.3f,\"rtt_us\":%.2f,\"ok\":%s%s%s%s}\n",
+	       "\"cpu_s_per_gb\":%.3f,\"rtt_us\":%.2f,\"tcp_cc\":\"%s\",\"ok\":%s%s%s%s}\n",
 	       w->p.llp, mode_str(w->p.mode), w->p.size, w->p.streams, w->r.secs, mbps(w), mps(w),
 	       w->r.bytes ? (double)w->r.copied / (double)w->r.bytes : 0.0,
 	       w->r.bytes ? w->r.cpu / ((double)w->r.bytes / 1e9) : 0.0, w->r.rtt_us,
-	       w->r.failed ? "false" : "true", w->r.failed ? ",\"error\":\"" : "",
+	       w->p.tcp_cc ? w->p.tcp_cc : "system", w->r.failed ? "false" : "true", w->r.failed ? ",\"error\":\"" : "",
 	       w->r.failed ? w->r.why : "", w->r.failed ? "\"" : "");
 }
 
@@ -131,7 +133,9 @@ static void print_table(const struct row *rows, int n)
 	}
 	printf("\nratio: DDP/MPA vs tcp, DDP/SCTP vs usrsctp (same settings); vs stock: DDP/SCTP vs "
 	       "usrsctp with default settings.\nrtt ratio: DDP round trip / raw round trip "
-	       "(lower is better). CPU s/GB counts both ends (one process).\n");
+	       "(lower is better). CPU s/GB counts both ends (one process).\n"
+	       "TCP congestion control of tcp and mpa: %s (--tcp-cc).\n",
+	       n > 0 && rows[0].p.tcp_cc ? rows[0].p.tcp_cc : "system default");
 }
 
 static int plot(const struct row *rows, int n, const char *png)
@@ -180,12 +184,42 @@ static int parse_addr(const char *s, struct bench_params *p)
 	return 0;
 }
 
+/* The TCP congestion control both TCP LLPs use. Default: cubic (reno if
+ * the kernel refuses cubic). Loopback has no loss, so the choice only
+ * decides pacing: BBR (this machine's system default) paces every socket
+ * with a high-resolution timer (~20,000 timer interrupts a second here),
+ * which makes a run land at one of two speeds by chance. */
+static const char *pick_cc(const char *want)
+{
+	if (want && !strcmp(want, "system"))
+		return NULL;
+	static const char *const tries[] = { "cubic", "reno" };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return NULL;
+	const char *got = NULL;
+	if (want) {
+		got = bench_set_cc(fd, want) == 0 ? want : NULL;
+		if (!got)
+			fprintf(stderr, "ddp-perf: TCP congestion control %s refused by the "
+					"kernel, using the system default\n", want);
+	} else {
+		for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]) && !got; i++)
+			if (bench_set_cc(fd, tries[i]) == 0)
+				got = tries[i];
+	}
+	close(fd);
+	return got;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock}] "
 			"[--mode {untagged,tagged,rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
-			"                [--mtu N (SCTP packet size across hosts)]\n");
+			"                [--mtu N (SCTP packet size across hosts)]\n"
+			"                [--tcp-cc NAME|system (TCP congestion control of tcp and mpa,\n"
+			"                 default cubic)]\n");
 }
 
 int main(int argc, char **argv)
@@ -195,11 +229,12 @@ int main(int argc, char **argv)
 		{ "streams", 1, 0, 'n' },   { "duration", 1, 0, 'd' }, { "json", 0, 0, 'j' },
 		{ "plot", 1, 0, 'p' },	    { "server", 0, 0, 'S' },  { "listen", 1, 0, 'L' },
 		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
+		{ "tcp-cc", 1, 0, 'T' },
 		{ 0, 0, 0, 0 }
 	};
 	struct bench_params one = { .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
 	int json = 0, single = 0, c;
-	const char *png = NULL;
+	const char *png = NULL, *cc_want = NULL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': one.llp = optarg; single = 1; break;
@@ -219,6 +254,7 @@ int main(int argc, char **argv)
 		case 'p': png = optarg; break;
 		case 'S': one.role = 1; break;
 		case 'M': one.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'T': cc_want = optarg; break;
 		case 'L':
 		case 'C':
 			if (parse_addr(optarg, &one)) {
@@ -236,6 +272,7 @@ int main(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	one.tcp_cc = pick_cc(cc_want);
 	struct event_base *base = event_base_new();
 	if (!base)
 		return 1;
@@ -271,8 +308,10 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 4; k++)
 			rows[n++].p = (struct bench_params){ .llp = rtts[k], .mode = MODE_RTT, .size = 64,
 							     .streams = 1, .duration = dur };
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			rows[i].p.progress = progress;
+			rows[i].p.tcp_cc = one.tcp_cc;
+		}
 	}
 	int failed = 0;
 	for (int i = 0; i < n; i++) {

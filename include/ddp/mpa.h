@@ -69,6 +69,14 @@ typedef struct ddp_mpa_config {
 				 * (half-open floods cost bounded memory) */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
 				 * default 1 MiB */
+	const char *tcp_congestion; /* TCP congestion control of our sockets
+				 * (TCP_CONGESTION, e.g. "cubic"), set before
+				 * connect / on the listening socket (accepted
+				 * ones inherit it); NULL = system default. A
+				 * name the kernel does not know or allow fails
+				 * ddp_mpa_connect/ddp_mpa_listen with
+				 * DDP_ERR_INVAL. Not applied by
+				 * ddp_mpa_wrap_fd (the fd is yours). */
 	ddp_session_config session; /* for the DDP session (nstreams is 1) */
 } ddp_mpa_config;
 

@@ -2,7 +2,8 @@
  * session (registered STag 0x...01 region, posted untagged buffers), via an
  * MPA Responder connection that accepted a Request.
  * Input: byte 0 = options (bit0 markers, bit1 CRC, bit2 peer-to-peer
- * with RTR, bits3-5 read piece size selector, bit6: no staging), then the
+ * with RTR, bits3-5 read piece size selector, bit6: no staging, bit7:
+ * scatter reads), then the
  * octets the peer sends after its Request.
  * Invariants (ASan/UBSan): no over-read/over-write of any buffer, no leak;
  * nothing is placed outside the registered/posted buffers (guard bytes). */
@@ -49,6 +50,23 @@ static ssize_t f_read(void *io, void *dst, size_t n)
 	return (ssize_t)k;
 }
 
+/* scatter read: the same octets as f_read, spread over iov[] in order */
+static ssize_t f_readv(void *io, const struct iovec *iov, int cnt)
+{
+	ssize_t t = 0;
+	for (int i = 0; i < cnt; i++) {
+		if (iov[i].iov_len == 0)
+			continue;
+		ssize_t r = f_read(io, iov[i].iov_base, iov[i].iov_len);
+		if (r <= 0)
+			return t > 0 ? t : r;
+		t += r;
+		if ((size_t)r < iov[i].iov_len)
+			break;
+	}
+	return t;
+}
+
 static ssize_t f_writev(void *io, const struct iovec *iov, int cnt)
 {
 	ssize_t t = 0;
@@ -68,7 +86,9 @@ static void f_event(void *io, enum mpa_conn_event ev, int err, uint8_t ec)
 		mpa_conn_accept(f->c, NULL, 0);
 }
 
-static const mpa_conn_io fio = { f_read, f_writev, f_shutdown, f_event };
+static const mpa_conn_io fio = { f_read, f_writev, f_shutdown, f_event, NULL };
+static const mpa_conn_io fio_v = { f_read, f_writev, f_shutdown, f_event,
+				   f_readv };
 
 #ifdef FUZZ_DEBUG
 #include <stdio.h>
@@ -140,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					   .crc = 0, .ird = 4, .ord = 4 },
 				.emss = 1460,
 				.stage_max = (opt & 0x40) ? UINT32_MAX : 0 };
-	if (mpa_conn_new(&cfg, &fio, &f, &f.c))
+	if (mpa_conn_new(&cfg, (opt & 0x80) ? &fio_v : &fio, &f, &f.c))
 		abort();
 	ddp_session_config sc = { .pd = pd };
 	if (ddp_session_new(ctx, &sc, &mpa_conn_llp_ops, f.c, &cbs, &f, &s))

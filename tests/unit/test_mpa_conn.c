@@ -113,7 +113,8 @@ static void e_event(void *io, enum mpa_conn_event ev, int err, uint8_t ecode)
 		assert_int_equal(mpa_conn_reject(e->c, "no", 2), 0);
 }
 
-static const mpa_conn_io io_ops = { e_read, e_writev, e_shutdown, e_event };
+static const mpa_conn_io io_ops = { e_read, e_writev, e_shutdown, e_event,
+				     NULL };
 
 static void d_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {

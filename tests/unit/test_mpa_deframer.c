@@ -161,8 +161,13 @@ struct stream {
 	size_t ptotal;
 };
 
-static void make_stream(struct stream *st, int markers, int crc, int n,
-			uint32_t seed, size_t maxpl)
+/* FPDUs with random headers and payloads; payload i is fixed[i] octets
+ * long when fixed is given, else random up to maxpl; with per_msg > 0 the
+ * FPDUs form DDP messages of per_msg segments (L=1 on each last one), else
+ * every FPDU is a whole message */
+static void make_stream_pl(struct stream *st, int markers, int crc, int n,
+			   uint32_t seed, size_t maxpl, const size_t *fixed,
+			   int per_msg)
 {
 	mpa_tx_stream t = { .markers = markers, .crc = crc };
 	memset(st, 0, sizeof(*st));
@@ -174,10 +179,14 @@ static void make_stream(struct stream *st, int markers, int crc, int n,
 		int tagged = rnd(&seed) & 1;
 		size_t hl = tagged ? 14 : 18;
 		size_t pl = rnd(&seed) % (maxpl + 1);
+		if (fixed)
+			pl = fixed[i];
 		uint8_t *h = st->hdr[i];
 		for (size_t j = 0; j < hl; j++)
 			h[j] = (uint8_t)rnd(&seed);
 		h[0] = tagged ? 0xc1 : 0x41;
+		if (per_msg > 0 && (i + 1) % per_msg != 0)
+			h[0] &= (uint8_t)~0x40; /* not the last segment */
 		uint8_t *p = st->payload + st->ptotal;
 		for (size_t j = 0; j < pl; j++)
 			p[j] = (uint8_t)rnd(&seed);
@@ -197,6 +206,12 @@ static void make_stream(struct stream *st, int markers, int crc, int n,
 		st->ptotal += pl;
 	}
 	st->nfpdu = n;
+}
+
+static void make_stream(struct stream *st, int markers, int crc, int n,
+			uint32_t seed, size_t maxpl)
+{
+	make_stream_pl(st, markers, crc, n, seed, maxpl, NULL, 0);
 }
 
 static void free_stream(struct stream *st)
@@ -555,6 +570,148 @@ static void test_deframer_zero_length_segments(void **state)
 	}
 }
 
+/* Scatter reader: one random-sized piece per call spread over iov[] in
+ * order (a recvmsg); counts the octets that land in the placement area. */
+static size_t g_copied;
+
+static void s_copied(void *ctx, size_t n)
+{
+	g_copied += n;
+}
+
+static const mpa_rx_sink scatter_ops = { s_begin, s_dst, s_end, NULL,
+					 s_error, s_copied };
+
+static ssize_t chop_readv(void *io, const struct iovec *iov, int cnt)
+{
+	struct chop *c = io;
+	size_t want = 0;
+	for (int i = 0; i < cnt; i++)
+		want += iov[i].iov_len;
+	uint8_t tmp[70000];
+	assert_true(want <= sizeof(tmp));
+	ssize_t got = chop_read_raw(c, tmp, want);
+	size_t off = 0;
+	for (int i = 0; got > 0 && i < cnt && off < (size_t)got; i++) {
+		size_t k = (size_t)got - off < iov[i].iov_len ?
+				   (size_t)got - off : iov[i].iov_len;
+		memcpy(iov[i].iov_base, tmp + off, k);
+		if (g_area && (uint8_t *)iov[i].iov_base >= g_area &&
+		    (uint8_t *)iov[i].iov_base < g_area + AREA)
+			g_direct += k;
+		off += k;
+	}
+	return got;
+}
+
+/* With a scatter reader the last read of each payload also takes the
+ * trailer and the next header: whatever the segmentation every FPDU
+ * arrives intact, payload octets go straight to their place except the
+ * few (<= 4 per FPDU) that follow a 14-octet header inside the read-ahead,
+ * and unchopped input costs one read per FPDU. */
+static void test_deframer_scatter_reads(void **state)
+{
+	for (int mode = 0; mode < 8; mode++) {
+		int markers = mode & 1, crc = (mode >> 1) & 1, whole = mode >> 2;
+		for (uint32_t seed = 1; seed <= 20; seed++) {
+			struct stream st;
+			make_stream(&st, markers, crc, 30, seed * 104729,
+				    whole ? 6000 : 1500);
+			struct sink *k = new_sink();
+			mpa_deframer d;
+			mpa_dfr_init(&d, markers, crc, 0, &scatter_ops, k);
+			mpa_dfr_set_readv(&d, chop_readv);
+			struct chop c = { st.wire, st.len, 0, seed,
+					  whole ? AREA : 1 + seed * 53,
+					  whole ? 0 : (int)(seed % 5) + 2, 0 };
+			g_area = k->area;
+			g_direct = 0;
+			g_copied = 0;
+			assert_int_equal(run_chopped(&d, &c), DDP_ERR_CLOSED);
+			g_area = NULL;
+			check_all_delivered(&st, k);
+			assert_int_equal(g_direct + g_copied, st.ptotal);
+			assert_true(g_copied <= 4 * 30);
+			/* one read per FPDU, + the first header (two for an
+			 * 18-octet one) and EOF; an
+			 * FPDU whose payload fits in the read-ahead (<= 4
+			 * octets) needs its own read for PAD + CRC */
+			unsigned tiny = 0;
+			for (int i = 0; i < 30; i++)
+				tiny += st.pl[i] <= 4;
+			if (whole && !markers)
+				assert_true(c.calls <= 30 + 3 + tiny);
+			assert_int_equal(d.fpdus, 30);
+			free_sink(k);
+			free_stream(&st);
+		}
+	}
+}
+
+static const mpa_rx_sink stage_scatter_ops = { s_begin, s_dst, s_end,
+					       s_segment, s_error, s_copied };
+
+/* Large messages with a small tail segment (64 KiB over a 64768-octet
+ * MULPDU, scaled down): once the deframer has seen the pattern, the read
+ * of a large payload also takes the tail FPDU whole, which is then handed
+ * to DDP from the read-ahead buffer (CRC checked first): one read per
+ * message. */
+static void test_deframer_reads_tail_fpdu_with_large_payload(void **state)
+{
+	size_t pl[42];
+	struct stream st;
+	struct sink *k;
+	mpa_deframer d;
+	for (int per_msg = 2; per_msg <= 3; per_msg++) {
+		for (int i = 0; i < 42; i++)
+			pl[i] = (i + 1) % per_msg == 0 ? 300 : 4000;
+		int nmsg = 42 / per_msg;
+		make_stream_pl(&st, 0, 1, 42, 77, 0, pl, per_msg);
+		k = new_sink();
+		mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
+		mpa_dfr_set_stage_max(&d, 1024);
+		mpa_dfr_set_readv(&d, chop_readv);
+		struct chop c = { st.wire, st.len, 0, 1, AREA, 0, 0 };
+		g_copied = 0;
+		assert_int_equal(run_chopped(&d, &c), DDP_ERR_CLOSED);
+		check_all_delivered(&st, k);
+		assert_int_equal(k->nstaged, nmsg);
+		/* the first message learns where its tail is, then one read
+		 * per large FPDU, + EOF */
+		assert_true(c.calls <= (unsigned)(nmsg * (per_msg - 1)) + per_msg + 3);
+		/* tails handed over in place: no copy of ours beyond the first
+		 * tail and the few octets after a 14-octet header that came
+		 * along in the read-ahead */
+		assert_true(g_copied <= 300 + 42 * 8);
+		free_sink(k);
+		free_stream(&st);
+	}
+
+	/* the same with every bit of a tail FPDU's CRC-covered octets
+	 * flipped in turn: caught, nothing of it or after it delivered */
+	for (int i = 0; i < 8; i++)
+		pl[i] = (i & 1) ? 300 : 4000;
+	make_stream_pl(&st, 0, 1, 8, 78, 0, pl, 2);
+	for (size_t bit = 0; bit < (st.fpdu_len[5] - 4) * 8; bit += 7) {
+		uint8_t *w = st.wire + st.fpdu_off[5] + bit / 8;
+		*w ^= (uint8_t)(1u << (bit % 8));
+		k = new_sink();
+		mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
+		mpa_dfr_set_stage_max(&d, 1024);
+		mpa_dfr_set_readv(&d, chop_readv);
+		struct chop c2 = { st.wire, st.len, 0, 1, AREA, 0, 0 };
+		run_chopped(&d, &c2);
+		if (bit >= 16) { /* past ULPDU_Length: a CRC error */
+			assert_int_equal(k->nerr, 1);
+			assert_int_equal(k->code, DDP_MPA_ECODE_CRC);
+			assert_int_equal(k->nseg, 5);
+		}
+		*w ^= (uint8_t)(1u << (bit % 8));
+		free_sink(k);
+	}
+	free_stream(&st);
+}
+
 static void test_deframer_state_names(void **state)
 {
 	assert_string_equal(mpa_dfr_state_name(MPA_DFR_PAYLOAD), "PAYLOAD");
@@ -574,6 +731,8 @@ int main(void)
 		cmocka_unit_test(test_deframer_discards_dropped_and_revoked_payload),
 		cmocka_unit_test(test_deframer_stages_small_fpdus_crc_first),
 		cmocka_unit_test(test_deframer_zero_length_segments),
+		cmocka_unit_test(test_deframer_scatter_reads),
+		cmocka_unit_test(test_deframer_reads_tail_fpdu_with_large_payload),
 		cmocka_unit_test(test_deframer_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

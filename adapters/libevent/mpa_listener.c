@@ -1,0 +1,163 @@
+/*
+ * MPA/TCP listener on a libevent event_base: accepts TCP connections and
+ * starts each as an MPA Responder, with a cap on connections still in
+ * start-up (half-open floods) and a pause when descriptors run out.
+ */
+#include "libevent/mpa_tcp_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ddp/llp.h>
+
+struct ddp_mpa_listener {
+	struct event_base *base;
+	ddp_ctx *ctx;
+	int fd;
+	struct event *ev_accept, *ev_resume;
+	struct startup_count *sc;
+	ddp_mpa_config cfg;
+	uint8_t pd[512];
+	ddp_callbacks cb;
+	ddp_mpa_accept_cb accept;
+	ddp_mpa_event_cb ev;
+	void *user;
+};
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_listener *l = arg;
+	event_add(l->ev_accept, NULL);
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+	ddp_mpa_listener *l = arg;
+
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* out of descriptors or memory: the pending
+				 * connection stays readable; pause accepting for
+				 * 100 ms instead of spinning on it */
+				struct timeval tv = { 0, 100000 };
+				event_del(l->ev_accept);
+				evtimer_add(l->ev_resume, &tv);
+			}
+			return; /* EAGAIN or a transient error */
+		}
+		if (l->sc->pending >= l->cfg.max_startup) {
+			/* too many connections still in start-up (half-open
+			 * floods): reset this one at once */
+			struct linger lg = { 1, 0 };
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+			close(fd);
+			continue;
+		}
+		ddp_mpa_conn *c;
+		if (mpa_tcp_conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
+			     l->ev, l->user, &c) < 0) {
+			close(fd);
+			continue;
+		}
+		c->sc = l->sc;
+		l->sc->refs++;
+		l->sc->pending++;
+		mpa_tcp_start(c);
+	}
+}
+
+int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
+		   const struct sockaddr *sa, socklen_t salen,
+		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+		   ddp_mpa_listener **out)
+{
+	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
+		return DDP_ERR_INVAL;
+	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->pd))
+		return DDP_ERR_INVAL;
+	ddp_mpa_listener *l = calloc(1, sizeof(*l));
+	if (!l)
+		return DDP_ERR_NOMEM;
+	l->base = base;
+	l->ctx = ctx;
+	if (cfg)
+		l->cfg = *cfg;
+	if (l->cfg.private_data_len) {
+		memcpy(l->pd, cfg->private_data, l->cfg.private_data_len);
+		l->cfg.private_data = l->pd;
+	}
+	l->cb = *cb;
+	l->accept = accept;
+	l->ev = ev;
+	l->user = user;
+	l->fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (l->fd >= 0 && mpa_tcp_set_congestion(l->fd, l->cfg.tcp_congestion) < 0) {
+		close(l->fd);
+		free(l);
+		return DDP_ERR_INVAL;
+	}
+	l->cfg.tcp_congestion = NULL; /* applied; accepted sockets inherit it */
+	if (l->fd < 0 ||
+	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {
+		int e = errno;
+		if (l->fd >= 0)
+			close(l->fd);
+		free(l);
+		errno = e;
+		return DDP_ERR_SYS;
+	}
+	l->ev_accept = event_new(base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
+	l->ev_resume = evtimer_new(base, on_accept_resume, l);
+	l->sc = calloc(1, sizeof(*l->sc));
+	if (l->sc)
+		l->sc->refs = 1;
+	if (!l->cfg.max_startup)
+		l->cfg.max_startup = 1024;
+	if (!l->ev_accept || !l->ev_resume || !l->sc || event_add(l->ev_accept, NULL) < 0) {
+		if (l->ev_accept)
+			event_free(l->ev_accept);
+		if (l->ev_resume)
+			event_free(l->ev_resume);
+		free(l->sc);
+		close(l->fd);
+		free(l);
+		return DDP_ERR_NOMEM;
+	}
+	*out = l;
+	return 0;
+}
+
+int ddp_mpa_listener_port(const ddp_mpa_listener *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	if (!l || getsockname(l->fd, (struct sockaddr *)&ss, &sl) < 0)
+		return DDP_ERR_INVAL;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return DDP_ERR_INVAL;
+}
+
+void ddp_mpa_listener_free(ddp_mpa_listener *l)
+{
+	if (!l)
+		return;
+	event_free(l->ev_accept);
+	if (l->ev_resume)
+		event_free(l->ev_resume);
+	mpa_tcp_startup_put(l->sc);
+	close(l->fd);
+	free(l);
+}

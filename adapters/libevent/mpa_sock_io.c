@@ -1,0 +1,133 @@
+/*
+ * Socket I/O of an MPA/TCP connection: recv/recvmsg into the places the
+ * deframer names (no intermediate buffer of ours), sendmsg of the FPDU
+ * queue, and the TCP options MPA connections use.
+ */
+#include "libevent/mpa_tcp_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <ddp/llp.h>
+
+uint64_t mpa_tcp_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+ssize_t mpa_tcp_read(void *io, void *dst, size_t n)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return DDP_ERR_CLOSED;
+	/* A short read emptied the socket: say "dry" without another recv
+	 * that would only return EAGAIN. epoll is level-triggered, so octets
+	 * (or a FIN) that arrive meanwhile raise EV_READ again. */
+	if (c->rd_dry)
+		return 0;
+	for (;;) {
+		ssize_t r = recv(c->fd, dst, n, 0);
+		if (r > 0) {
+			if ((size_t)r < n)
+				c->rd_dry = 1;
+			return r;
+		}
+		if (r == 0)
+			return DDP_ERR_CLOSED;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return DDP_ERR_LLP;
+	}
+}
+
+ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return DDP_ERR_CLOSED;
+	if (c->rd_dry)
+		return 0;
+	size_t want = 0;
+	for (int i = 0; i < cnt; i++)
+		want += iov[i].iov_len;
+	struct msghdr mh;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
+	mh.msg_iovlen = (size_t)cnt;
+	for (;;) {
+		ssize_t r = recvmsg(c->fd, &mh, 0);
+		if (r > 0) {
+			if ((size_t)r < want)
+				c->rd_dry = 1;
+			return r;
+		}
+		if (r == 0)
+			return DDP_ERR_CLOSED;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return DDP_ERR_LLP;
+	}
+}
+
+ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0)
+		return DDP_ERR_CLOSED;
+	struct msghdr mh;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = (struct iovec *)(uintptr_t)iov;
+	mh.msg_iovlen = (size_t)cnt;
+	for (;;) {
+		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		if (w >= 0) {
+			if (w > 0)
+				c->last_tx = mpa_tcp_mono_ms();
+			return w;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return DDP_ERR_LLP;
+	}
+}
+
+/* Dead-peer detection for a connection that just goes silent: keepalive
+ * probes while idle, TCP_USER_TIMEOUT while data waits for its ACK. Either
+ * way recv/sendmsg then fail (ETIMEDOUT) and the session is flushed. */
+void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms)
+{
+	int one = 1, idle = (int)(ms / 2000), cnt = (int)(ms / 2000), intvl = 1;
+	unsigned uto = ms;
+	if (idle < 1)
+		idle = 1;
+	if (cnt < 1)
+		cnt = 1;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+}
+
+int mpa_tcp_set_congestion(int fd, const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name,
+		       (socklen_t)strlen(name)) < 0)
+		return DDP_ERR_INVAL;
+	return 0;
+}

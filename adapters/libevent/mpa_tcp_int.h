@@ -1,0 +1,76 @@
+/*
+ * Internals shared by the MPA/TCP files of the libevent adapter: the
+ * connection object (mpa_tcp.c), its socket I/O (mpa_sock_io.c) and the
+ * listener (mpa_listener.c). Not installed.
+ */
+#ifndef DDP_EV_MPA_TCP_INT_H
+#define DDP_EV_MPA_TCP_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include <event2/event.h>
+
+#include "libevent/mpa_tcp.h"
+
+/* Connections of a listener still in MPA start-up (ddp_mpa_config.
+ * max_startup). Shared by the listener and its connections: whichever
+ * goes last frees it. */
+struct startup_count {
+	unsigned refs, pending;
+};
+
+struct ddp_mpa_conn {
+	struct event_base *base;
+	int fd;
+	int connecting;		/* TCP connect in progress */
+	struct event *rev, *wev, *tmo;
+	int rd_dry; /* the last recv was short: the socket is empty */
+	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
+	struct startup_count *sc; /* listener's count while starting up */
+	unsigned dead_ms; /* dead-peer timeout */
+	struct event *live; /* 1 s write-stall check */
+	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
+	int last_outq;	    /* TIOCOUTQ at the last check */
+	mpa_conn *mc;
+	ddp_session *s;
+	ddp_callbacks ucb;	/* the application's DDP callbacks */
+	ddp_mpa_event_cb ev;
+	ddp_mpa_accept_cb accept;
+	void *user;
+	unsigned timeout_ms;
+	int depth;		/* nesting of our callbacks */
+	int free_pending;
+	int finished;		/* FAILED/REJECTED/CLOSED reported */
+	int app_owned;		/* the application has seen this conn; before
+				 * that (listener, start-up) it is ours */
+};
+
+/* ---------------------------------------------------- mpa_tcp.c */
+
+/* A connection on fd (ours from now on, closed on failure by the caller).
+ * listener_conn: accepted by a listener, the application has not seen it. */
+int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
+		     int initiator, int listener_conn, const ddp_mpa_config *cfg,
+		     const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+		     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
+/* TCP is connected: socket options, events, MPA start-up. */
+void mpa_tcp_start(ddp_mpa_conn *c);
+/* Drop one reference to a listener's start-up count. */
+void mpa_tcp_startup_put(struct startup_count *sc);
+
+/* ------------------------------------------------ mpa_sock_io.c */
+
+uint64_t mpa_tcp_mono_ms(void);
+/* mpa_conn_io callbacks on c->fd (io = the ddp_mpa_conn) */
+ssize_t mpa_tcp_read(void *io, void *dst, size_t n);
+ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt);
+ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt);
+/* keepalive + TCP_USER_TIMEOUT for a dead-peer report after about ms */
+void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms);
+/* TCP_CONGESTION = name (NULL: leave the system default). Returns 0, or
+ * DDP_ERR_INVAL when the kernel does not know or allow it. */
+int mpa_tcp_set_congestion(int fd, const char *name);
+
+#endif
