@@ -126,14 +126,17 @@ static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
 	return (ssize_t)k;
 }
 
-/* The read that completes a header-first payload: the remainder (n
- * octets, no marker inside) into dst and, in the same call, what follows
- * (PAD, CRC, the next FPDU's first octets) into `ra`. Returns the octets
- * that went into dst, like rd(). */
+/* The read that completes a header-first payload or a staged ULPDU: the
+ * remainder (n octets, no marker inside) into dst and, in the same call,
+ * what follows (PAD, CRC, the next FPDU's first octets) into `ra`.
+ * Returns the octets that went into dst, like rd(). */
 static ssize_t scatter_read(mpa_deframer *d, void *io, void *dst, size_t n)
 {
 	size_t ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + DDP_MAX_HDR_LEN;
-	if (!d->cur_last && d->tail_len && d->cur_idx + 1 == d->tail_idx)
+	if (d->state == MPA_DFR_STAGE && d->small_run >= 2)
+		ahead = sizeof(d->ra); /* a run of small FPDUs: see safe_ahead */
+	else if (d->state == MPA_DFR_PAYLOAD && !d->cur_last && d->tail_len &&
+		 d->cur_idx + 1 == d->tail_idx)
 		/* the tail FPDU whole (+ slack for a header 4 octets longer
 		 * than last time), then the next header */
 		ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + d->tail_len +
@@ -205,8 +208,9 @@ static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
 			n = room;
 	}
 	ssize_t r;
-	if (d->readv && d->state == MPA_DFR_PAYLOAD && d->ra_len == 0 &&
-	    n == d->payload_len - d->got)
+	if (d->readv && d->ra_len == 0 &&
+	    ((d->state == MPA_DFR_PAYLOAD && n == d->payload_len - d->got) ||
+	     (d->state == MPA_DFR_STAGE && n == d->ulpdu_len - d->got)))
 		r = scatter_read(d, io, dst, n);
 	else
 		r = dread(d, rd, io, dst, n, d->state == MPA_DFR_PAYLOAD);

@@ -21,9 +21,13 @@
 
 #include "bench.h"
 
+#define REPS 3 /* comparison: interleaved samples per row, median kept */
+
 struct row {
 	struct bench_params p;
-	struct bench_result r;
+	struct bench_result r;		/* the reported (median) sample */
+	struct bench_result s[REPS];	/* comparison samples */
+	int group;			/* rows measured together (size, streams) */
 };
 
 static const struct bench_driver *drivers[] = {
@@ -70,6 +74,32 @@ static double mps(const struct row *w)
 	return w->r.secs > 0 ? (double)w->r.msgs / w->r.secs : 0;
 }
 
+/* The sample a row reports: the median by MB/s (by round trip for rtt
+ * rows); a failed sample wins so failures are never hidden. */
+static void pick_median(struct row *w)
+{
+	int idx[REPS];
+	for (int i = 0; i < REPS; i++) {
+		idx[i] = i;
+		if (w->s[i].failed) {
+			w->r = w->s[i];
+			return;
+		}
+	}
+	for (int i = 1; i < REPS; i++)
+		for (int j = i; j > 0; j--) {
+			const struct bench_result *a = &w->s[idx[j - 1]], *b = &w->s[idx[j]];
+			double va = w->p.mode == MODE_RTT ? a->rtt_us : a->secs > 0 ? a->bytes / a->secs : 0;
+			double vb = w->p.mode == MODE_RTT ? b->rtt_us : b->secs > 0 ? b->bytes / b->secs : 0;
+			if (va <= vb)
+				break;
+			int t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	w->r = w->s[idx[REPS / 2]];
+}
+
 static void print_json(const struct row *w)
 {
 	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
@@ -97,7 +127,7 @@ static const struct row *baseline(const struct row *rows, int n, const struct ro
 	return NULL;
 }
 
-static void print_table(const struct row *rows, int n)
+static void print_table(const struct row *rows, int n, int reps)
 {
 	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
 	       "MB/s", "msgs/s", "ratio", "vs stock", "copied/B", "CPU s/GB");
@@ -134,7 +164,10 @@ static void print_table(const struct row *rows, int n)
 	printf("\nratio: DDP/MPA vs tcp, DDP/SCTP vs usrsctp (same settings); vs stock: DDP/SCTP vs "
 	       "usrsctp with default settings.\nrtt ratio: DDP round trip / raw round trip "
 	       "(lower is better). CPU s/GB counts both ends (one process).\n"
+	       "%s%d samples of %.1f s, taken in turns with the other rows of its size and stream count.\n"
 	       "TCP congestion control of tcp and mpa: %s (--tcp-cc).\n",
+	       reps > 1 ? "Each row: the median of " : "One run: ", reps,
+	       n > 0 ? rows[0].p.duration : 0.0,
 	       n > 0 && rows[0].p.tcp_cc ? rows[0].p.tcp_cc : "system default");
 }
 
@@ -292,45 +325,76 @@ int main(int argc, char **argv)
 		static const char *raws[] = { "tcp", "usrsctp", "usrsctp-stock" };
 		static const char *ddps[] = { "mpa", "sctp" };
 		rows = calloc(64, sizeof(*rows));
-		double dur = one.duration == 2.0 ? 1.5 : one.duration;
+		/* 1.5 s per row in REPS interleaved samples */
+		double dur = (one.duration == 2.0 ? 1.5 : one.duration) / REPS;
+		int g = 0;
 		for (int si = 0; si < 3; si++)
-			for (int ni = 0; ni < 2; ni++) {
-				for (int k = 0; k < 3; k++)
+			for (int ni = 0; ni < 2; ni++, g++) {
+				for (int k = 0; k < 3; k++) {
+					rows[n].group = g;
 					rows[n++].p = (struct bench_params){ .llp = raws[k], .size = sizes[si],
 									     .streams = streams[ni], .duration = dur };
+				}
 				for (int k = 0; k < 2; k++)
-					for (int m = 0; m < 2; m++)
+					for (int m = 0; m < 2; m++) {
+						rows[n].group = g;
 						rows[n++].p = (struct bench_params){
 							.llp = ddps[k], .mode = m ? MODE_TAGGED : MODE_UNTAGGED,
 							.size = sizes[si], .streams = streams[ni], .duration = dur };
+					}
 			}
 		const char *rtts[] = { "tcp", "mpa", "usrsctp", "sctp" };
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 4; k++) {
+			rows[n].group = g;
 			rows[n++].p = (struct bench_params){ .llp = rtts[k], .mode = MODE_RTT, .size = 64,
 							     .streams = 1, .duration = dur };
+		}
 		for (int i = 0; i < n; i++) {
 			rows[i].p.progress = progress;
 			rows[i].p.tcp_cc = one.tcp_cc;
 		}
 	}
 	int failed = 0;
-	for (int i = 0; i < n; i++) {
-		run_one(base, &rows[i]);
-		if (rows[i].r.failed && !single && !one.role) {
-			/* one retry in the comparison: a transient set-up failure on
-			 * a loaded machine should not hide the other 45 rows; a second
-			 * failure stays a failure */
-			fprintf(stderr, "ddp-perf: %s %s %zu x%d failed (%s), retrying once\n",
-				rows[i].p.llp, mode_str(rows[i].p.mode), rows[i].p.size,
-				rows[i].p.streams, rows[i].r.why);
-			run_one(base, &rows[i]);
-		}
-		failed |= rows[i].r.failed;
+	if (single || one.role) {
+		run_one(base, &rows[0]);
+		failed = rows[0].r.failed;
 		if (json)
-			print_json(&rows[i]);
+			print_json(&rows[0]);
+	} else {
+		/* the comparison: the rows of a group (raw baselines and DDP
+		 * at one size and stream count) take turns, REPS rounds, so
+		 * slow drifts of the machine hit them alike; each row reports
+		 * its median sample */
+		for (int g0 = 0; g0 < n;) {
+			int g1 = g0;
+			while (g1 < n && rows[g1].group == rows[g0].group)
+				g1++;
+			for (int rep = 0; rep < REPS; rep++)
+				for (int i = g0; i < g1; i++) {
+					run_one(base, &rows[i]);
+					if (rows[i].r.failed) {
+						/* one retry: a transient set-up failure on a
+						 * loaded machine should not hide the other
+						 * rows; a second failure stays a failure */
+						fprintf(stderr, "ddp-perf: %s %s %zu x%d failed (%s), "
+								"retrying once\n",
+							rows[i].p.llp, mode_str(rows[i].p.mode),
+							rows[i].p.size, rows[i].p.streams, rows[i].r.why);
+						run_one(base, &rows[i]);
+					}
+					rows[i].s[rep] = rows[i].r;
+				}
+			for (int i = g0; i < g1; i++) {
+				pick_median(&rows[i]);
+				failed |= rows[i].r.failed;
+				if (json)
+					print_json(&rows[i]);
+			}
+			g0 = g1;
+		}
 	}
 	if (!json && one.role != 1)
-		print_table(rows, n);
+		print_table(rows, n, single || one.role ? 1 : REPS);
 	if (png && plot(rows, n, png) != 0)
 		fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");
 	free(rows);
