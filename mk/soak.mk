@@ -15,9 +15,9 @@ SOAK_SRC := $(sort $(wildcard tests/soak/*.c))
 SOAK_BIN := $(BUILD)/soak/ddp-soak
 SCALE_BIN := $(filter %/test_scale_mpa %/test_sctp_scale,$(INTEG_BIN))
 
-$(SOAK_BIN): $(call obj,$(SOAK_SRC)) $(LIBS)
+$(SOAK_BIN): $(call obj,$(SOAK_SRC)) $(LIB_SUPPORT) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,$(SOAK_SRC)) $(LIBS) $(EXTLIBS)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,$(SOAK_SRC)) $(LIB_SUPPORT) $(LIBS) $(EXTLIBS)
 
 ifeq ($(HAVE_LIBEVENT),1)
 soak: $(SOAK_BIN) $(SCALE_BIN)

@@ -22,7 +22,7 @@ uint64_t mpa_tcp_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-ssize_t mpa_tcp_read(void *io, void *dst, size_t n)
+ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 {
 	ddp_mpa_conn *c = io;
 	if (c->fd < 0)
@@ -30,30 +30,6 @@ ssize_t mpa_tcp_read(void *io, void *dst, size_t n)
 	/* A short read emptied the socket: say "dry" without another recv
 	 * that would only return EAGAIN. epoll is level-triggered, so octets
 	 * (or a FIN) that arrive meanwhile raise EV_READ again. */
-	if (c->rd_dry)
-		return 0;
-	for (;;) {
-		ssize_t r = recv(c->fd, dst, n, 0);
-		if (r > 0) {
-			if ((size_t)r < n)
-				c->rd_dry = 1;
-			return r;
-		}
-		if (r == 0)
-			return DDP_ERR_CLOSED;
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return 0;
-		return DDP_ERR_LLP;
-	}
-}
-
-ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
-{
-	ddp_mpa_conn *c = io;
-	if (c->fd < 0)
-		return DDP_ERR_CLOSED;
 	if (c->rd_dry)
 		return 0;
 	size_t want = 0;
@@ -78,6 +54,12 @@ ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 			return 0;
 		return DDP_ERR_LLP;
 	}
+}
+
+ssize_t mpa_tcp_read(void *io, void *dst, size_t n)
+{
+	struct iovec v = { dst, n };
+	return mpa_tcp_readv(io, &v, 1);
 }
 
 ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt)

@@ -324,6 +324,18 @@ static int stage_in_place(mpa_deframer *d)
 	return 1;
 }
 
+/* r more octets of the FPDU's body (payload, staged ULPDU or discarded
+ * payload) of `total`: on to PAD + CRC when complete. Returns 1. */
+static ssize_t body_read(mpa_deframer *d, ssize_t r, size_t total)
+{
+	d->got += (size_t)r;
+	if (d->got == total) {
+		d->got = 0;
+		d->state = MPA_DFR_TRAILER;
+	}
+	return 1;
+}
+
 /* One step. Returns 1 to go on, or the (<= 0) reader result. */
 static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
@@ -418,39 +430,18 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			return 1;
 		}
 		r = read_logical(d, rd, io, dst, d->payload_len - d->got);
-		if (r <= 0)
-			return r;
-		d->got += (size_t)r;
-		if (d->got == d->payload_len) {
-			d->got = 0;
-			d->state = MPA_DFR_TRAILER;
-		}
-		return 1;
+		return r <= 0 ? r : body_read(d, r, d->payload_len);
 	}
 	case MPA_DFR_STAGE:
 		r = read_logical(d, rd, io, d->stage + d->got,
 				 d->ulpdu_len - d->got);
-		if (r <= 0)
-			return r;
-		d->got += (size_t)r;
-		if (d->got == d->ulpdu_len) {
-			d->got = 0;
-			d->state = MPA_DFR_TRAILER;
-		}
-		return 1;
+		return r <= 0 ? r : body_read(d, r, d->ulpdu_len);
 	case MPA_DFR_DISCARD: {
 		size_t n = d->payload_len - d->got;
 		if (n > sizeof(scratch))
 			n = sizeof(scratch);
 		r = read_logical(d, rd, io, scratch, n);
-		if (r <= 0)
-			return r;
-		d->got += (size_t)r;
-		if (d->got == d->payload_len) {
-			d->got = 0;
-			d->state = MPA_DFR_TRAILER;
-		}
-		return 1;
+		return r <= 0 ? r : body_read(d, r, d->payload_len);
 	}
 	case MPA_DFR_TRAILER: {
 		/* PAD is CRC-covered; a marker right before the CRC too. The

@@ -36,6 +36,7 @@
 #include "ddpwire.h"
 #include "libevent/mpa_tcp.h"
 #include "mpa/mpa_conn.h"
+#include "net_counts.h"
 #include "net_helpers.h"
 #include "nullllp.h"
 
@@ -57,49 +58,6 @@ static int teardown(void **st)
 	return 0;
 }
 
-/* ------------------------------------------------------ DDP callbacks */
-
-struct counts {
-	long delivered, errors, send_done, aborted, accepts, connected, failed;
-	int last_err, last_code;
-	ddp_error_info err;
-};
-static struct counts cnt;
-
-static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
-{
-	if (d->status == 0)
-		cnt.delivered++;
-	else
-		cnt.aborted++;
-}
-
-static void on_send_done(ddp_session *s, uint32_t st, void *c, int status, void *user)
-{
-	if (status == 0)
-		cnt.send_done++;
-	else
-		cnt.aborted++;
-}
-
-static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
-{
-	cnt.errors++;
-	cnt.err = *e;
-}
-
-static const ddp_callbacks cbs = {on_deliver, on_send_done, on_error, NULL};
-
-static void on_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
-{
-	if (ev == DDP_MPA_CONNECTED) {
-		cnt.connected++;
-		return;
-	}
-	cnt.failed++;
-	cnt.last_err = err;
-	cnt.last_code = code;
-}
 
 /* ------------------------------------------------------ ddp_ctx_config */
 
@@ -172,13 +130,13 @@ static void test_limits_session_nstreams_and_window_ceilings(void **st)
 	nullllp nl = {0};
 	ddp_session *s;
 	ddp_session_config sc = {.nstreams = 65536};
-	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &cbs, NULL, &s),
+	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &count_cbs, NULL, &s),
 	                 DDP_ERR_INVAL);
 	sc.nstreams = 0;
 	sc.reorder_window = 32769;
-	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &cbs, NULL, &s),
+	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &count_cbs, NULL, &s),
 	                 DDP_ERR_INVAL);
-	assert_int_equal(ddp_session_new(ctx, NULL, &nullllp_ops, &nl, &cbs, NULL, &s), 0);
+	assert_int_equal(ddp_session_new(ctx, NULL, &nullllp_ops, &nl, &count_cbs, NULL, &s), 0);
 	assert_int_equal(ddp_session_nstreams(s), 1);
 	uint8_t b[8];
 	assert_int_equal(ddp_post_recv(s, 1, 0, b, 8, NULL), DDP_ERR_INVAL);
@@ -187,7 +145,7 @@ static void test_limits_session_nstreams_and_window_ceilings(void **st)
 	ddp_session_free(s);
 	sc.reorder_window = 32768;
 	sc.nstreams = 65535;
-	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &cbs, NULL, &s), 0);
+	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &count_cbs, NULL, &s), 0);
 	assert_int_equal(ddp_session_nstreams(s), 65535);
 	ddp_session_free(s);
 }
@@ -215,7 +173,7 @@ static void test_limits_reorder_window_bounds_held_segments(void **st)
 		ddp_session *s;
 		ddp_session_config sc = {.reorder_window = round ? 0 : 16};
 		memset(&cnt, 0, sizeof(cnt));
-		assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &cbs, NULL, &s), 0);
+		assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &nl, &count_cbs, NULL, &s), 0);
 		assert_int_equal(ddp_post_recv(s, 0, 0, bufs[0], 64, NULL), 0);
 		assert_int_equal(ddp_post_recv(s, 0, 0, bufs[1], 64, NULL), 0);
 		/* the last slot of the window is held */
@@ -246,7 +204,7 @@ static void test_limits_session_max_posted(void **st)
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
-		                                 &cbs, on_mpa_event, NULL, &c),
+		                                 &count_cbs, count_mpa_event, NULL, &c),
 		                 0);
 		ddp_session *s = ddp_mpa_session(c);
 		for (uint32_t i = 0; i < cap; i++)
@@ -279,7 +237,7 @@ static void test_limits_session_max_tx_queued(void **st)
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
-		                                 &cbs, on_mpa_event, NULL, &c),
+		                                 &count_cbs, count_mpa_event, NULL, &c),
 		                 0);
 		ddp_session *s = ddp_mpa_session(c);
 		for (uint32_t i = 0; i < cap; i++)
@@ -333,7 +291,7 @@ static void test_limits_mpa_max_private_data(void **st)
 		struct sockaddr_in sa = net_lo(0);
 		ddp_mpa_listener *l;
 		assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
-		                                &cbs, on_accept_count, on_mpa_event, NULL, &l),
+		                                &count_cbs, on_accept_count, count_mpa_event, NULL, &l),
 		                 0);
 		int port = ddp_mpa_listener_port(l);
 		accepts = 0;
@@ -361,17 +319,17 @@ static void test_limits_mpa_max_private_data(void **st)
 	mc.private_data = pd;
 	mc.revision = 1;
 	mc.private_data_len = 513;
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                 on_mpa_event, NULL, &c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs,
+	                                 count_mpa_event, NULL, &c),
 	                 DDP_ERR_INVAL);
 	mc.revision = 2;
 	mc.private_data_len = 509;
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                 on_mpa_event, NULL, &c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs,
+	                                 count_mpa_event, NULL, &c),
 	                 DDP_ERR_INVAL);
 	mc.private_data_len = 508;
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                 on_mpa_event, NULL, &c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs,
+	                                 count_mpa_event, NULL, &c),
 	                 0);
 	ddp_mpa_conn_free(c);
 	close(lfd);
@@ -387,8 +345,8 @@ static void test_limits_mpa_startup_timeout_default_is_10s(void **st)
 	ddp_mpa_conn *c;
 	memset(&cnt, 0, sizeof(cnt));
 	double t0 = net_now_s();
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), NULL, &cbs,
-	                                 on_mpa_event, NULL, &c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), NULL, &count_cbs,
+	                                 count_mpa_event, NULL, &c),
 	                 0);
 	while (!cnt.failed && net_now_s() - t0 < 9.8)
 		net_run_for(base, 0.1);
@@ -421,8 +379,8 @@ static void test_limits_mpa_max_startup(void **st)
 	cfg.startup_timeout_ms = 2000;
 	ddp_mpa_listener *l;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &cfg, &cbs,
-	                                accept_cb_reject, on_mpa_event, NULL, &l),
+	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &cfg, &count_cbs,
+	                                accept_cb_reject, count_mpa_event, NULL, &l),
 	                 0);
 	int port = ddp_mpa_listener_port(l), fds[N], reset = 0;
 	for (int i = 0; i < N; i++) {
@@ -470,7 +428,7 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 		ddp_mpa_conn *c;
 		memset(&cnt, 0, sizeof(cnt));
 		assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
-		                                 &cbs, on_mpa_event, NULL, &c),
+		                                 &count_cbs, count_mpa_event, NULL, &c),
 		                 0);
 		int pfd = accept(lfd, NULL, NULL);
 		assert_true(pfd >= 0);
@@ -573,7 +531,7 @@ static void sctp_pair(uint32_t max_pending, uint16_t nstreams)
 	memset(&c, 0, sizeof(c));
 	c.port = -1;
 	c.ctx = ctx;
-	c.ddp = cbs;
+	c.ddp = count_cbs;
 	c.sctp.assoc = s_assoc;
 	c.sctp.session_ctl = s_ctl;
 	c.max_pending_initiates = max_pending;
@@ -667,7 +625,7 @@ static void test_limits_sctp_max_assocs(void **st)
 	memset(cli, 0, sizeof(cli));
 	c.port = -1;
 	c.ctx = ctx;
-	c.ddp = cbs;
+	c.ddp = count_cbs;
 	c.sctp.assoc = cap_assoc;
 	c.sctp.session_ctl = cap_ctl;
 	c.nstreams = 4;

@@ -27,32 +27,12 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "net_counts.h"
 #include "net_helpers.h"
+#include "proc_stats.h"
 
 /* Under ASan (quarantine) or valgrind, RSS and CPU time say nothing about
- * the library: those numbers are printed but not asserted, and valgrind
- * runs get fewer connections. */
-#ifdef __has_feature
-#define HAS_FEATURE_(x) __has_feature(x)
-#else
-#define HAS_FEATURE_(x) 0
-#endif
-#if defined(__SANITIZE_ADDRESS__) || HAS_FEATURE_(address_sanitizer)
-#define UNDER_ASAN 1
-#else
-#define UNDER_ASAN 0
-#endif
-
-static int under_valgrind(void)
-{
-	return getenv("DDP_VALGRIND") != NULL;
-}
-
-static int rss_meaningful(void)
-{
-	return !UNDER_ASAN && !under_valgrind();
-}
-
+ * the library: those numbers are printed but not asserted (proc_stats.h). */
 static struct event_base *base;
 static ddp_ctx *ctx;
 
@@ -71,49 +51,6 @@ static int teardown(void **st)
 	return 0;
 }
 
-/* ------------------------------------------------------ DDP callbacks */
-
-struct counts {
-	long delivered, errors, send_done, aborted, accepts, connected, failed;
-	int last_err, last_code;
-	ddp_error_info err;
-};
-static struct counts cnt;
-
-static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
-{
-	if (d->status == 0)
-		cnt.delivered++;
-	else
-		cnt.aborted++;
-}
-
-static void on_send_done(ddp_session *s, uint32_t st, void *c, int status, void *user)
-{
-	if (status == 0)
-		cnt.send_done++;
-	else
-		cnt.aborted++;
-}
-
-static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
-{
-	cnt.errors++;
-	cnt.err = *e;
-}
-
-static const ddp_callbacks cbs = {on_deliver, on_send_done, on_error, NULL};
-
-static void on_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
-{
-	if (ev == DDP_MPA_CONNECTED) {
-		cnt.connected++;
-		return;
-	}
-	cnt.failed++;
-	cnt.last_err = err;
-	cnt.last_code = code;
-}
 
 static long accepts;
 
@@ -140,8 +77,8 @@ static void test_limits_mpa_startup_timeout_reaps_half_open(void **st)
 	ddp_mpa_listener *l;
 	accepts = 0;
 	memset(&cnt, 0, sizeof(cnt));
-	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                on_accept_count, on_mpa_event, NULL, &l),
+	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs,
+	                                on_accept_count, count_mpa_event, NULL, &l),
 	                 0);
 	int port = ddp_mpa_listener_port(l);
 	double t0 = net_now_s();
@@ -175,20 +112,6 @@ static void test_limits_mpa_startup_timeout_reaps_half_open(void **st)
 	ddp_mpa_listener_free(l);
 }
 
-static long rss_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
-
 #define NMEM_MAX 1000
 static int nmem = NMEM_MAX;
 
@@ -218,12 +141,11 @@ static void send_bad_fpdu(int fd, uint32_t seed)
 /* the ULP's answer to a stream error (DDP-ERR-1): end the connection */
 static void close_on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
-	cnt.errors++;
-	cnt.err = *e;
+	count_cbs.error(s, e, user);
 	ddp_session_close(s, 1);
 }
 
-static const ddp_callbacks closing_cbs = {on_deliver, on_send_done, close_on_error, NULL};
+static ddp_callbacks closing_cbs;
 
 static void accept_now(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 {
@@ -259,7 +181,7 @@ static long half_open_flood(int port, long *after, int garbage)
 			net_run_for(base, 0.001); /* let the listener accept */
 	}
 	net_run_for(base, 0.02);
-	held = rss_kib();
+	held = proc_rss_kib();
 	if (garbage) {
 		for (int i = 0; i < nmem; i++) {
 			uint8_t rep[20];
@@ -288,7 +210,7 @@ static long half_open_flood(int port, long *after, int garbage)
 	for (int i = 0; i < nmem; i++)
 		close(fds[i]);
 	net_run_for(base, 0.05);
-	*after = rss_kib();
+	*after = proc_rss_kib();
 	return held;
 }
 
@@ -303,11 +225,11 @@ static void test_limits_mpa_half_open_flood_does_not_grow_memory(void **st)
 	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_listener *l;
 	accepts = 0;
-	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                on_accept_count, on_mpa_event, NULL, &l),
+	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs,
+	                                on_accept_count, count_mpa_event, NULL, &l),
 	                 0);
 	int port = ddp_mpa_listener_port(l);
-	long r0 = rss_kib(), a1, a2, a3;
+	long r0 = proc_rss_kib(), a1, a2, a3;
 	long h1 = half_open_flood(port, &a1, 0);
 	long h2 = half_open_flood(port, &a2, 0);
 	long h3 = half_open_flood(port, &a3, 0);
@@ -317,7 +239,7 @@ static void test_limits_mpa_half_open_flood_does_not_grow_memory(void **st)
 	              nmem, r0, h1, h2, h3, (double)(h1 - r0) / nmem, a1, a2, a3);
 	assert_int_equal(accepts, 0);
 	/* no growth from flood to flood (allocator slack: 256 KiB) */
-	if (rss_meaningful()) {
+	if (proc_rss_meaningful()) {
 		assert_true(a3 <= a1 + 256);
 		assert_true(h3 <= h1 + 256);
 	}
@@ -337,11 +259,13 @@ static void test_limits_mpa_invalid_fpdu_flood_does_not_grow_memory(void **st)
 	ddp_mpa_listener *l;
 	memset(&cnt, 0, sizeof(cnt));
 	accepts = 0;
+	closing_cbs = count_cbs;
+	closing_cbs.error = close_on_error;
 	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
 	                                &closing_cbs, accept_now, free_on_end, NULL, &l),
 	                 0);
 	int port = ddp_mpa_listener_port(l);
-	long r0 = rss_kib(), a1, a2, a3;
+	long r0 = proc_rss_kib(), a1, a2, a3;
 	half_open_flood(port, &a1, 1);
 	half_open_flood(port, &a2, 1);
 	half_open_flood(port, &a3, 1);
@@ -355,7 +279,7 @@ static void test_limits_mpa_invalid_fpdu_flood_does_not_grow_memory(void **st)
 	assert_int_equal(cnt.errors, 3 * nmem);
 	assert_int_equal(cnt.err.layer, DDP_LAYER_LLP);
 	assert_int_equal(cnt.err.code, DDP_MPA_ECODE_CRC);
-	if (rss_meaningful())
+	if (proc_rss_meaningful())
 		assert_true(a3 <= a1 + 256);
 	ddp_mpa_listener_free(l);
 }
@@ -384,8 +308,8 @@ static int flood_listener(int port_fd, int res_fd)
 		return 3;
 	memset(&mc, 0, sizeof(mc));
 	mc.startup_timeout_ms = 300;
-	if (ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs, NULL,
-	                   on_mpa_event, NULL, &l) != 0)
+	if (ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &count_cbs, NULL,
+	                   count_mpa_event, NULL, &l) != 0)
 		return 4;
 	int port = ddp_mpa_listener_port(l);
 	if (write(port_fd, &port, sizeof(port)) != sizeof(port))
@@ -407,7 +331,7 @@ static void test_limits_mpa_listener_fd_exhaustion(void **st)
 	static int fds[NFLOOD];
 	int port_p[2], res_p[2], port = 0;
 	double used = -1;
-	if (under_valgrind())
+	if (proc_under_valgrind())
 		skip(); /* valgrind keeps fds of its own above RLIMIT_NOFILE */
 	assert_int_equal(pipe(port_p), 0);
 	assert_int_equal(pipe(res_p), 0);
@@ -459,7 +383,7 @@ int main(void)
 	    T(test_limits_mpa_listener_fd_exhaustion),
 	};
 	signal(SIGPIPE, SIG_IGN);
-	if (under_valgrind())
+	if (proc_under_valgrind())
 		nmem = 200;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

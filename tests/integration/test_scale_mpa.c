@@ -33,31 +33,10 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "proc_stats.h"
 
 /* Under ASan (quarantine) or valgrind, RSS and CPU time say nothing about
- * the library: those numbers are printed but not asserted, and valgrind
- * runs get fewer connections. */
-#ifdef __has_feature
-#define HAS_FEATURE_(x) __has_feature(x)
-#else
-#define HAS_FEATURE_(x) 0
-#endif
-#if defined(__SANITIZE_ADDRESS__) || HAS_FEATURE_(address_sanitizer)
-#define UNDER_ASAN 1
-#else
-#define UNDER_ASAN 0
-#endif
-
-static int under_valgrind(void)
-{
-	return getenv("DDP_VALGRIND") != NULL;
-}
-
-static int rss_meaningful(void)
-{
-	return !UNDER_ASAN && !under_valgrind();
-}
-
+ * the library: those numbers are printed but not asserted (proc_stats.h). */
 #define NCONN_MAX 10000
 static uint32_t nconn = NCONN_MAX;
 #define INFLIGHT 128 /* client start-ups in progress at once */
@@ -80,20 +59,6 @@ struct side {
 	long up, delivered, send_done, failed, bad, inflight, gone;
 	int done;
 };
-
-static long rss_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
 
 static double now_s(void)
 {
@@ -302,7 +267,7 @@ static int run_client(int port_fd, int rep_fd, int go_fd)
 		return 4;
 	sd.nslots = nconn;
 	sd.sl = calloc(nconn, sizeof(*sd.sl));
-	rep.rss_before = rss_kib();
+	rep.rss_before = proc_rss_kib();
 	double t0 = now_s();
 	c_open_more(&sd);
 	while (sd.delivered < nconn && now_s() - t0 < 50 && sd.failed == 0 && sd.bad == 0) {
@@ -311,7 +276,7 @@ static int run_client(int port_fd, int rep_fd, int go_fd)
 		event_base_dispatch(sd.base);
 	}
 	rep.secs = now_s() - t0;
-	rep.rss_after = rss_kib();
+	rep.rss_after = proc_rss_kib();
 	rep.up = sd.up;
 	rep.delivered = sd.delivered;
 	rep.failed = sd.failed;
@@ -367,7 +332,7 @@ static void test_scale_10000_mpa_connections_on_one_loop(void **state)
 	assert_non_null(sd.sl);
 	memset(sd.sl, 0, nconn * sizeof(*sd.sl)); /* count the test's own
 	                                           * slots before rss0 */
-	long rss0 = rss_kib();
+	long rss0 = proc_rss_kib();
 	ddp_mpa_listener *l;
 	struct sockaddr_in sa;
 	memset(&sa, 0, sizeof(sa));
@@ -394,14 +359,14 @@ static void test_scale_10000_mpa_connections_on_one_loop(void **state)
 		if (open_ > peak_open)
 			peak_open = open_;
 		if (sd.send_done == nconn && !rss_peak)
-			rss_peak = rss_kib(); /* all open, all moved data */
+			rss_peak = proc_rss_kib(); /* all open, all moved data */
 	}
 	struct cli_report rep;
 	memset(&rep, 0, sizeof(rep));
 	assert_true(sd.done);
 	assert_int_equal(read(rep_p[0], &rep, sizeof(rep)), sizeof(rep));
 	if (!rss_peak)
-		rss_peak = rss_kib();
+		rss_peak = proc_rss_kib();
 	/* all nconn open and idle: what do they cost the loop? */
 	long open_idle = sd.up - sd.gone;
 	double c0 = cpu_s(), w0 = now_s();
@@ -443,7 +408,7 @@ static void test_scale_10000_mpa_connections_on_one_loop(void **state)
 	assert_int_equal(rep.bad, 0);
 	assert_int_equal(open_idle, nconn);
 	/* idle connections must not keep a core busy */
-	if (rss_meaningful())
+	if (proc_rss_meaningful())
 		assert_true(idle_cpu < 0.25);
 
 	/* the child exited: every connection ends (reset) and is freed */
@@ -471,7 +436,7 @@ int main(void)
 	    cmocka_unit_test(test_scale_10000_mpa_connections_on_one_loop),
 	};
 	signal(SIGPIPE, SIG_IGN);
-	if (under_valgrind())
+	if (proc_under_valgrind())
 		nconn = 500;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,24 +22,10 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
+#include "proc_stats.h"
 
 /* Under ASan (quarantine) or valgrind, RSS and CPU time say nothing about
- * the library: those numbers are printed but not asserted. */
-#ifdef __has_feature
-#define HAS_FEATURE_(x) __has_feature(x)
-#else
-#define HAS_FEATURE_(x) 0
-#endif
-#if defined(__SANITIZE_ADDRESS__) || HAS_FEATURE_(address_sanitizer)
-#define UNDER_ASAN 1
-#else
-#define UNDER_ASAN 0
-#endif
-
-static int rss_meaningful(void)
-{
-	return !UNDER_ASAN && getenv("DDP_VALGRIND") == NULL;
-}
+ * the library: those numbers are printed but not asserted (proc_stats.h). */
 
 #define NSTREAMS 1024
 #define MSGLEN   32
@@ -57,20 +43,6 @@ struct peer {
 
 static struct peer srv, cli;
 static struct event_base *base;
-
-static long rss_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
-}
 
 static void fmt_msg(char *b, const char *what, uint32_t st)
 {
@@ -207,7 +179,7 @@ static void test_sctp_scale_1024_streams_on_one_association(void **state)
 	alarm(60);
 	base = event_base_new();
 	assert_non_null(base);
-	long rss0 = rss_kib();
+	long rss0 = proc_rss_kib();
 	peer_init(&srv, 1);
 	peer_init(&cli, 0);
 	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep), &cli.a),
@@ -217,7 +189,7 @@ static void test_sctp_scale_1024_streams_on_one_association(void **state)
 	assert_true(cli.up && srv.up);
 	assert_int_equal(ddp_session_nstreams(cli.s), NSTREAMS);
 	assert_int_equal(ddp_session_nstreams(srv.s), NSTREAMS);
-	long rss_up = rss_kib();
+	long rss_up = proc_rss_kib();
 	for (uint32_t st = 0; st < NSTREAMS; st++) {
 		char pd[16];
 		int n = snprintf(pd, sizeof(pd), "s%u", st);
@@ -229,7 +201,7 @@ static void test_sctp_scale_1024_streams_on_one_association(void **state)
 		assert_int_equal(ddp_send_untagged(cli.s, st, 0, st, &v, 1, NULL), 0);
 	}
 	spin_until(&cli.delivered, NSTREAMS, 30000);
-	long rss_end = rss_kib();
+	long rss_end = proc_rss_kib();
 	print_message("scale SCTP: %d streams: initiates %ld, accepted %ld, "
 	              "rejected %ld, server got %ld, client got %ld, errors "
 	              "%ld/%ld, bad %ld/%ld\n",
@@ -278,7 +250,7 @@ static long open_streams(void)
 	}
 	spin_until(&cli.accepted, NSTREAMS, 20000);
 	assert_int_equal(cli.accepted, NSTREAMS);
-	return rss_kib();
+	return proc_rss_kib();
 }
 
 /* A hostile peer sends, on every stream, one tagged segment whose DDP-SSN
@@ -309,7 +281,7 @@ static long ooo_flood(uint32_t win)
 	}
 	long never = 0;
 	spin_until(&never, 1, 500);
-	long rss_held = rss_kib();
+	long rss_held = proc_rss_kib();
 	print_message("out-of-order hold, configured reorder_window %u "
 	              "(the SCTP adapter raises it to >= 4096): %d streams, "
 	              "errors %ld, delivered %ld; RSS %ld -> %ld KiB: %.1f KiB "
@@ -338,7 +310,7 @@ static void test_sctp_scale_out_of_order_hold_is_bounded(void **st)
 	long big = ooo_flood(0);
 	print_message("streams refused by the budget: %ld of %d\n", ooo_errors, NSTREAMS);
 	assert_true(ooo_errors > 0);
-	if (rss_meaningful())
+	if (proc_rss_meaningful())
 		assert_true(big <= 64 * 1024 + 8192); /* KiB: the budget + slack */
 	alarm(0);
 }

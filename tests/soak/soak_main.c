@@ -19,6 +19,7 @@
 #include <event2/event.h>
 
 #include "soak.h"
+#include "proc_stats.h"
 
 #define SAMPLE_S         5
 #define MAX_SAMPLES      256
@@ -46,20 +47,6 @@ uint32_t soak_rand(void)
 	x ^= x << 5;
 	rng_state = x;
 	return x;
-}
-
-static long rss_kib(void)
-{
-	char line[256];
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmRSS: %ld", &v) == 1)
-			break;
-	fclose(f);
-	return v;
 }
 
 static struct event_base *base;
@@ -94,7 +81,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	soak_sctp_tick();
 	soak_sctp_flood_tick();
 	if (t >= t_next_sample) {
-		long r = rss_kib();
+		long r = proc_rss_kib();
 		if (nsamples < MAX_SAMPLES)
 			samples[nsamples++] = r;
 		print_sample(t - t_start, r);
