@@ -10,7 +10,7 @@
 /* Receive buffers (untagged) / tagged slots per stream: about 8 MiB of
  * messages in flight per stream, 64..1024 of them, so the benchmark ULP's
  * own flow control (credits) is not what limits the LLP. */
-#define DEPTH_MIN 16
+#define DEPTH_MIN 64
 #define DEPTH_MAX 1024
 #define DEPTH (d->depth)
 
