@@ -172,7 +172,8 @@ $(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
   -Iinclude -Isrc -Iadapters -Itests/support -DHAVE_ISAL=$(HAVE_ISAL) \
   -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=0
-FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(filter-out %/memllp.c %/net_%.c,$(SUPPORT_SRC))
+FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) \
+  $(filter-out tests/support/memllp.c $(wildcard tests/support/net_*.c),$(SUPPORT_SRC))
 $(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c adapters/sctp/sctp_stream%.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
