@@ -27,6 +27,7 @@
 #include <ddp/mpa.h>
 
 #include "faultproxy.h"
+#include "msgcheck.h"
 
 static struct sockaddr_in lo(int port)
 {
@@ -99,64 +100,16 @@ struct world {
 	size_t rx_len;	  /* posted buffer size (0: MAXMSG) */
 };
 
-static uint32_t mix(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
-
 static size_t seq_len(uint32_t seq)
 {
-	return 64 + mix(seq * 3u + 1u) % (MAXMSG - 64 + 1);
+	return 64 + msgcheck_mix(seq * 3u + 1u) % (MAXMSG - 64 + 1);
 }
 
-/* content of message seq: octets 0..3 its checksum (FNV-1a of the rest),
- * 4..7 seq, then bytes derived from seq */
-static uint32_t fnv(const uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-static void make_msg(uint8_t *b, uint32_t seq, size_t n)
-{
-	uint32_t x = mix(seq);
-	for (size_t i = 8; i < n; i++) {
-		x = x * 1103515245u + 12345u;
-		b[i] = (uint8_t)(x >> 16);
-	}
-	memcpy(b + 4, &seq, 4);
-	uint32_t h = fnv(b + 4, n - 4);
-	memcpy(b, &h, 4);
-}
-
-/* verify: checksum, sequence number, and the exact content */
+/* message seq (stream 0) of the expected length, intact */
 static int check_msg(const uint8_t *b, size_t n, uint32_t seq, size_t fixed)
 {
-	uint8_t ref[MAXMSG];
-	uint32_t h, s;
-	if (n < 8 || n > MAXMSG || n != (fixed ? fixed : seq_len(seq)))
-		return 0;
-	memcpy(&h, b, 4);
-	memcpy(&s, b + 4, 4);
-	if (s != seq || h != fnv(b + 4, n - 4))
-		return 0;
-	make_msg(ref, seq, n);
-	return memcmp(ref, b, n) == 0;
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	return n <= MAXMSG && n == (fixed ? fixed : seq_len(seq)) &&
+	       msgcheck_ok(b, n, 0, seq);
 }
 
 static void note_report(struct ep *p)
@@ -390,7 +343,7 @@ static int run_until(struct world *w, const int *flag, int ms)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!*flag && ms_since(&t0) < ms) {
+	while (!*flag && msgcheck_ms_since(&t0) < ms) {
 		struct timeval tv = { 0, 10000 };
 		event_base_loopexit(w->base, &tv);
 		event_base_dispatch(w->base);
@@ -410,7 +363,7 @@ static int send_seq(struct ep *p, uint32_t seq, int tagged)
 	struct ep *o = p == &p->w->a ? &p->w->b : &p->w->a;
 	size_t n = seq_len(seq);
 	uint8_t *b = p->tx + (size_t)(seq % WINDOW) * MAXMSG;
-	make_msg(b, seq, n);
+	msgcheck_make(b, 0, seq, n);
 	struct iovec v[2] = { { b, 7 }, { b + 7, n - 7 } };
 	ddp_session *s = ddp_mpa_session(p->c);
 	int rc = tagged ? ddp_send_tagged(s, 0, o->stag,
@@ -496,11 +449,11 @@ static void test_fault_mpa_peer_reset_flushes_survivor(void **state)
 					 w.b.submitted);
 		}
 		run_until(&w, &w.a.failed, 10000);
-		assert_survivor(&w.a, ms_since(&t0));
+		assert_survivor(&w.a, msgcheck_ms_since(&t0));
 		assert_true(w.a.done_err > 0);
 		if (mode == 0) {
 			run_until(&w, &w.b.failed, 10000);
-			assert_survivor(&w.b, ms_since(&t0));
+			assert_survivor(&w.b, msgcheck_ms_since(&t0));
 		}
 		/* no second report, nothing more after the end */
 		unsigned long f = w.a.flushed, e = w.a.done_err;
@@ -540,7 +493,7 @@ static void test_fault_mpa_silent_peer_detected(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fproxy_kill(&w.px, 0);
 	run_until(&w, &w.a.failed, 12000);
-	assert_survivor(&w.a, ms_since(&t0));
+	assert_survivor(&w.a, msgcheck_ms_since(&t0));
 	world_fini(&w);
 	alarm(0);
 }
@@ -642,7 +595,7 @@ static void test_fault_mpa_abortive_close_flushes_aborted(void **state)
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run_until(&w, &w.b.failed, 10000);
-	assert_survivor(&w.b, ms_since(&t0));
+	assert_survivor(&w.b, msgcheck_ms_since(&t0));
 	world_fini(&w);
 	alarm(0);
 }
@@ -701,7 +654,7 @@ static void test_fault_mpa_100k_messages_through_resegmenting_proxy(void **state
 			break;
 		run_for(&w, 10);
 	}
-	double ms = ms_since(&t0);
+	double ms = msgcheck_ms_since(&t0);
 	print_message("100k via proxy: %lu untagged + %lu tagged in %.0f ms, "
 		      "bad %lu, proxy %llu/%llu octets\n", w.b.got_untagged,
 		      w.b.got_tagged, ms, w.b.bad,
@@ -754,7 +707,7 @@ static void test_fault_mpa_corruptions_all_caught(void **state)
 		 * makes b wait for up to 64 KiB more before the CRC check */
 		for (uint32_t i = 0; i < NMSG + NFILL; i++) {
 			uint8_t *b = w.a.tx + (size_t)i * MAXMSG;
-			make_msg(b, i, LEN);
+			msgcheck_make(b, 0, i, LEN);
 			struct iovec v = { b, LEN };
 			assert_int_equal(ddp_send_untagged(ddp_mpa_session(w.a.c),
 							   0, 0, i, &v, 1, NULL), 0);

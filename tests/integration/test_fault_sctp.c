@@ -23,6 +23,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
+#include "msgcheck.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
@@ -68,63 +69,15 @@ static uint8_t big_payload[BIGMSG];
 
 /* ------------------------------------------------------------ content */
 
-static uint32_t mix(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
-
 static size_t seq_len(uint32_t st, uint32_t seq)
 {
-	return 64 + mix(seq * 3u + st * 7919u + 1u) % (MAXMSG - 64 + 1);
+	return 64 + msgcheck_mix(seq * 3u + st * 7919u + 1u) % (MAXMSG - 64 + 1);
 }
 
-static uint32_t fnv(const uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 16777619u;
-	return h;
-}
-
-/* octets 0..3: FNV-1a checksum of the rest; 4..7 seq; 8..11 stream */
-static void make_msg(uint8_t *b, uint32_t st, uint32_t seq, size_t n)
-{
-	uint32_t x = mix(seq ^ (st << 24));
-	for (size_t i = 12; i < n; i++) {
-		x = x * 1103515245u + 12345u;
-		b[i] = (uint8_t)(x >> 16);
-	}
-	memcpy(b + 4, &seq, 4);
-	memcpy(b + 8, &st, 4);
-	uint32_t h = fnv(b + 4, n - 4);
-	memcpy(b, &h, 4);
-}
-
+/* message seq of stream st of the expected length, intact */
 static int check_msg(const uint8_t *b, size_t n, uint32_t st, uint32_t seq)
 {
-	uint8_t ref[MAXMSG];
-	uint32_t h, s;
-	if (n != seq_len(st, seq))
-		return 0;
-	memcpy(&h, b, 4);
-	memcpy(&s, b + 4, 4);
-	if (s != seq || h != fnv(b + 4, n - 4))
-		return 0;
-	make_msg(ref, st, seq, n);
-	return memcmp(ref, b, n) == 0;
-}
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
-	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+	return n == seq_len(st, seq) && msgcheck_ok(b, n, st, seq);
 }
 
 static void note_report(struct peer *p)
@@ -328,7 +281,7 @@ static int run_until(const int *flag, int ms)
 {
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!*flag && ms_since(&t0) < ms) {
+	while (!*flag && msgcheck_ms_since(&t0) < ms) {
 		struct timeval tv = { 0, 5000 };
 		event_base_loopexit(base, &tv);
 		event_base_dispatch(base);
@@ -491,10 +444,10 @@ static void test_fault_sctp_dead_peer_flushes_survivor(void **state)
 		run_until(&cli.down, 10000);
 		if (mode == 0)
 			print_message("ABORT datagrams dropped: %lu\n", aborts);
-		assert_survivor(&cli, ms_since(&t0));
+		assert_survivor(&cli, msgcheck_ms_since(&t0));
 		if (mode == 1) {
 			run_until(&srv.down, 10000);
-			assert_survivor(&srv, ms_since(&t0));
+			assert_survivor(&srv, msgcheck_ms_since(&t0));
 		} else {
 			assert_int_equal(srv.done_ok + srv.done_err,
 					 srv.submitted);
@@ -513,7 +466,7 @@ static void send_seq(struct peer *p, uint32_t st, uint32_t seq, int tagged,
 		     uint32_t peer_stag, uint8_t *store)
 {
 	size_t n = seq_len(st, seq);
-	make_msg(store, st, seq, n);
+	msgcheck_make(store, st, seq, n);
 	struct iovec v[2] = { { store, 5 }, { store + 5, n - 5 } };
 	int rc = tagged ? ddp_send_tagged(p->s, st, peer_stag,
 					  (uint64_t)(seq % NSLOT) * MAXMSG,
@@ -738,14 +691,14 @@ static void test_fault_sctp_100k_messages_under_faults(void **state)
 	pumping = 1;
 	for (uint32_t st = 0; st < NST; st++)
 		bulk_pump(&cli, st);
-	while (srv.got_u + srv.got_t < BULK_TOTAL && ms_since(&t0) < 90000 &&
+	while (srv.got_u + srv.got_t < BULK_TOTAL && msgcheck_ms_since(&t0) < 90000 &&
 	       !srv.nerr && !cli.nerr && !srv.down && !cli.down && !srv.bad) {
 		run_for(2);
 		for (uint32_t st = 0; st < NST; st++)
 			bulk_pump(&cli, st); /* credits given back */
 	}
 	pumping = 0;
-	double ms = ms_since(&t0);
+	double ms = msgcheck_ms_since(&t0);
 	uint64_t rx_s, bad_s, tx_s, rx_c, bad_c, tx_c;
 	sctp_ll_ep_stats(sctp_ddp_ep_ll(srv.ep), &rx_s, &bad_s, &tx_s);
 	sctp_ll_ep_stats(sctp_ddp_ep_ll(cli.ep), &rx_c, &bad_c, &tx_c);
