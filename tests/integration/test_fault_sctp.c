@@ -24,6 +24,7 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 #include "msgcheck.h"
+#include "net_udpfault.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
@@ -354,11 +355,6 @@ static void fill_pipe(struct peer *p, uint32_t st, unsigned n)
 	}
 }
 
-static unsigned drop_all(void *user, uint8_t *pkt, size_t len)
-{
-	return SCTP_LL_DROP;
-}
-
 /* drop every datagram that carries an ABORT chunk (RFC 4960 §3.3.7, type
  * 6), counted in *user: the survivor must find out without it */
 static unsigned drop_abort(void *user, uint8_t *pkt, size_t len)
@@ -438,8 +434,8 @@ static void test_fault_sctp_dead_peer_flushes_survivor(void **state)
 			ddp_sctp_ep_free(srv.ep);
 			srv.ep = NULL;
 		} else {
-			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), drop_all, NULL);
-			sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), drop_all, NULL);
+			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_drop_all, NULL);
+			sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_drop_all, NULL);
 		}
 		run_until(&cli.down, 10000);
 		if (mode == 0)
@@ -601,38 +597,7 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 
 /* ------------------------------------------------------ bulk */
 
-struct faults {
-	unsigned long n, drop, dup, hold, corrupt;
-	uint32_t rng;
-};
-static struct faults fs, fc;
-
-/* 5% each: drop, duplicate, reorder (hold past the next datagram),
- * corrupt one octet after the SCTP common header's ports */
-static unsigned fault(void *user, uint8_t *pkt, size_t len)
-{
-	struct faults *f = user;
-	f->n++;
-	f->rng = f->rng * 1103515245u + 12345u;
-	unsigned r = (f->rng >> 8) % 100;
-	if (r < 5) {
-		f->drop++;
-		return SCTP_LL_DROP;
-	}
-	if (r < 10) {
-		f->dup++;
-		return SCTP_LL_DUP;
-	}
-	if (r < 15) {
-		f->hold++;
-		return SCTP_LL_HOLD;
-	}
-	if (r < 20 && len > 4) {
-		f->corrupt++;
-		pkt[4 + (f->rng >> 12) % (len - 4)] ^= (uint8_t)(1u << (r % 8));
-	}
-	return SCTP_LL_PASS;
-}
+static struct udp_faults fs, fc;
 
 #define BULK_TOTAL 100000u
 #define BULK_WINDOW 256u /* sends in flight per stream */
@@ -680,12 +645,10 @@ static void test_fault_sctp_100k_messages_under_faults(void **state)
 	bulk_store = malloc(sizeof(*bulk_store) * NST);
 	assert_non_null(bulk_store);
 	bulk_sent = 0;
-	memset(&fs, 0, sizeof(fs));
-	memset(&fc, 0, sizeof(fc));
-	fs.rng = 11;
-	fc.rng = 12;
-	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), fault, &fs);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), fault, &fc);
+	udp_faults_init(&fs, 11, 5, 4);
+	udp_faults_init(&fc, 12, 5, 4);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_faults_filter, &fs);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_faults_filter, &fc);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	pumping = 1;

@@ -18,6 +18,7 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 #include "sctp/sctp_ddp.h"
+#include "net_udpfault.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ssn.h"
 
@@ -645,37 +646,7 @@ static void test_sctp_bad_control_oversize_and_wrong_ppid(void **st)
 
 /* Fault shim in the UDP path: >= 5% each of drops, duplicates, reorders
  * and corruptions; SCTP + CRC32c + DDP-SSN deliver everything intact. */
-struct faults {
-	unsigned long n, drop, dup, hold, corrupt;
-	uint32_t rng;
-};
-static struct faults fs, fc;
-
-static unsigned fault(void *user, uint8_t *pkt, size_t len)
-{
-	struct faults *f = user;
-	unsigned r;
-	f->n++;
-	f->rng = f->rng * 1103515245u + 12345u;
-	r = (f->rng >> 8) % 100;
-	if (r < 7) {
-		f->drop++;
-		return SCTP_LL_DROP;
-	}
-	if (r < 14) {
-		f->dup++;
-		return SCTP_LL_DUP;
-	}
-	if (r < 21) {
-		f->hold++;
-		return SCTP_LL_HOLD;
-	}
-	if (r < 28 && len > 12) {
-		f->corrupt++;
-		pkt[12 + (f->rng >> 16) % (len - 12)] ^= 0x5a;
-	}
-	return SCTP_LL_PASS;
-}
+static struct udp_faults fs, fc;
 
 static void test_sctp_faulty_udp_path_loses_nothing(void **st)
 {
@@ -683,12 +654,10 @@ static void test_sctp_faulty_udp_path_loses_nothing(void **st)
 	(void)st;
 	alarm(60);
 	connect_pair(0);
-	memset(&fs, 0, sizeof(fs));
-	memset(&fc, 0, sizeof(fc));
-	fs.rng = 1;
-	fc.rng = 2;
-	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), fault, &fs);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), fault, &fc);
+	udp_faults_init(&fs, 1, 7, 12);
+	udp_faults_init(&fc, 2, 7, 12);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_faults_filter, &fs);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_faults_filter, &fc);
 	open_all_streams();
 	register_tagged(&srv);
 	run_traffic();
@@ -716,12 +685,10 @@ static void test_sctp_small_messages_stay_inside_ssn_window(void **st)
 	alarm(60);
 	small_mode = 1;
 	connect_pair(0);
-	memset(&fs, 0, sizeof(fs));
-	memset(&fc, 0, sizeof(fc));
-	fs.rng = 7;
-	fc.rng = 8;
-	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), fault, &fs);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), fault, &fc);
+	udp_faults_init(&fs, 7, 7, 12);
+	udp_faults_init(&fc, 8, 7, 12);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_faults_filter, &fs);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_faults_filter, &fc);
 	srv.accept_all = 1;
 	assert_true(run_until(&cli.up, 5000));
 	assert_true(run_until(&srv.up, 5000));
@@ -755,14 +722,6 @@ static void test_sctp_small_messages_stay_inside_ssn_window(void **st)
 
 /* Dead peer: its UDP socket is gone (ICMP port unreachable) or silent
  * (heartbeats unanswered): detected within 10 s. */
-static unsigned drop_all(void *user, uint8_t *pkt, size_t len)
-{
-	(void)user;
-	(void)pkt;
-	(void)len;
-	return SCTP_LL_DROP;
-}
-
 static void test_sctp_dead_peer_detected(void **st)
 {
 	struct timespec t0, t1;
@@ -782,7 +741,7 @@ static void test_sctp_dead_peer_detected(void **st)
 		} else {
 			/* black hole: every datagram to the server vanishes,
 			 * heartbeats go unanswered */
-			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), drop_all, NULL);
+			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_drop_all, NULL);
 		}
 		assert_true(run_until(&cli.down, 10000));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
