@@ -36,7 +36,7 @@ static int setup(void **st)
 {
 	alarm(30);
 	base = event_base_new();
-	rbuf = malloc((size_t)NMSG * MSG);
+	rbuf = calloc(NMSG, MSG);
 	memset(&cnt, 0, sizeof(cnt));
 	srv = NULL;
 	return base && rbuf && ddp_ctx_new(NULL, &ctx) == 0 ? 0 : -1;
