@@ -23,6 +23,7 @@ struct bench_params {
 	uint32_t mtu;	      /* SCTP path MTU (0: the adapter's default) */
 	const char *tcp_cc;   /* TCP congestion control of tcp and mpa (NULL:
 			       * the system default) */
+	int no_crc;	      /* mpa: ask for no CRC (C=0); both ends must */
 };
 
 struct bench_result {

@@ -7,10 +7,13 @@
 
 #include "bench.h"
 
-/* Receive buffers (untagged) / tagged slots per stream: about 8 MiB of
- * messages in flight per stream, 64..1024 of them, so the benchmark ULP's
- * own flow control (credits) is not what limits the LLP. */
-#define DEPTH_MIN 64
+/* Receive buffers (untagged) / tagged slots per stream: a window of
+ * WINDOW_MPA or WINDOW_SCTP octets per stream, 16..1024 messages, so the
+ * benchmark ULP's own flow control (credits) is not what limits the LLP.
+ * Why the two differ: drun_init(). */
+#define WINDOW_MPA (1u << 20)
+#define WINDOW_SCTP (8u << 20)
+#define DEPTH_MIN 16
 #define DEPTH_MAX 1024
 #define DEPTH (d->depth)
 

@@ -29,6 +29,7 @@ static ddp_mpa_config base_config(ddp_pd *pd, const struct bench_params *p)
 	ddp_mpa_config cfg = { .revision = 2, .tcp_congestion = p->tcp_cc };
 	cfg.session.pd = pd;
 	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
+	cfg.no_crc = p->no_crc; /* RFC 5044 §7.1: CRCs unless both ends say C=0 */
 	return cfg;
 }
 

@@ -104,11 +104,11 @@ static void print_json(const struct row *w)
 {
 	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
 	       "\"mbytes_per_s\":%.2f,\"msgs_per_s\":%.1f,\"copied_bytes_per_payload_byte\":%.4f,"
-	       "\"cpu_s_per_gb\":%.3f,\"rtt_us\":%.2f,\"tcp_cc\":\"%s\",\"ok\":%s%s%s%s}\n",
+	       "\"cpu_s_per_gb\":%.3f,\"rtt_us\":%.2f,\"tcp_cc\":\"%s\",\"no_crc\":%s,\"ok\":%s%s%s%s}\n",
 	       w->p.llp, mode_str(w->p.mode), w->p.size, w->p.streams, w->r.secs, mbps(w), mps(w),
 	       w->r.bytes ? (double)w->r.copied / (double)w->r.bytes : 0.0,
 	       w->r.bytes ? w->r.cpu / ((double)w->r.bytes / 1e9) : 0.0, w->r.rtt_us,
-	       w->p.tcp_cc ? w->p.tcp_cc : "system", w->r.failed ? "false" : "true", w->r.failed ? ",\"error\":\"" : "",
+	       w->p.tcp_cc ? w->p.tcp_cc : "system", w->p.no_crc ? "true" : "false", w->r.failed ? "false" : "true", w->r.failed ? ",\"error\":\"" : "",
 	       w->r.failed ? w->r.why : "", w->r.failed ? "\"" : "");
 }
 
@@ -252,7 +252,7 @@ static void usage(void)
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
 			"                [--mtu N (SCTP packet size across hosts)]\n"
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp and mpa,\n"
-			"                 default cubic)]\n");
+			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n");
 }
 
 int main(int argc, char **argv)
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 		{ "streams", 1, 0, 'n' },   { "duration", 1, 0, 'd' }, { "json", 0, 0, 'j' },
 		{ "plot", 1, 0, 'p' },	    { "server", 0, 0, 'S' },  { "listen", 1, 0, 'L' },
 		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
-		{ "tcp-cc", 1, 0, 'T' },
+		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },
 		{ 0, 0, 0, 0 }
 	};
 	struct bench_params one = { .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
@@ -288,6 +288,7 @@ int main(int argc, char **argv)
 		case 'S': one.role = 1; break;
 		case 'M': one.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': cc_want = optarg; break;
+		case 'R': one.no_crc = 1; break;
 		case 'L':
 		case 'C':
 			if (parse_addr(optarg, &one)) {
@@ -303,6 +304,10 @@ int main(int argc, char **argv)
 	if (one.size == 0 || one.size > (1u << 24) || one.streams < 1 || one.streams > 1024 ||
 	    one.duration <= 0) {
 		usage();
+		return 2;
+	}
+	if (one.no_crc && (!one.llp || strcmp(one.llp, "mpa"))) {
+		fprintf(stderr, "ddp-perf: --no-crc applies to one --llp mpa run only\n");
 		return 2;
 	}
 	one.tcp_cc = pick_cc(cc_want);

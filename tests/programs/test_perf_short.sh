@@ -19,6 +19,12 @@ for llp in tcp usrsctp usrsctp-stock mpa sctp; do
 		echo "$out"
 	done
 done
+# MPA without CRC (both ends ask C=0), for measuring what the CRC costs
+out=$(timeout 30 "$perf" --llp mpa --mode tagged --size 16384 --duration 0.3 --json --no-crc) ||
+	fail "mpa --no-crc: exit $?: $out"
+echo "$out" | grep -q '"no_crc":true' || fail "mpa --no-crc: no \"no_crc\":true in $out"
+echo "$out" | grep -q '"ok":true' || fail "mpa --no-crc failed: $out"
+"$perf" --llp sctp --no-crc >/dev/null 2>&1 && fail "--no-crc accepted for sctp"
 # the table and the plot
 png=$(mktemp --suffix=.png)
 tbl=$(timeout 60 "$perf" --llp mpa --size 1024 --duration 0.3 --plot "$png") || fail "table run failed"

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/crc32c.h"
@@ -77,6 +78,40 @@ static void test_crc32c_unaligned_and_odd_lengths_agree(void **state)
 					 ddp_crc32c_portable(0, buf + off, n));
 }
 
+static uint8_t *random_bytes(size_t n)
+{
+	uint8_t *b = malloc(n);
+	uint32_t x = 2463534242u;
+
+	assert_non_null(b);
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		b[i] = (uint8_t)x;
+	}
+	return b;
+}
+
+/* Buffers of FPDU and SCTP-packet sizes (up to 64 KiB and past it), odd
+ * lengths and alignments, any seed: the accelerated entry point against
+ * the table implementation. */
+static void test_crc32c_large_buffers_agree(void **state)
+{
+	size_t cap = 70000;
+	uint8_t *b = random_bytes(cap + 8);
+	size_t sizes[] = { 2815, 2816, 2817, 4095, 4096, 4097, 9000, 16384, 32768,
+			   65535, 65536, 65537, 69999 };
+
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+		for (size_t off = 0; off < 8; off += 3) {
+			uint32_t seed = (uint32_t)(i * 0x9e3779b9u + off);
+			assert_int_equal(ddp_crc32c(seed, b + off, sizes[i]),
+					 ddp_crc32c_portable(seed, b + off, sizes[i]));
+		}
+	free(b);
+}
+
 /* RFC 5044 §4.4 / spec/mpa.md §4: CRC goes on the wire LSB first. */
 static void test_crc32c_wire_order_is_lsb_first(void **state)
 {
@@ -103,6 +138,7 @@ int main(void)
 		cmocka_unit_test(test_crc32c_chained_equals_one_shot),
 		cmocka_unit_test(test_crc32c_unaligned_and_odd_lengths_agree),
 		cmocka_unit_test(test_crc32c_wire_order_is_lsb_first),
+		cmocka_unit_test(test_crc32c_large_buffers_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
