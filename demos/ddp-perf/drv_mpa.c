@@ -40,8 +40,15 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 		/* our own connections learn the receiver's STag from the Reply */
 		for (int i = 0; i < m->d.n; i++) {
 			ddp_mpa_info info;
-			if (m->cli[i] == c && ddp_mpa_get_info(c, &info) == 0)
-				m->d.bs[i].stag = stag_get(info.private_data, info.private_data_len);
+			if (m->cli[i] != c || ddp_mpa_get_info(c, &info) != 0)
+				continue;
+			m->d.bs[i].stag = stag_get(info.private_data, info.private_data_len);
+			if (info.crc && m->d.p->no_crc) { /* a server without --no-crc */
+				bench_fail(m->d.r, "--no-crc: the peer asked for CRCs "
+						   "(run the server with --no-crc too)");
+				event_base_loopbreak(m->d.base);
+				return;
+			}
 		}
 		if (++m->up == m->want_up && !m->d.started)
 			drun_measure(&m->d);

@@ -25,6 +25,15 @@ out=$(timeout 30 "$perf" --llp mpa --mode tagged --size 16384 --duration 0.3 --j
 echo "$out" | grep -q '"no_crc":true' || fail "mpa --no-crc: no \"no_crc\":true in $out"
 echo "$out" | grep -q '"ok":true' || fail "mpa --no-crc failed: $out"
 "$perf" --llp sctp --no-crc >/dev/null 2>&1 && fail "--no-crc accepted for sctp"
+# ... and a server that wants CRCs makes a --no-crc client fail with a reason
+port=$((20000 + $$ % 30000))
+timeout 20 "$perf" --server --llp mpa --listen 127.0.0.1:$port >/dev/null 2>&1 &
+srv=$!
+sleep 0.5
+out=$(timeout 20 "$perf" --connect 127.0.0.1:$port --llp mpa --no-crc --size 16384 \
+	--duration 0.3 --json 2>&1) && { kill $srv; fail "--no-crc against a CRC server passed: $out"; }
+kill $srv 2>/dev/null; wait $srv 2>/dev/null
+echo "$out" | grep -q 'peer asked for CRCs' || fail "--no-crc mismatch without a reason: $out"
 # the table and the plot
 png=$(mktemp --suffix=.png)
 tbl=$(timeout 60 "$perf" --llp mpa --size 1024 --duration 0.3 --plot "$png") || fail "table run failed"
