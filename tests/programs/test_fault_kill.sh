@@ -43,13 +43,7 @@ run_pair() {
 		"$W/big" >"$W/$rp_n-s.out" 2>"$W/$rp_n-s.err" &
 	SP=$!
 	PIDS="$PIDS $SP"
-	rp_i=0
-	while ! grep -q "s0 " "$W/$rp_n-r.err" 2>/dev/null; do
-		rp_i=$((rp_i + 1))
-		[ $rp_i -le 100 ] || fail "$rp_n: no progress in 10 s: $(tail -n1 "$W/$rp_n-r.err")"
-		kill -0 "$SP" 2>/dev/null || fail "$rp_n: sender ended early: $(tail -n1 "$W/$rp_n-s.err")"
-		sleep 0.1
-	done
+	wait_progress "$rp_n-r" "$SP"
 	sleep 0.5
 	kill -0 "$SP" 2>/dev/null || fail "$rp_n: sender ended before the kill: $(tail -n1 "$W/$rp_n-s.err")"
 	kill -0 "$RP" 2>/dev/null || fail "$rp_n: receiver ended before the kill: $(tail -n1 "$W/$rp_n-r.err")"

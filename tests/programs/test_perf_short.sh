@@ -26,13 +26,24 @@ echo "$out" | grep -q '"no_crc":true' || fail "mpa --no-crc: no \"no_crc\":true 
 echo "$out" | grep -q '"ok":true' || fail "mpa --no-crc failed: $out"
 "$perf" --llp sctp --no-crc >/dev/null 2>&1 && fail "--no-crc accepted for sctp"
 # ... and a server that wants CRCs makes a --no-crc client fail with a reason
-port=$((20000 + $$ % 30000))
-timeout 20 "$perf" --server --llp mpa --listen 127.0.0.1:$port >/dev/null 2>&1 &
+# (the server takes a port from the kernel and names it: no fixed port to
+# collide with, and no guessing how long it takes to start)
+err=$(mktemp)
+timeout 20 "$perf" --server --llp mpa --listen 127.0.0.1:0 >/dev/null 2>"$err" &
 srv=$!
-sleep 0.5
+i=0 port=
+while [ -z "$port" ]; do
+	port=$(sed -n 's/^ddp-perf: MPA server on port \([0-9][0-9]*\)$/\1/p' "$err")
+	[ -n "$port" ] && break
+	i=$((i + 1))
+	[ $i -le 100 ] || { kill $srv; fail "the MPA server did not start in 10 s: $(cat "$err")"; }
+	kill -0 $srv 2>/dev/null || fail "the MPA server exited: $(cat "$err")"
+	sleep 0.1
+done
 out=$(timeout 20 "$perf" --connect 127.0.0.1:$port --llp mpa --no-crc --size 16384 \
 	--duration 0.3 --json 2>&1) && { kill $srv; fail "--no-crc against a CRC server passed: $out"; }
 kill $srv 2>/dev/null; wait $srv 2>/dev/null
+rm -f "$err"
 echo "$out" | grep -q 'peer asked for CRCs' || fail "--no-crc mismatch without a reason: $out"
 # the table and the plot
 png=$(mktemp --suffix=.png)

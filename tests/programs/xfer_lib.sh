@@ -46,6 +46,18 @@ start_recv() {
 	done
 }
 
+# wait_progress NAME SP: wait until receiver NAME (started by start_recv)
+# reports data on stream 0, while sender SP runs; at most 10 s.
+wait_progress() {
+	wg_n=$1 wg_sp=$2 wg_i=0
+	while ! grep -q "s0 " "$W/$wg_n.err" 2>/dev/null; do
+		wg_i=$((wg_i + 1))
+		[ $wg_i -le 100 ] || fail "$wg_n: no progress in 10 s: $(tail -n1 "$W/$wg_n.err")"
+		kill -0 "$wg_sp" 2>/dev/null || fail "$wg_n: sender ended early"
+		sleep 0.1
+	done
+}
+
 # wait_pid PID SECONDS: exit status of PID, or fail when it runs longer.
 wait_pid() {
 	wp_p=$1 wp_lim=$2 wp_i=0
