@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,6 +222,18 @@ static void test_echo_status_page(void **state)
 
 /* ------------------------------------------------------------ server */
 
+static int port_answers(int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		return 0;
+	int ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
 static int start_server(void **state)
 {
 	char self[PATH_MAX], prog[PATH_MAX + 16];
@@ -241,7 +254,10 @@ static int start_server(void **state)
 		      "--buf-size", "4096", "--depth", "16", (char *)NULL);
 		_exit(127);
 	}
-	usleep(300000);
+	/* ddp-echo binds its HTTP port last: once that port answers, all
+	 * three listen (at most 10 s; no guess at how long start-up takes). */
+	for (int i = 0; i < 100 && !port_answers(HPORT); i++)
+		usleep(100000);
 	base = event_base_new();
 	signal(SIGPIPE, SIG_IGN);
 	return ddp_ctx_new(NULL, &ctx);
