@@ -72,6 +72,8 @@ struct xf_main xf;
 static const struct xf_net *net;
 static struct event *tick_ev, *close_ev;
 static int tty, line_open;
+#define XF_TICK_MS 250 /* progress and --timeout check */
+static unsigned ticks;    /* of on_tick */
 
 double xf_now(void)
 {
@@ -184,7 +186,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 			xf.o.sender ? "receiver" : "sender", xf.o.timeout);
 		return;
 	}
-	progress(0);
+	/* a terminal's progress line moves every tick; a log gets a line a second */
+	if (tty || ++ticks % (1000 / XF_TICK_MS) == 0)
+		progress(0);
 }
 
 /* ------------------------------------------------------------- the end */
@@ -404,7 +408,8 @@ int main(int argc, char **argv)
 	event_add(st, NULL);
 	tick_ev = event_new(xf.base, -1, EV_PERSIST, on_tick, NULL);
 	close_ev = evtimer_new(xf.base, on_close_timeout, NULL);
-	struct timeval tv = { tty ? 0 : 1, tty ? 250000 : 0 };
+	/* the tick also checks --timeout: it fires within XF_TICK_MS of it */
+	struct timeval tv = { 0, XF_TICK_MS * 1000 };
 	event_add(tick_ev, &tv);
 	xf.t0 = xf_now();
 	xf_heard();

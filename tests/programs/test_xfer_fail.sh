@@ -10,10 +10,12 @@
 #    whose sender fails with the receiver's reason, while the first
 #    transfer goes on;
 #  - the receiver stops answering (SIGSTOP): the sender gives up after its
-#    --timeout of 2 s with a timeout reason, and the receiver, continued,
-#    fails too because its sender is gone.
+#    --timeout of 1 s with a timeout reason (before SCTP's own failure
+#    detection ends the association: 5 retransmission timeouts from RTO 100
+#    ms, 2.5 s at the earliest), and the receiver, continued, fails too
+#    because its sender is gone.
 # The transferred file is a sparse 1 GiB file (no disk use), far more than
-# can cross in the 1.5 s before the kill.
+# can cross before the kill (0.5 s after the first progress line).
 . "$(dirname "$0")/xfer_lib.sh"
 truncate -s 1G "$W/big" || fail "truncate failed"
 
@@ -50,7 +52,7 @@ refused() {
 stalled() {
 	llp=$1 port=$2
 	start_recv "stall-$llp" "$llp" "$port"
-	"$XFER" send --llp "$llp" --connect "127.0.0.1:$port" --streams 2 --timeout 2 "$W/big" \
+	"$XFER" send --llp "$llp" --connect "127.0.0.1:$port" --streams 2 --timeout 1 "$W/big" \
 		>"$W/stall-$llp-s.out" 2>"$W/stall-$llp-s.err" &
 	sp=$!
 	PIDS="$PIDS $sp"
@@ -59,6 +61,7 @@ stalled() {
 	t0=$(now)
 	if wait_pid "$sp" 10; then fail "stall-$llp: sender exited 0"; fi
 	e=$(elapsed "$t0")
+	lt "$e" 5 || fail "stall-$llp: the sender needed $e s to give up (--timeout 1)"
 	r=$(one_reason "$W/stall-$llp-s.err")
 	case "$r" in *timeout*) ;; *) fail "stall-$llp: not a timeout: $r" ;; esac
 	kill -CONT "$RP"
