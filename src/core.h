@@ -158,6 +158,7 @@ struct ddp_stream {
 	uint8_t tx_state, rx_state;
 	uint8_t blocked;      /* LLP said AGAIN */
 	uint8_t in_pump;
+	uint8_t in_complete;  /* tx_complete_ready() running (no recursion) */
 	uint8_t errored;      /* first error reported (DDP-ERR-1) */
 	uint8_t dead;	      /* aborted / failed / closed: no traffic */
 	uint8_t llp_closed;   /* close_stream already called */

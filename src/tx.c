@@ -184,9 +184,15 @@ void tx_pump(ddp_session *s, struct ddp_stream *st)
 		stream_tx_drained(s, st);
 }
 
-/* Source completion (DDP-DLV-4) in submission order. */
+/* Source completion (DDP-DLV-4) in submission order. Never re-entered for
+ * a stream: a ULP that sends again from send_done over an LLP that takes
+ * segments at once (SCTP) would otherwise nest one send_done inside the
+ * other per message, thousands deep; the running loop completes those too. */
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 {
+	if (st->in_complete)
+		return;
+	st->in_complete = 1;
 	uint32_t epoch = st->epoch;
 	struct tx_msg *m;
 	while ((m = st->txq) && m->handed_all && !m->pending && st->epoch == epoch) {
@@ -199,6 +205,9 @@ void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 		if (s->cb.send_done)
 			s->cb.send_done(s, st->idx, ctx, 0, s->user);
 	}
+	st->in_complete = 0;
+	if (st->epoch != epoch)
+		tx_complete_ready(s, st); /* what completed after a reset inside a callback */
 }
 
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status)

@@ -15,6 +15,7 @@
 #include "chopper.h"
 #include "ddpwire.h"
 #include "memllp.h"
+#include "nullllp.h"
 
 static memllp *pair(uint32_t mulpdu, int hdr_first)
 {
@@ -458,6 +459,68 @@ static void test_seg1_smallest_mulpdu_one_octet_per_segment(void **state)
 	assert_null(m);
 }
 
+/* DDP-DLV-4 with an LLP that accepts every segment at once (nullllp, like
+ * SCTP): a ULP that sends the next message from send_done gets its
+ * completions one after the other, not nested inside each other (20,000
+ * nested send_done calls would take megabytes of stack). Order is kept. */
+struct chain {
+	ddp_session *s;
+	unsigned depth, max_depth, done, next_ctx, bad_order;
+};
+
+static void chain_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
+{
+	struct chain *c = user;
+	static const uint8_t one = 1;
+	struct iovec v = { (void *)&one, 1 };
+	c->depth++;
+	if (c->depth > c->max_depth)
+		c->max_depth = c->depth;
+	if ((uintptr_t)ctx != c->done + 1 || status)
+		c->bad_order++;
+	c->done++;
+	if (c->next_ctx < 20000) {
+		c->next_ctx++;
+		assert_int_equal(ddp_send_untagged(s, stream, 0, 0, &v, 1,
+						   (void *)(uintptr_t)c->next_ctx), 0);
+	}
+	c->depth--;
+}
+
+static void chain_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+}
+
+static void chain_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+}
+
+static void test_dlv4_send_done_does_not_nest(void **state)
+{
+	(void)state;
+	ddp_ctx *ctx;
+	ddp_pd *pd;
+	nullllp nl;
+	struct chain c;
+	memset(&nl, 0, sizeof(nl));
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
+	assert_int_equal(ddp_pd_new(ctx, &pd), 0);
+	ddp_callbacks cb = { .deliver = chain_deliver, .error = chain_error, .send_done = chain_done };
+	ddp_session_config cfg = { .nstreams = 1, .pd = pd };
+	assert_int_equal(ddp_session_new(ctx, &cfg, &nullllp_ops, &nl, &cb, &c, &c.s), 0);
+	static const uint8_t one = 1;
+	struct iovec v = { (void *)&one, 1 };
+	c.next_ctx = 1;
+	assert_int_equal(ddp_send_untagged(c.s, 0, 0, 0, &v, 1, (void *)(uintptr_t)1), 0);
+	assert_int_equal(c.done, 20000);
+	assert_int_equal(nl.nsent, 20000);
+	assert_int_equal(c.bad_order, 0);
+	assert_int_equal(c.max_depth, 1);
+	ddp_session_free(c.s);
+	ddp_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -479,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_unt1_rsvdulp_over_40_bits_refused),
 		cmocka_unit_test(test_llp2_shrinking_mulpdu_does_not_resegment),
 		cmocka_unit_test(test_ord1_backpressure_keeps_submission_order),
+		cmocka_unit_test(test_dlv4_send_done_does_not_nest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
