@@ -8,13 +8,13 @@
 #include "bench.h"
 
 /* Receive buffers (untagged) / tagged slots per stream: a window of
- * WINDOW_MPA or WINDOW_SCTP octets per stream, 16..1024 messages, so the
+ * WINDOW_MPA or WINDOW_SCTP octets per stream, 16..8192 messages, so the
  * benchmark ULP's own flow control (credits) is not what limits the LLP.
  * Why the two differ: drun_init(). */
 #define WINDOW_MPA (1u << 20)
 #define WINDOW_SCTP (8u << 20)
 #define DEPTH_MIN 16
-#define DEPTH_MAX 1024
+#define DEPTH_MAX 8192
 #define DEPTH (d->depth)
 
 struct bstream {

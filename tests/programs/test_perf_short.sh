@@ -25,6 +25,11 @@ out=$(timeout 30 "$perf" --llp mpa --mode tagged --size 16384 --duration 0.3 --j
 echo "$out" | grep -q '"no_crc":true' || fail "mpa --no-crc: no \"no_crc\":true in $out"
 echo "$out" | grep -q '"ok":true' || fail "mpa --no-crc failed: $out"
 "$perf" --llp sctp --no-crc >/dev/null 2>&1 && fail "--no-crc accepted for sctp"
+# the heap is kept unless --heap-trim (usrsctp's per-packet mallocs; README)
+echo "$out" | grep -q '"heap_trim":false' || fail "heap not kept by default: $out"
+out=$(timeout 30 "$perf" --llp usrsctp --size 1024 --duration 0.2 --json --heap-trim) ||
+	fail "--heap-trim: exit $?: $out"
+echo "$out" | grep -q '"heap_trim":true' || fail "--heap-trim not reported: $out"
 # ... and a server that wants CRCs makes a --no-crc client fail with a reason
 # (the server takes a port from the kernel and names it: no fixed port to
 # collide with, and no guessing how long it takes to start)
