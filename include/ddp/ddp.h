@@ -228,7 +228,10 @@ typedef struct ddp_callbacks {
 	void (*deliver)(ddp_session *s, const ddp_delivery *d, void *user);
 	/* Source completion: the LLP accepted every segment of the message
 	 * (DDP-DLV-4), or status < 0 when it was flushed/failed. Completions come
-	 * in submission order per stream. Optional. */
+	 * in submission order per stream. With an LLP that takes segments at
+	 * once (SCTP) it runs inside ddp_send_*(); a send from inside send_done
+	 * completes after the running send_done returns, never nested in it.
+	 * Optional. */
 	void (*send_done)(ddp_session *s, uint32_t stream, void *msg_ctx,
 			  int status, void *user);
 	/* First error on a stream (DDP-ERR-1, first error wins). After it the
