@@ -518,7 +518,8 @@ static void test_dlv4_send_done_does_not_nest(void **state)
 	assert_int_equal(c.bad_order, 0);
 	assert_int_equal(c.max_depth, 1);
 	ddp_session_free(c.s);
-	ddp_ctx_free(ctx);
+	assert_int_equal(ddp_pd_free(pd), 0);
+	assert_int_equal(ddp_ctx_free(ctx), 0);
 }
 
 int main(void)
