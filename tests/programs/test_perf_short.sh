@@ -5,6 +5,7 @@ set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
 fail() { echo "test_perf_short: $*"; exit 1; }
+. "$(dirname "$0")/wait_lib.sh"
 [ -x "$perf" ] || fail "no $perf"
 for llp in tcp usrsctp usrsctp-stock mpa sctp; do
 	for mode in untagged tagged rtt; do
@@ -27,7 +28,7 @@ echo "$out" | grep -q '"ok":true' || fail "mpa --no-crc failed: $out"
 "$perf" --llp sctp --no-crc >/dev/null 2>&1 && fail "--no-crc accepted for sctp"
 # the heap is kept unless --heap-trim (usrsctp's per-packet mallocs; README)
 # (ASan's allocator ignores mallopt: a sanitizer build reports heap_trim true)
-if ! ldd "$perf" 2>/dev/null | grep -q libasan; then
+if ! grep -qa __asan_init "$perf"; then
 	echo "$out" | grep -q '"heap_trim":false' || fail "heap not kept by default: $out"
 fi
 out=$(timeout 30 "$perf" --llp usrsctp --size 1024 --duration 0.2 --json --heap-trim) ||
@@ -39,15 +40,8 @@ echo "$out" | grep -q '"heap_trim":true' || fail "--heap-trim not reported: $out
 err=$(mktemp)
 timeout 20 "$perf" --server --llp mpa --listen 127.0.0.1:0 >/dev/null 2>"$err" &
 srv=$!
-i=0 port=
-while [ -z "$port" ]; do
-	port=$(sed -n 's/^ddp-perf: MPA server on port \([0-9][0-9]*\)$/\1/p' "$err")
-	[ -n "$port" ] && break
-	i=$((i + 1))
-	[ $i -le 100 ] || { kill $srv; fail "the MPA server did not start in 10 s: $(cat "$err")"; }
-	kill -0 $srv 2>/dev/null || fail "the MPA server exited: $(cat "$err")"
-	sleep 0.1
-done
+wait_line "$err" '^ddp-perf: MPA server on port [0-9]' $srv "the MPA server"
+port=$(sed -n 's/^ddp-perf: MPA server on port \([0-9][0-9]*\)$/\1/p' "$err")
 out=$(timeout 20 "$perf" --connect 127.0.0.1:$port --llp mpa --no-crc --size 16384 \
 	--duration 0.3 --json 2>&1) && { kill $srv; fail "--no-crc against a CRC server passed: $out"; }
 kill $srv 2>/dev/null; wait $srv 2>/dev/null

@@ -9,6 +9,7 @@ perf=$BUILD/bin/ddp-perf
 A=ddpA$$ B=ddpB$$ VA=vA$$ VB=vB$$
 SRV=169.254.210.2 PORT=29710
 fail() { echo "test_perf_twohost: $*"; exit 1; }
+. "$(dirname "$0")/wait_lib.sh"
 cleanup() {
 	[ -n "${sp:-}" ] && kill "$sp" 2>/dev/null
 	ip netns del "$A" 2>/dev/null
@@ -32,13 +33,7 @@ out=$(mktemp)
 for llp in mpa sctp; do
 	ip netns exec "$B" "$perf" --server --llp "$llp" --listen "$SRV:$PORT" --mtu 1460 >"$out.srv" 2>"$out.err" &
 	sp=$!
-	i=0 # wait until it listens (it says so on stderr), at most 10 s
-	while ! grep -q "^ddp-perf: .* server on" "$out.err" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -le 100 ] || fail "$llp server did not start: $(cat "$out.err")"
-		kill -0 "$sp" 2>/dev/null || fail "$llp server exited: $(cat "$out.err")"
-		sleep 0.1
-	done
+	wait_line "$out.err" "^ddp-perf: .* server on" "$sp" "$llp server start" # it listens
 	for mode in untagged tagged; do
 		res=$(timeout 20 ip netns exec "$A" "$perf" --connect "$SRV:$PORT" --llp "$llp" --mode "$mode" \
 			--size 16384 --streams 4 --duration 2 --mtu 1460 --json) || fail "$llp $mode client failed: $res; server: $(cat "$out.err")"

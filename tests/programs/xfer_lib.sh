@@ -22,6 +22,7 @@ fail() {
 }
 
 [ -x "$XFER" ] || fail "$XFER not built"
+. "$(dirname "$0")/wait_lib.sh"
 
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
@@ -30,32 +31,20 @@ lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 
 # start_recv NAME LLP PORT [ddp-xfer options...]: a receiver in the
 # background (stdout $W/NAME.out, stderr $W/NAME.err, pid in $RP), waits
-# until it listens (at most 5 s).
+# until it listens (at most 10 s).
 start_recv() {
 	sr_n=$1 sr_llp=$2 sr_port=$3
 	shift 3
 	"$XFER" recv --llp "$sr_llp" --listen "127.0.0.1:$sr_port" "$@" >"$W/$sr_n.out" 2>"$W/$sr_n.err" &
 	RP=$!
 	PIDS="$PIDS $RP"
-	sr_i=0
-	while ! grep -q "^recv: listening" "$W/$sr_n.err" 2>/dev/null; do
-		sr_i=$((sr_i + 1))
-		[ $sr_i -le 50 ] || fail "$sr_n: receiver did not start: $(tail -n1 "$W/$sr_n.err")"
-		kill -0 "$RP" 2>/dev/null || fail "$sr_n: receiver exited: $(tail -n1 "$W/$sr_n.err")"
-		sleep 0.1
-	done
+	wait_line "$W/$sr_n.err" "^recv: listening" "$RP" "$sr_n: receiver start"
 }
 
 # wait_progress NAME SP: wait until receiver NAME (started by start_recv)
 # reports data on stream 0, while sender SP runs; at most 10 s.
 wait_progress() {
-	wg_n=$1 wg_sp=$2 wg_i=0
-	while ! grep -q "s0 " "$W/$wg_n.err" 2>/dev/null; do
-		wg_i=$((wg_i + 1))
-		[ $wg_i -le 100 ] || fail "$wg_n: no progress in 10 s: $(tail -n1 "$W/$wg_n.err")"
-		kill -0 "$wg_sp" 2>/dev/null || fail "$wg_n: sender ended early"
-		sleep 0.1
-	done
+	wait_line "$W/$1.err" "s0 " "$2" "$1: progress (sender $2)"
 }
 
 # wait_pid PID SECONDS: exit status of PID, or fail when it runs longer.
