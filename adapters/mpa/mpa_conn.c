@@ -56,6 +56,7 @@ struct mpa_conn {
 	/* full operation */
 	mpa_tx_stream tx;
 	mpa_deframer rx;
+	uint8_t *rx_ring;	/* MPA_RING_ALLOC octets for rx (or NULL) */
 	uint32_t mulpdu;
 	int tx_ok;		/* responder: a valid FPDU came in (§7.1.4) */
 	int expect_rtr;		/* responder: first FPDU must be an RTR */
@@ -440,6 +441,11 @@ static void enter_full(mpa_conn *c)
 	c->tx.crc = c->res.crc;
 	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc,
 		     c->cfg.rx_max_ulpdu, &conn_sink, c);
+	/* FPDUs above MPA_STAGE_MAX go through a ring (mpa_readahead.h);
+	 * without memory for it, the inline buffers serve (smaller reads) */
+	if (c->cfg.stage_max > MPA_STAGE_MAX && !c->rx_ring)
+		c->rx_ring = malloc(MPA_RING_ALLOC);
+	mpa_dfr_set_ring(&c->rx, c->rx_ring);
 	mpa_dfr_set_stage_max(&c->rx, c->cfg.stage_max);
 	mpa_dfr_set_readv(&c->rx, c->io->readv);
 	uint32_t m = mpa_mulpdu(c->cfg.emss, c->tx.markers);
@@ -687,7 +693,7 @@ int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
 	if (!c->cfg.tx_cap)
 		c->cfg.tx_cap = 1u << 20;
 	if (c->cfg.stage_max == 0)
-		c->cfg.stage_max = MPA_STAGE_MAX;
+		c->cfg.stage_max = MPA_RING_SWITCH;
 	else if (c->cfg.stage_max == UINT32_MAX)
 		c->cfg.stage_max = 0;
 	c->io = io;
@@ -704,6 +710,7 @@ void mpa_conn_free(mpa_conn *c)
 	if (!c)
 		return;
 	drop_queue(c);
+	free(c->rx_ring);
 	free(c);
 }
 

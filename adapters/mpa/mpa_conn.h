@@ -64,7 +64,10 @@ typedef struct mpa_conn_config {
 				 * DDP_ERR_AGAIN (default 1 MiB) */
 	uint32_t stage_max;	/* stage (copy, CRC-check, then hand up)
 				 * ULPDUs up to this size; 0 = default
-				 * MPA_STAGE_MAX, UINT32_MAX = never */
+				 * MPA_RING_SWITCH (with a receive ring of
+				 * MPA_RING_ALLOC octets; above MPA_STAGE_MAX
+				 * the connection allocates one),
+				 * UINT32_MAX = never */
 } mpa_conn_config;
 
 /* LLP ops to give ddp_session_new() with llp = the mpa_conn. */

@@ -38,6 +38,7 @@ void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
 			       MPA_MULPDU_MAX : max_ulpdu;
 	d->sink = sink;
 	d->sink_ctx = sink_ctx;
+	mpa_ra_init(&d->ra);
 }
 
 static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
@@ -48,7 +49,7 @@ static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
 		d->ticket_open = 0;
 	}
 	d->state = MPA_DFR_ERROR;
-	d->ra_len = 0;
+	d->ra.len = 0;
 	d->err_layer = layer;
 	d->err_etype = etype;
 	d->err_code = code;
@@ -60,12 +61,11 @@ static void stop(mpa_deframer *d, uint8_t layer, uint8_t etype, uint8_t code)
  * raw octets): they may be read ahead into our buffer in one call. */
 static size_t safe_ahead(const mpa_deframer *d)
 {
-	/* In a run of small FPDUs the next one is likely small too: read as
-	 * many as `ra` holds in one call. An isolated small FPDU (the tail
-	 * segment of a large message) does not start it. Should the next be a
-	 * large one after all, the payload octets that came along are served
-	 * from our buffer and counted as copied (sink->copied). */
-	size_t small = d->small_run >= 2 ? sizeof(d->ra) : 0;
+	/* In a run of small FPDUs, as much as the read-ahead buffer holds
+	 * (mpa_ra_run_ahead). Should the next FPDU be a large one after all,
+	 * the payload octets that came along are served from our buffer and
+	 * counted as copied (sink->copied). */
+	size_t small = mpa_ra_run_ahead(&d->ra);
 	switch (d->state) {
 	case MPA_DFR_LEN:
 		if (small > sizeof(d->lh) - d->got)
@@ -95,34 +95,35 @@ static size_t safe_ahead(const mpa_deframer *d)
 static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
 		     size_t n, int payload)
 {
-	if (d->ra_len == 0) {
+	if (d->ra.len == 0) {
+		mpa_ra_pick_buffer(&d->ra);
 		size_t ahead = safe_ahead(d);
-		if (ahead > sizeof(d->ra))
-			ahead = sizeof(d->ra);
+		if (ahead > d->ra.cap)
+			ahead = d->ra.cap;
 		if (ahead <= n)
 			return rd(io, dst, n);
-		ssize_t r = rd(io, d->ra, ahead);
+		ssize_t r = rd(io, d->ra.buf, ahead);
 		if (r <= 0)
 			return r;
 		if ((size_t)r > ahead)
 			return DDP_ERR_INVAL; /* broken reader */
-		d->ra_off = 0;
-		d->ra_len = (size_t)r;
+		d->ra.off = 0;
+		d->ra.len = (size_t)r;
 	}
-	size_t k = n < d->ra_len ? n : d->ra_len;
-	memcpy(dst, d->ra + d->ra_off, k);
+	size_t k = n < d->ra.len ? n : d->ra.len;
+	memcpy(dst, d->ra.buf + d->ra.off, k);
 	if (payload && d->sink->copied)
 		d->sink->copied(d->sink_ctx, k);
 	if (d->state == MPA_DFR_STAGE && d->sink->copied) {
-		/* payload octets of a staged ULPDU copied into d->stage (the
+		/* payload octets of a staged ULPDU copied into d->ra.stage (the
 		 * core counts its own copy out of it) */
-		size_t hl = ddp_hdr_len(d->stage[0]);
+		size_t hl = ddp_hdr_len(d->ra.stage[0]);
 		size_t from = d->got > hl ? d->got : hl;
 		if (d->got + k > from)
 			d->sink->copied(d->sink_ctx, d->got + k - from);
 	}
-	d->ra_off += k;
-	d->ra_len -= k;
+	d->ra.off += k;
+	d->ra.len -= k;
 	return (ssize_t)k;
 }
 
@@ -132,24 +133,21 @@ static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
  * Returns the octets that went into dst, like rd(). */
 static ssize_t scatter_read(mpa_deframer *d, void *io, void *dst, size_t n)
 {
-	size_t ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + DDP_MAX_HDR_LEN;
-	if (d->state == MPA_DFR_STAGE && d->small_run >= 2)
-		ahead = sizeof(d->ra); /* a run of small FPDUs: see safe_ahead */
-	else if (d->state == MPA_DFR_PAYLOAD && !d->cur_last && d->tail_len &&
-		 d->cur_idx + 1 == d->tail_idx)
-		/* the tail FPDU whole (+ slack for a header 4 octets longer
-		 * than last time), then the next header */
-		ahead = d->pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + d->tail_len +
-			4 + 3 + MPA_CRC_LEN + MPA_LEN_FIELD + DDP_MAX_HDR_LEN;
-	struct iovec iov[2] = { { dst, n }, { d->ra, ahead } };
+	mpa_ra_pick_buffer(&d->ra);
+	size_t ahead = mpa_ra_run_ahead(&d->ra);
+	if (d->state == MPA_DFR_PAYLOAD || !ahead)
+		ahead = mpa_ra_payload_ahead(&d->ra, d->pad_len);
+	if (ahead > d->ra.cap)
+		ahead = d->ra.cap;
+	struct iovec iov[2] = { { dst, n }, { d->ra.buf, ahead } };
 	ssize_t r = d->readv(io, iov, 2);
 	if (r <= 0)
 		return r;
 	if ((size_t)r > n + iov[1].iov_len)
 		return DDP_ERR_INVAL; /* broken reader */
 	if ((size_t)r > n) {
-		d->ra_off = 0;
-		d->ra_len = (size_t)r - n;
+		d->ra.off = 0;
+		d->ra.len = (size_t)r - n;
 		return (ssize_t)n;
 	}
 	return r;
@@ -208,7 +206,7 @@ static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
 			n = room;
 	}
 	ssize_t r;
-	if (d->readv && d->ra_len == 0 &&
+	if (d->readv && d->ra.len == 0 &&
 	    ((d->state == MPA_DFR_PAYLOAD && n == d->payload_len - d->got) ||
 	     (d->state == MPA_DFR_STAGE && n == d->ulpdu_len - d->got)))
 		r = scatter_read(d, io, dst, n);
@@ -298,24 +296,24 @@ static ssize_t begin_payload(mpa_deframer *d)
 /* A small FPDU whose rest (ULPDU, PAD, CRC) is already in `ra` right
  * after the 14 header octets just served from there, with no marker
  * inside: check its CRC and hand the ULPDU to DDP from `ra` itself, not
- * through d->stage (one copy, the core's, instead of two). Returns 1 when
+ * through d->ra.stage (one copy, the core's, instead of two). Returns 1 when
  * done so (the FPDU is closed), 0 to stage it the usual way. */
 static int stage_in_place(mpa_deframer *d)
 {
 	size_t rest = (size_t)d->ulpdu_len - DDP_TAGGED_HDR_LEN;
 	size_t need = rest + d->pad_len + MPA_CRC_LEN;
-	if (d->markers || d->ra_len < need || d->ra_off < DDP_TAGGED_HDR_LEN)
+	if (d->markers || d->ra.len < need || d->ra.off < DDP_TAGGED_HDR_LEN)
 		return 0;
-	const uint8_t *u = d->ra + d->ra_off - DDP_TAGGED_HDR_LEN;
+	const uint8_t *u = d->ra.buf + d->ra.off - DDP_TAGGED_HDR_LEN;
 	/* the header octets were served from this very fill of `ra` */
 	if (memcmp(u, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN) != 0)
 		return 0;
 	if (d->crc)
-		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra + d->ra_off,
+		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra.buf + d->ra.off,
 					rest + d->pad_len);
-	memcpy(d->trailer, d->ra + d->ra_off + rest, d->pad_len + MPA_CRC_LEN);
-	d->ra_off += need;
-	d->ra_len -= need;
+	memcpy(d->trailer, d->ra.buf + d->ra.off + rest, d->pad_len + MPA_CRC_LEN);
+	d->ra.off += need;
+	d->ra.len -= need;
 	d->pos += need;
 	d->staged_at = u;
 	d->got = d->pad_len + MPA_CRC_LEN;
@@ -375,27 +373,15 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		if (d->got < sizeof(d->lh))
 			return 1;
 		d->len_ok = 0;
-		if (d->sink->segment && d->ulpdu_len <= d->stage_max)
-			d->small_run++;
-		else
-			d->small_run = 0;
-		/* where this FPDU sits in its DDP message (L flag, RFC 5041
-		 * §4.2); only a read-ahead hint, never trusted for placement */
-		d->cur_idx = d->msg_idx;
-		d->cur_last = (d->lh[MPA_LEN_FIELD] & 0x40) != 0;
-		if (d->cur_last) {
-			d->tail_idx = d->cur_idx;
-			d->tail_len = d->small_run ? d->ulpdu_len : 0;
-			d->msg_idx = 0;
-		} else if (d->msg_idx < 0xffff) {
-			d->msg_idx++;
-		}
-		if (d->small_run) {
+		/* small (staged through our buffers) or header-first: the
+		 * read-ahead policy decides (mpa_readahead.h) */
+		if (mpa_ra_classify(&d->ra, d->ulpdu_len, d->lh[MPA_LEN_FIELD],
+				    d->sink->segment != NULL)) {
 			d->staged = 1;
 			if (stage_in_place(d))
 				return 1;
-			d->staged_at = d->stage;
-			memcpy(d->stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
+			d->staged_at = d->ra.stage;
+			memcpy(d->ra.stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;
 			d->state = MPA_DFR_STAGE;
 			if (d->got == d->ulpdu_len) {
@@ -433,7 +419,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		return r <= 0 ? r : body_read(d, r, d->payload_len);
 	}
 	case MPA_DFR_STAGE:
-		r = read_logical(d, rd, io, d->stage + d->got,
+		r = read_logical(d, rd, io, d->ra.stage + d->got,
 				 d->ulpdu_len - d->got);
 		return r <= 0 ? r : body_read(d, r, d->ulpdu_len);
 	case MPA_DFR_DISCARD: {
@@ -473,7 +459,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 	default:
 		/* RFC 5044 §8: after an error nothing more is passed up; keep
 		 * draining so EOF is still seen. */
-		d->ra_len = 0;
+		d->ra.len = 0;
 		r = rd(io, scratch, sizeof(scratch));
 		return r <= 0 ? r : 1;
 	}
@@ -494,20 +480,25 @@ int mpa_dfr_abort(mpa_deframer *d)
 {
 	int partial = d->state != MPA_DFR_ERROR &&
 		      (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0 ||
-		       d->ra_len > 0);
+		       d->ra.len > 0);
 
 	if (d->ticket_open) {
 		d->sink->end(d->sink_ctx, &d->rx, 0);
 		d->ticket_open = 0;
 	}
 	d->state = MPA_DFR_ERROR;
-	d->ra_len = 0;
+	d->ra.len = 0;
 	return partial;
 }
 
 void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n)
 {
-	d->stage_max = n > MPA_STAGE_MAX ? MPA_STAGE_MAX : n;
+	mpa_ra_set_stage_max(&d->ra, n);
+}
+
+void mpa_dfr_set_ring(mpa_deframer *d, uint8_t *ring)
+{
+	mpa_ra_set_ring(&d->ra, ring);
 }
 
 void mpa_dfr_set_readv(mpa_deframer *d, mpa_readv_fn fn)

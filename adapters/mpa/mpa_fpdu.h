@@ -14,18 +14,14 @@
 
 #include <ddp/llp.h>
 
+#include "mpa/mpa_readahead.h"
+
 #define MPA_MARKER_INTERVAL 512 /* RFC 5044 §4.3 */
 #define MPA_MARKER_LEN 4
 #define MPA_CRC_LEN 4
 #define MPA_LEN_FIELD 2
 #define MPA_MULPDU_MIN 128	/* RFC 5044 §3 */
 #define MPA_MULPDU_MAX 64768	/* RFC 5044 §3 */
-/* Largest ULPDU the deframer may stage (copy, CRC-check, hand up whole): a
- * 1 KiB message with its DDP header. Below every full-size FPDU of a path
- * with MTU >= 1500 (MULPDU 1454), so bulk payload always takes the
- * header-first path straight into the ULP buffer. */
-#define MPA_STAGE_MAX (1024 + DDP_MAX_HDR_LEN)
-#define MPA_RA_MAX 4096		/* read-ahead buffer after small FPDUs */
 /* Octets read ahead together with a payload's last piece: PAD + CRC (at
  * most 7) and the next ULPDU_Length + the longest DDP header; when a small
  * FPDU followed the last large one (the tail segment of a message), that
@@ -141,23 +137,10 @@ typedef struct mpa_deframer {
 	int bad_marker;		/* a marker disagreed with ULPDU_Length */
 	int ticket_open;
 	int staged;		/* this FPDU is being staged */
-	unsigned small_run;	/* FPDUs staged in a row: from 2 on, read
-				 * ahead as much as `ra` holds in one call */
-	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
 	mpa_readv_fn readv;	/* optional: see mpa_dfr_set_readv */
-	/* tail prediction (mpa_dfr_set_readv): FPDU index within its DDP
-	 * message, and where the last message's final FPDU was */
-	unsigned msg_idx;	/* index the next FPDU will have */
-	unsigned cur_idx;	/* index of the current FPDU */
-	int cur_last;		/* the current FPDU has L=1 */
-	unsigned tail_idx;	/* index of the last message's final FPDU */
-	uint16_t tail_len;	/* its ULPDU_Length when it was staged, else 0 */
-	const uint8_t *staged_at; /* the staged ULPDU: d->stage, or in place
-				 * inside `ra` when it arrived there whole */
-	uint8_t stage[MPA_STAGE_MAX];
-	/* raw octets read ahead (control octets only, see safe_ahead) */
-	uint8_t ra[MPA_RA_MAX > MPA_STAGE_MAX + 32 ? MPA_RA_MAX : MPA_STAGE_MAX + 32];
-	size_t ra_off, ra_len;
+	const uint8_t *staged_at; /* the staged ULPDU: ra.stage, or in place
+				 * inside ra.buf when it arrived there whole */
+	mpa_readahead ra;	/* read-ahead policy and buffers */
 	ddp_rx rx;
 	const mpa_rx_sink *sink;
 	void *sink_ctx;
@@ -187,12 +170,21 @@ void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
  *    (1, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT). */
 int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io);
 
-/* Stage ULPDUs of at most n octets (clamped to MPA_STAGE_MAX; 0 = never;
+/* Stage ULPDUs of at most n octets (clamped to what the stage buffer
+ * holds: MPA_STAGE_MAX, or MPA_RING_STAGE_MAX with a ring; 0 = never;
  * needs sink->segment): such an FPDU is read whole into our buffer, its CRC
- * checked, and only then handed to DDP with sink->segment (one copy of a
- * small payload, counted by the core; RFC 5044 §4.4 CRC before DDP). Larger
- * FPDUs always take the header-first path (no copy). */
+ * checked, and only then handed to DDP with sink->segment (one copy of its
+ * payload, counted by the core; RFC 5044 §4.4 CRC before DDP). Larger
+ * FPDUs always take the header-first path (no copy). Call after
+ * mpa_dfr_set_ring. */
 void mpa_dfr_set_stage_max(mpa_deframer *d, uint32_t n);
+
+/* Give the deframer a ring of MPA_RING_ALLOC octets (owned by the caller,
+ * valid until the deframer is re-initialised or no longer run; NULL:
+ * none). With it, runs of small FPDUs are read up to MPA_RING_LEN octets
+ * per call and FPDUs up to MPA_RING_STAGE_MAX can be staged (see
+ * mpa_readahead.h). */
+void mpa_dfr_set_ring(mpa_deframer *d, uint8_t *ring);
 
 /* Give the deframer a scatter reader (NULL: none). The last read of a
  * header-first payload then takes the payload's remainder into the ULP

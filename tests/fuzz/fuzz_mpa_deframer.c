@@ -2,7 +2,8 @@
  * session (registered STag 0x...01 region, posted untagged buffers), via an
  * MPA Responder connection that accepted a Request.
  * Input: byte 0 = options (bit0 markers, bit1 CRC, bit2 peer-to-peer
- * with RTR, bits3-5 read piece size selector, bit6: no staging, bit7:
+ * with RTR, bits3-5 read piece size selector, bit6: no staging (else the
+ * default policy: small FPDUs through the receive ring), bit7:
  * scatter reads), then the
  * octets the peer sends after its Request.
  * Invariants (ASan/UBSan): no over-read/over-write of any buffer, no leak;

@@ -12,7 +12,7 @@
 #include <ddp/ddp.h>
 #include "mpa/mpa_fpdu.h"
 
-#define MAXSEG 64
+#define MAXSEG 256
 #define AREA (1 << 20)
 
 struct seg {
@@ -588,7 +588,7 @@ static ssize_t chop_readv(void *io, const struct iovec *iov, int cnt)
 	size_t want = 0;
 	for (int i = 0; i < cnt; i++)
 		want += iov[i].iov_len;
-	uint8_t tmp[70000];
+	static uint8_t tmp[2 * MPA_RING_ALLOC];
 	assert_true(want <= sizeof(tmp));
 	ssize_t got = chop_read_raw(c, tmp, want);
 	size_t off = 0;
@@ -712,6 +712,107 @@ static void test_deframer_reads_tail_fpdu_with_large_payload(void **state)
 	free_stream(&st);
 }
 
+/* The receive ring (mpa_readahead.h): where TCP's MSS bounds MULPDU (1454
+ * octets at MTU 1500), a run of small FPDUs is read in chunks of up to
+ * MPA_RING_LEN octets instead of one read per FPDU; each FPDU's CRC is
+ * checked before its ULPDU reaches DDP, and its payload is copied to its
+ * place from the ring (counted by the core; the deframer's own copies are
+ * only the FPDU cut at the end of a chunk). FPDUs above the switch point
+ * still go header-first, straight into their place. */
+static void test_deframer_ring_reads_small_fpdus_in_large_chunks(void **state)
+{
+	enum { N = 240, PER_MSG = 45, SMALL = 1454 - 18, LARGE = 20000 };
+	size_t pl[N];
+	uint8_t *ring = malloc(MPA_RING_ALLOC);
+	assert_non_null(ring);
+	for (int large_tail = 0; large_tail <= 1; large_tail++) {
+		/* 64 KiB messages over a 1500-octet MTU; with large_tail the
+		 * last 10 FPDUs are 20000-octet ones (above the switch) */
+		for (int i = 0; i < N; i++)
+			pl[i] = large_tail && i >= N - 10 ? LARGE : SMALL;
+		struct stream st;
+		make_stream_pl(&st, 0, 1, N, 4242, 0, pl, PER_MSG);
+		for (uint32_t seed = 0; seed <= 6; seed++) {
+			struct sink *k = new_sink();
+			mpa_deframer d;
+			mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
+			mpa_dfr_set_ring(&d, ring);
+			mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
+			mpa_dfr_set_readv(&d, chop_readv);
+			/* seed 0: the reader returns all it is asked for;
+			 * others: random pieces and dry spells */
+			struct chop c = { st.wire, st.len, 0, seed,
+					  seed ? 1 + seed * 9973 : 4 * AREA,
+					  seed ? (int)seed + 1 : 0, 0 };
+			g_area = k->area;
+			g_direct = 0;
+			g_copied = 0;
+			assert_int_equal(run_chopped(&d, &c), DDP_ERR_CLOSED);
+			g_area = NULL;
+			check_all_delivered(&st, k);
+			assert_int_equal(k->nstaged, large_tail ? N - 10 : N);
+			if (seed == 0) {
+				size_t small_len = st.fpdu_off[large_tail ? N - 10 : N - 1];
+				/* a read per MPA_RING_LEN octets (+ the FPDU
+				 * cut at its end, the start and EOF) instead
+				 * of one per FPDU */
+				/* (+ 5: the run's read-ahead grows from 4 KiB) */
+				unsigned chunks = (unsigned)(small_len / MPA_RING_LEN) + 6;
+				assert_true(c.calls <= 2 * chunks + 4 + (large_tail ? 10 : 0));
+				/* our copies: the FPDUs cut at a chunk's end,
+				 * and large payload that came along in the last
+				 * chunk; the rest of the large FPDUs went
+				 * straight to their place */
+				assert_true(g_copied <= chunks * (size_t)SMALL +
+							      (large_tail ? MPA_RING_LEN : 0));
+				if (large_tail)
+					assert_true(g_direct >= 5 * (size_t)LARGE);
+			}
+			free_sink(k);
+		}
+		free_stream(&st);
+	}
+
+	/* a flipped bit inside an FPDU that sits in the middle of a chunk:
+	 * CRC error, nothing of it or after it reaches DDP (RFC 5044 §4.4) */
+	for (int i = 0; i < 60; i++)
+		pl[i] = SMALL;
+	struct stream st;
+	make_stream_pl(&st, 0, 1, 60, 4243, 0, pl, PER_MSG);
+	st.wire[st.fpdu_off[37] + 700] ^= 0x10;
+	struct sink *k = new_sink();
+	mpa_deframer d;
+	mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
+	mpa_dfr_set_ring(&d, ring);
+	mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
+	mpa_dfr_set_readv(&d, chop_readv);
+	struct chop c = { st.wire, st.len, 0, 0, 4 * AREA, 0, 0 };
+	run_chopped(&d, &c);
+	assert_int_equal(k->nerr, 1);
+	assert_int_equal(k->layer, DDP_LAYER_LLP);
+	assert_int_equal(k->code, DDP_MPA_ECODE_CRC);
+	assert_int_equal(k->nseg, 37);
+	free_sink(k);
+	free_stream(&st);
+
+	/* without a ring the stage buffer is the inline one: a 1454-octet
+	 * ULPDU is not staged whatever stage_max asks */
+	k = new_sink();
+	mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
+	mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
+	for (int i = 0; i < 4; i++)
+		pl[i] = SMALL;
+	make_stream_pl(&st, 0, 1, 4, 4244, 0, pl, 0);
+	struct chop c2 = { st.wire, st.len, 0, 0, 4 * AREA, 0, 0 };
+	mpa_dfr_set_readv(&d, chop_readv);
+	assert_int_equal(run_chopped(&d, &c2), DDP_ERR_CLOSED);
+	check_all_delivered(&st, k);
+	assert_int_equal(k->nstaged, 0);
+	free_sink(k);
+	free_stream(&st);
+	free(ring);
+}
+
 static void test_deframer_state_names(void **state)
 {
 	assert_string_equal(mpa_dfr_state_name(MPA_DFR_PAYLOAD), "PAYLOAD");
@@ -733,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_deframer_zero_length_segments),
 		cmocka_unit_test(test_deframer_scatter_reads),
 		cmocka_unit_test(test_deframer_reads_tail_fpdu_with_large_payload),
+		cmocka_unit_test(test_deframer_ring_reads_small_fpdus_in_large_chunks),
 		cmocka_unit_test(test_deframer_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
