@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 double now_s(void)
 {
@@ -71,4 +72,25 @@ int bench_set_cc(int fd, const char *name)
 	if (!name)
 		return 0;
 	return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+}
+
+void bench_serving(const struct bench_params *p, const char *line, int port)
+{
+	if (p->announce_fd > 0) {
+		char b[16];
+		int n = snprintf(b, sizeof(b), "%d\n", port);
+		if (write(p->announce_fd, b, (size_t)n) != n)
+			perror("ddp-perf: announcing the server port");
+		close(p->announce_fd);
+		return;
+	}
+	fprintf(stderr, "ddp-perf: %s\n", line);
+}
+
+void bench_server_done(const struct bench_params *p, uint64_t copied)
+{
+	if (!p->share)
+		return;
+	__atomic_add_fetch(&p->share->copied, copied, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&p->share->runs, 1, __ATOMIC_RELEASE);
 }
