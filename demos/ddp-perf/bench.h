@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 enum bench_mode { MODE_UNTAGGED = 0, MODE_TAGGED, MODE_RTT };
 
@@ -61,7 +62,10 @@ const struct bench_driver *bench_find_driver(const char *name);
 
 /* helpers (bench.c) */
 double now_s(void);
+/* user+system seconds of this process, plus the peer's if one is set */
 double cpu_s(void);
+/* Two processes: count the server child pid in cpu_s() too (0: none). */
+void bench_set_peer(pid_t pid);
 void bench_fail(struct bench_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Live progress: call from the driver's periodic timer. */

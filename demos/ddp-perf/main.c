@@ -88,8 +88,9 @@ static struct topo_server *server_for(struct runner *x, const char *llp)
 }
 
 /* After a client run against a server child: wait (bounded) until the
- * child has finished that run too, then add its CPU time and copies. */
-static void add_server_side(struct topo_server *s, uint64_t runs0, uint64_t copied0, double cpu0,
+ * child has finished that run too, then add its copies. (Its CPU time is
+ * in the run's: cpu_s() counts the peer's over the measured seconds.) */
+static void add_server_side(struct topo_server *s, uint64_t runs0, uint64_t copied0,
 			    struct bench_result *r)
 {
 	struct timespec ms = { 0, 1000000 };
@@ -98,7 +99,6 @@ static void add_server_side(struct topo_server *s, uint64_t runs0, uint64_t copi
 			break;
 		nanosleep(&ms, NULL);
 	}
-	r->cpu += topo_cpu_of(s->pid) - cpu0;
 	r->copied += __atomic_load_n(&s->share->copied, __ATOMIC_RELAXED) - copied0;
 }
 
@@ -112,15 +112,15 @@ static void run_one(struct event_base *base, struct runner *x, struct row *row)
 	}
 	struct topo_server *s = server_for(x, row->p.llp);
 	uint64_t runs0 = 0, copied0 = 0;
-	double cpu0 = 0;
 	if (s) {
 		runs0 = __atomic_load_n(&s->share->runs, __ATOMIC_ACQUIRE);
 		copied0 = __atomic_load_n(&s->share->copied, __ATOMIC_RELAXED);
-		cpu0 = topo_cpu_of(s->pid);
 	}
+	bench_set_peer(s ? s->pid : 0);
 	d->run(base, &row->p, &row->r);
+	bench_set_peer(0);
 	if (s)
-		add_server_side(s, runs0, copied0, cpu0, &row->r);
+		add_server_side(s, runs0, copied0, &row->r);
 	if (row->p.progress)
 		fprintf(stderr, "\r%100s\r", "");
 }

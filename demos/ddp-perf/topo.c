@@ -41,26 +41,6 @@ int topo_enter_netns(const char *name)
 	return rc;
 }
 
-double topo_cpu_of(pid_t pid)
-{
-	char path[64], buf[1024];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	/* after "(comm)": state is field 3, utime 14, stime 15 */
-	const char *s = strrchr(buf, ')');
-	unsigned long ut = 0, st = 0;
-	if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-		return 0;
-	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
-}
-
 /* The child: serve srv->llp until SIGTERM (or the client's death). */
 static void server_child(const struct topo_server *srv, const struct bench_params *tmpl,
 			 const char *host, const char *netns, int wfd, pid_t parent)
@@ -98,6 +78,33 @@ static void server_child(const struct topo_server *srv, const struct bench_param
 	_exit(r.failed ? 1 : 0);
 }
 
+/* SIGINT/SIGTERM/SIGHUP in the client while server children run: stop
+ * and reap them, then end with 128 + the signal. */
+static struct topo_server *sig_srv;
+static int sig_nsrv;
+
+static void on_client_sig(int sig)
+{
+	for (int i = 0; i < sig_nsrv; i++)
+		if (sig_srv[i].pid > 0)
+			kill(sig_srv[i].pid, SIGTERM);
+	for (int i = 0; i < sig_nsrv; i++)
+		if (sig_srv[i].pid > 0)
+			waitpid(sig_srv[i].pid, NULL, 0);
+	_exit(128 + sig);
+}
+
+static void client_signals(struct topo_server *srv, int n)
+{
+	struct sigaction sa = { .sa_handler = n ? on_client_sig : SIG_DFL };
+	sigemptyset(&sa.sa_mask);
+	sig_srv = srv;
+	sig_nsrv = n;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
 int topo_start_servers(struct topo_server *srv, int n, const struct bench_params *tmpl,
 		       const char *host, const char *netns)
 {
@@ -129,6 +136,7 @@ int topo_start_servers(struct topo_server *srv, int n, const struct bench_params
 		}
 		close(pfd[1]);
 		srv[i].pid = pid;
+		client_signals(srv, i + 1);
 		char buf[16] = { 0 };
 		ssize_t got = 0, k;
 		/* the child writes its port and closes the pipe; EOF alone: it failed */
@@ -155,6 +163,7 @@ fail:
 
 void topo_stop_servers(struct topo_server *srv, int n)
 {
+	client_signals(NULL, 0);
 	for (int i = 0; i < n; i++)
 		if (srv[i].pid > 0)
 			kill(srv[i].pid, SIGTERM);

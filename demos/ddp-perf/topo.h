@@ -27,8 +27,6 @@ int topo_pin(int cpu);
 int topo_start_servers(struct topo_server *srv, int n, const struct bench_params *tmpl,
 		       const char *host, const char *netns);
 void topo_stop_servers(struct topo_server *srv, int n);
-/* user + system CPU seconds a process used so far (/proc/PID/stat). */
-double topo_cpu_of(pid_t pid);
 /* Move this process into a named network namespace (/run/netns/NAME). */
 int topo_enter_netns(const char *name);
 
