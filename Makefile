@@ -5,6 +5,7 @@
 #   make            build libraries, tests and programs
 #   make check      install missing packages, build, run every test
 #   make demo       run the main job
+#   make demo-net   the same between two network namespaces (root)
 #   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
 #   make check-sanitize   the suite under ASan+UBSan (separate build dir)
 #   make check-valgrind   the suite under valgrind memcheck
@@ -197,6 +198,12 @@ else
 	$(BUILD)/bin/ddp-demo
 endif
 
+# The same comparison between two network namespaces joined by a veth pair
+# at MTU 1500 (needs root and iproute2; ddp-perf removes them afterwards).
+demo-net: deps all
+	$(BUILD)/bin/ddp-perf --netns --mtu 1500 --plot $(BUILD)/ddp-perf-net.png
+	@echo "plot: $(BUILD)/ddp-perf-net.png"
+
 fuzz: $(FUZZ_BIN)
 	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
@@ -225,7 +232,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo fuzz fuzz-min check-sanitize check-valgrind clean distclean deps
+.PHONY: all check demo demo-net fuzz fuzz-min check-sanitize check-valgrind clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.

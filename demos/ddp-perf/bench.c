@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 double now_s(void)
 {
@@ -16,11 +18,40 @@ double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* user + system CPU seconds of another process so far (/proc/PID/stat) */
+static double cpu_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* after "(comm)": state is field 3, utime 14, stime 15 */
+	const char *s = strrchr(buf, ')');
+	unsigned long ut = 0, st = 0;
+	if (!s || sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+		return 0;
+	return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static pid_t peer;
+
+void bench_set_peer(pid_t pid)
+{
+	peer = pid;
+}
+
 double cpu_s(void)
 {
+	double other = peer > 0 ? cpu_of(peer) : 0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	return other + (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
@@ -71,4 +102,25 @@ int bench_set_cc(int fd, const char *name)
 	if (!name)
 		return 0;
 	return setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name));
+}
+
+void bench_serving(const struct bench_params *p, const char *line, int port)
+{
+	if (p->announce_fd > 0) {
+		char b[16];
+		int n = snprintf(b, sizeof(b), "%d\n", port);
+		if (write(p->announce_fd, b, (size_t)n) != n)
+			perror("ddp-perf: announcing the server port");
+		close(p->announce_fd);
+		return;
+	}
+	fprintf(stderr, "ddp-perf: %s\n", line);
+}
+
+void bench_server_done(const struct bench_params *p, uint64_t copied)
+{
+	if (!p->share)
+		return;
+	__atomic_add_fetch(&p->share->copied, copied, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&p->share->runs, 1, __ATOMIC_RELEASE);
 }

@@ -1,5 +1,6 @@
 /* ddp-perf: shared definitions of the benchmark runner and its drivers
- * (one driver per LLP: raw tcp, raw usrsctp, DDP over MPA, DDP over SCTP). */
+ * (one driver per LLP: raw tcp, raw usrsctp, raw udp, DDP over MPA, DDP
+ * over SCTP). */
 #ifndef DDP_PERF_BENCH_H
 #define DDP_PERF_BENCH_H
 
@@ -7,11 +8,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 enum bench_mode { MODE_UNTAGGED = 0, MODE_TAGGED, MODE_RTT };
 
+/* A server child of this process (two-process and netns modes): totals
+ * the client reads from shared memory after each run. */
+struct bench_share {
+	uint64_t runs;		/* client runs finished */
+	uint64_t copied;	/* payload octets the library copied there */
+};
+
 struct bench_params {
-	const char *llp;      /* mpa, sctp, tcp, usrsctp, usrsctp-stock */
+	const char *llp;      /* mpa, sctp, tcp, usrsctp, usrsctp-stock, udp */
 	enum bench_mode mode;
 	size_t size;	      /* message size */
 	int streams;	      /* DDP streams (tcp/mpa: connections) */
@@ -20,10 +29,13 @@ struct bench_params {
 	struct sockaddr_storage addr; /* server: listen, client: connect */
 	socklen_t addrlen;
 	int progress;	      /* show a live line on stderr */
-	uint32_t mtu;	      /* SCTP path MTU (0: the adapter's default) */
+	uint32_t mtu;	      /* link MTU of the SCTP-family rows (sctp,
+			       * usrsctp*, udp); 0: from the route */
 	const char *tcp_cc;   /* TCP congestion control of tcp and mpa (NULL:
 			       * the system default) */
 	int no_crc;	      /* mpa: ask for no CRC (C=0); both ends must */
+	int announce_fd;      /* server: > 0: write the port there (fork) */
+	struct bench_share *share; /* server child: totals for the client */
 };
 
 struct bench_result {
@@ -32,6 +44,7 @@ struct bench_result {
 	double cpu;		/* user+sys seconds of this process */
 	uint64_t copied;	/* payload octets the library copied */
 	double rtt_us;		/* MODE_RTT: mean round trip */
+	uint32_t dgram;		/* udp: datagram payload size */
 	int failed;
 	char why[160];
 };
@@ -41,11 +54,18 @@ struct bench_driver {
 	int (*run)(struct event_base *base, const struct bench_params *p, struct bench_result *r);
 };
 
-extern const struct bench_driver drv_tcp, drv_mpa, drv_sctp, drv_usrsctp, drv_usrsctp_stock;
+extern const struct bench_driver drv_tcp, drv_mpa, drv_sctp, drv_usrsctp, drv_usrsctp_stock,
+	drv_udp;
+
+/* The driver of an LLP name, NULL if none (main.c). */
+const struct bench_driver *bench_find_driver(const char *name);
 
 /* helpers (bench.c) */
 double now_s(void);
+/* user+system seconds of this process, plus the peer's if one is set */
 double cpu_s(void);
+/* Two processes: count the server child pid in cpu_s() too (0: none). */
+void bench_set_peer(pid_t pid);
 void bench_fail(struct bench_result *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Live progress: call from the driver's periodic timer. */
@@ -53,6 +73,11 @@ void bench_progress(const struct bench_params *p, const struct bench_result *r, 
 /* Fill the pattern for message number n (so receivers can verify). */
 void bench_fill(uint8_t *buf, size_t len, uint64_t n);
 int bench_check(const uint8_t *buf, size_t len, uint64_t n);
+/* Server role: say where it listens ("ddp-perf: WHAT ... port N" on
+ * stderr, or the port on p->announce_fd) */
+void bench_serving(const struct bench_params *p, const char *line, int port);
+/* Server role: one client run ended (fork mode: tell the client). */
+void bench_server_done(const struct bench_params *p, uint64_t copied);
 /* TCP_CONGESTION = name on fd (NULL: nothing). 0 or -1. */
 int bench_set_cc(int fd, const char *name);
 

@@ -43,6 +43,8 @@ struct drun {
 	uint8_t *src;
 	struct event *tick;
 	double t0, c0, rtt_t, rtt_sum;
+	double credit_t0, credit_t1;	/* client role: first and last credit */
+	uint64_t credit_b0, credit_m0;	/* counted up to the first credit */
 };
 
 extern const ddp_callbacks drun_callbacks; /* user = struct drun * */

@@ -15,6 +15,7 @@
 struct mrun {
 	struct drun d; /* first: the DDP callbacks' user is the mrun */
 	struct bench_params p;	/* server: the current client run */
+	const struct bench_params *srv_p; /* server: its own options */
 	struct bench_result r;	/* server */
 	ddp_ctx *ctx;		/* server: lives across runs */
 	ddp_pd *pd;
@@ -154,7 +155,11 @@ out:
 
 static void end_run(struct mrun *m)
 {
+	for (int i = 0; i < m->nsrv; i++)
+		if (m->srv[i])
+			drun_count_copies(&m->d, ddp_mpa_session(m->srv[i]));
 	drun_server_report(&m->d, "mpa");
+	bench_server_done(m->srv_p, m->r.copied);
 	for (int i = 0; i < m->nsrv; i++)
 		if (m->srv[i])
 			ddp_mpa_conn_free(m->srv[i]);
@@ -172,6 +177,7 @@ static void srv_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t c
 		return;
 	for (int i = 0; i < m->nsrv; i++)
 		if (m->srv[i] == c) {
+			drun_count_copies(&m->d, ddp_mpa_session(c));
 			m->srv[i] = NULL;
 			ddp_mpa_conn_free(c);
 			m->d.closed++;
@@ -229,6 +235,7 @@ static int serve_mpa(struct event_base *base, const struct bench_params *p, stru
 {
 	struct mrun m = { 0 };
 	m.d.base = base;
+	m.srv_p = p;
 	if (ddp_ctx_new(NULL, &m.ctx) || ddp_pd_new(m.ctx, &m.pd))
 		return -1;
 	ddp_mpa_config cfg = base_config(m.pd, p);
@@ -238,7 +245,9 @@ static int serve_mpa(struct event_base *base, const struct bench_params *p, stru
 		bench_fail(r, "MPA listen: %s", ddp_strerror(rc));
 		return -1;
 	}
-	fprintf(stderr, "ddp-perf: MPA server on port %d\n", ddp_mpa_listener_port(m.l));
+	char line[64];
+	snprintf(line, sizeof(line), "MPA server on port %d", ddp_mpa_listener_port(m.l));
+	bench_serving(p, line, ddp_mpa_listener_port(m.l));
 	struct event *si = evsignal_new(base, SIGINT, on_signal, base);
 	struct event *st = evsignal_new(base, SIGTERM, on_signal, base);
 	event_add(si, NULL);

@@ -15,6 +15,7 @@
 struct srun {
 	struct drun d; /* first: the DDP callbacks' user is the srun */
 	struct bench_params p;	/* server: the current client run */
+	const struct bench_params *srv_p; /* server: its own options */
 	struct bench_result r;
 	ddp_ctx *ctx;		/* server: lives across runs */
 	ddp_pd *pd;
@@ -27,7 +28,9 @@ struct srun {
 
 static void end_run(struct srun *m)
 {
+	drun_count_copies(&m->d, m->ss);
 	drun_server_report(&m->d, "sctp");
+	bench_server_done(m->srv_p, m->r.copied);
 	drun_free(&m->d);
 	m->active = 0;
 }
@@ -210,6 +213,7 @@ static int serve_sctp(struct event_base *base, const struct bench_params *p, str
 {
 	struct srun m = { 0 };
 	m.server = 1;
+	m.srv_p = p;
 	m.d.base = base;
 	if (ddp_ctx_new(NULL, &m.ctx) || ddp_pd_new(m.ctx, &m.pd))
 		return -1;
@@ -219,13 +223,16 @@ static int serve_sctp(struct event_base *base, const struct bench_params *p, str
 	ddp_sctp_config cfg = base_config(&m, m.ctx, m.pd, 1024);
 	cfg.path_mtu = p->mtu;
 	cfg.addr = host;
-	cfg.port = ntohs(sin->sin_port);
+	cfg.port = sin->sin_port ? ntohs(sin->sin_port) : -1; /* 0: any */
 	int rc;
 	if ((rc = ddp_sctp_ep_new(base, &cfg, &m.sep)) || (rc = ddp_sctp_listen(m.sep))) {
 		bench_fail(r, "SCTP listen: %s", ddp_strerror(rc));
 		return -1;
 	}
-	fprintf(stderr, "ddp-perf: SCTP server on %s:%d (UDP)\n", host, cfg.port);
+	char line[96];
+	int port = ddp_sctp_ep_port(m.sep);
+	snprintf(line, sizeof(line), "SCTP server on %s:%d (UDP)", host, port);
+	bench_serving(p, line, port);
 	struct event *si = evsignal_new(base, SIGINT, on_signal, base);
 	struct event *st = evsignal_new(base, SIGTERM, on_signal, base);
 	event_add(si, NULL);

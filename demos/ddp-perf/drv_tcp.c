@@ -1,6 +1,9 @@
 /* ddp-perf driver "tcp": the raw baseline. Plain TCP on the same event
  * loop, one write() per message on the sending side, large reads on the
- * receiving side; the message count is received octets / message size. */
+ * receiving side; the message count is received octets / message size.
+ * Loopback: both ends here. Client/server (another process or host): the
+ * parameters and the receiver's count go over ctl.c's control connection,
+ * the data connections come to the server's same TCP port. */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ctl.h"
 
 #define RBUF (256 * 1024)
 
@@ -26,6 +30,7 @@ struct trun {
 	const struct bench_params *p;
 	struct bench_result *r;
 	struct tconn *c;
+	int n;
 	uint8_t *msg, *rbuf;
 	double t0;
 	int stop;
@@ -140,38 +145,96 @@ static int tcp_pair(int lfd, const struct sockaddr_in *sa, const char *cc, int *
 	return 0;
 }
 
+/* The events of connection i: the sending end tx, the receiving end rx
+ * (-1: in the other process). */
+static void conn_events(struct trun *t, int i)
+{
+	struct tconn *c = &t->c[i];
+	if (t->p->mode == MODE_RTT) {
+		if (c->rx >= 0)
+			c->wev = event_new(t->base, c->rx, EV_READ | EV_PERSIST, on_rtt_server, t);
+		if (c->tx >= 0)
+			c->rev = event_new(t->base, c->tx, EV_READ | EV_PERSIST, on_rtt_client, t);
+	} else {
+		if (c->tx >= 0)
+			c->wev = event_new(t->base, c->tx, EV_WRITE | EV_PERSIST, on_write, c);
+		if (c->rx >= 0)
+			c->rev = event_new(t->base, c->rx, EV_READ | EV_PERSIST, on_read, c);
+	}
+	if (c->wev)
+		event_add(c->wev, NULL);
+	if (c->rev)
+		event_add(c->rev, NULL);
+}
+
+static void free_conns(struct trun *t)
+{
+	for (int i = 0; t->c && i < t->n; i++) {
+		if (t->c[i].wev)
+			event_free(t->c[i].wev);
+		if (t->c[i].rev)
+			event_free(t->c[i].rev);
+		if (t->c[i].tx >= 0)
+			close(t->c[i].tx);
+		if (t->c[i].rx >= 0)
+			close(t->c[i].rx);
+	}
+	free(t->c);
+	t->c = NULL;
+}
+
+static int alloc_run(struct trun *t)
+{
+	const struct bench_params *p = t->p;
+	t->n = p->mode == MODE_RTT ? 1 : p->streams;
+	t->c = calloc((size_t)t->n, sizeof(*t->c));
+	t->msg = malloc(p->size);
+	t->rbuf = malloc(RBUF);
+	if (!t->c || !t->msg || !t->rbuf)
+		return -1;
+	bench_fill(t->msg, p->size, 1);
+	for (int i = 0; i < t->n; i++) {
+		t->c[i].run = t;
+		t->c[i].tx = t->c[i].rx = -1;
+	}
+	return 0;
+}
+
 static int run_tcp(struct event_base *base, const struct bench_params *p, struct bench_result *r)
 {
 	struct trun t = { .base = base, .p = p, .r = r };
-	int n = p->mode == MODE_RTT ? 1 : p->streams;
-	t.c = calloc((size_t)n, sizeof(*t.c));
-	t.msg = malloc(p->size);
-	t.rbuf = malloc(RBUF);
-	bench_fill(t.msg, p->size, 1);
-	int lfd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t sl = sizeof(sa);
-	if (lfd < 0 || bench_set_cc(lfd, p->tcp_cc) < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 64) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&sa, &sl) < 0) {
-		bench_fail(r, "tcp listen: %s", strerror(errno));
+	struct ctl_client cc = { .fd = -1 };
+	int lfd = -1;
+	if (alloc_run(&t)) {
+		bench_fail(r, "out of memory");
 		goto out;
 	}
-	for (int i = 0; i < n; i++) {
-		t.c[i].run = &t;
-		t.c[i].tx = t.c[i].rx = -1;
-		if (tcp_pair(lfd, &sa, p->tcp_cc, &t.c[i].tx, &t.c[i].rx)) {
-			bench_fail(r, "tcp connect: %s", strerror(errno));
+	if (p->role == 2) {
+		if (ctl_connect(p, &cc, r))
+			goto out;
+		for (int i = 0; i < t.n; i++) {
+			if ((t.c[i].tx = ctl_data_conn(p, &cc, i, r)) < 0 || nonblock(t.c[i].tx) < 0)
+				goto out;
+			conn_events(&t, i);
+		}
+	} else {
+		lfd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t sl = sizeof(sa);
+		if (lfd < 0 || bench_set_cc(lfd, p->tcp_cc) < 0 ||
+		    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 64) < 0 ||
+		    getsockname(lfd, (struct sockaddr *)&sa, &sl) < 0) {
+			bench_fail(r, "tcp listen: %s", strerror(errno));
 			goto out;
 		}
-		if (p->mode == MODE_RTT) {
-			t.c[i].wev = event_new(base, t.c[i].rx, EV_READ | EV_PERSIST, on_rtt_server, &t);
-			t.c[i].rev = event_new(base, t.c[i].tx, EV_READ | EV_PERSIST, on_rtt_client, &t);
-		} else {
-			t.c[i].wev = event_new(base, t.c[i].tx, EV_WRITE | EV_PERSIST, on_write, &t.c[i]);
-			t.c[i].rev = event_new(base, t.c[i].rx, EV_READ | EV_PERSIST, on_read, &t.c[i]);
+		for (int i = 0; i < t.n; i++) {
+			if (tcp_pair(lfd, &sa, p->tcp_cc, &t.c[i].tx, &t.c[i].rx)) {
+				bench_fail(r, "tcp connect: %s", strerror(errno));
+				goto out;
+			}
+			conn_events(&t, i);
 		}
-		event_add(t.c[i].wev, NULL);
-		event_add(t.c[i].rev, NULL);
 	}
 	t.tick = event_new(base, -1, EV_PERSIST, on_tick, &t);
 	struct timeval tv = { 0, 100000 };
@@ -185,27 +248,73 @@ static int run_tcp(struct event_base *base, const struct bench_params *p, struct
 	r->cpu = cpu_s() - c0;
 	if (p->mode == MODE_RTT && r->msgs)
 		r->rtt_us = t.rtt_sum / (double)r->msgs * 1e6;
+	else if (p->role == 2 && !r->failed)
+		ctl_finish(&cc, r); /* what the server received */
 	else
 		r->msgs = r->bytes / p->size;
 out:
 	if (t.tick)
 		event_free(t.tick);
-	for (int i = 0; i < n; i++) {
-		if (t.c[i].wev)
-			event_free(t.c[i].wev);
-		if (t.c[i].rev)
-			event_free(t.c[i].rev);
-		if (t.c[i].tx >= 0)
-			close(t.c[i].tx);
-		if (t.c[i].rx >= 0)
-			close(t.c[i].rx);
-	}
+	free_conns(&t);
+	ctl_close(&cc);
 	if (lfd >= 0)
 		close(lfd);
-	free(t.c);
 	free(t.msg);
 	free(t.rbuf);
 	return r->failed ? -1 : 0;
 }
 
-const struct bench_driver drv_tcp = { "tcp", run_tcp };
+/* ------------------------------------------------------------ server */
+
+struct tserver {
+	struct trun t;
+	struct ctl_run *run;
+};
+
+static int srv_start(void *drv, struct ctl_run *run, int *data_port)
+{
+	struct tserver *s = drv;
+	struct event_base *base = s->t.base;
+	memset(&s->t, 0, sizeof(s->t));
+	s->t.base = base;
+	s->t.p = &run->p;
+	s->t.r = &run->r;
+	s->run = run;
+	*data_port = 0;
+	return alloc_run(&s->t);
+}
+
+static void srv_data_conn(void *drv, int fd, int index)
+{
+	struct tserver *s = drv;
+	if (index >= s->t.n || s->t.c[index].rx >= 0) {
+		close(fd);
+		return;
+	}
+	s->t.c[index].rx = fd;
+	conn_events(&s->t, index);
+}
+
+static void srv_stop(void *drv)
+{
+	struct tserver *s = drv;
+	s->t.stop = 1;
+	free_conns(&s->t);
+	free(s->t.msg);
+	free(s->t.rbuf);
+	s->t.msg = s->t.rbuf = NULL;
+	s->run->r.msgs = s->run->r.bytes / s->run->p.size;
+}
+
+static const struct ctl_server_ops srv_ops = { srv_start, srv_data_conn, srv_stop };
+
+static int tcp_main(struct event_base *base, const struct bench_params *p, struct bench_result *r)
+{
+	if (p->role == 1) {
+		struct tserver s = { .t.base = base };
+		return ctl_serve(base, p, &srv_ops, &s, r);
+	}
+	return run_tcp(base, p, r);
+}
+
+const struct bench_driver drv_tcp = { "tcp", tcp_main };

@@ -3,11 +3,18 @@
  * DDP/SCTP. "usrsctp" uses exactly the endpoint settings of the DDP path
  * (sctp_ddp_ll_config: path MTU, no fragmentation, buffers, SACK, NODELAY);
  * a message larger than one unfragmented SCTP message goes out in pieces,
- * as DDP segments it. "usrsctp-stock" uses usrsctp's own defaults. */
+ * as DDP segments it. "usrsctp-stock" uses usrsctp's own defaults.
+ * Loopback: both endpoints here. Client/server (another process or host):
+ * parameters and the receiver's count go over ctl.c's control connection;
+ * the server makes a fresh endpoint per client run (UDP port: the one of
+ * --listen, or any when that is 0) and says which. */
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
+#include "ctl.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
 
@@ -21,7 +28,8 @@ struct urun {
 	sctp_ll_assoc *ca, *sa;
 	uint8_t *msg, *rbuf;
 	size_t rcap, off, chunk;
-	int up, stop, started, n;
+	int up, want_up, stop, started, n;
+	int serving; /* server role: an association going down ends nothing */
 	uint16_t sid;
 	struct event *tick, *pump_ev, *setup_to;
 	double t0, c0, rtt_t, rtt_sum;
@@ -98,7 +106,7 @@ static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *
 	struct urun *u = user;
 	switch (ev) {
 	case SCTP_LL_EV_UP:
-		if (++u->up == 2) {
+		if (++u->up == u->want_up && u->ca) {
 			size_t max = sctp_ll_max_msg(u->ca);
 			u->chunk = max && max < u->p->size ? max : u->p->size;
 			u->started = 1;
@@ -122,13 +130,14 @@ static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *
 	case SCTP_LL_EV_DRY:
 		break;
 	case SCTP_LL_EV_DOWN:
-		if (!u->stop)
+		if (!u->stop && !u->serving)
 			bench_fail(u->r, "usrsctp association down: %s", ddp_strerror(status));
 		if (a == u->ca)
 			u->ca = NULL;
 		if (a == u->sa)
 			u->sa = NULL;
-		event_base_loopbreak(u->base);
+		if (!u->serving)
+			event_base_loopbreak(u->base);
 		break;
 	}
 }
@@ -164,45 +173,93 @@ static void on_setup_timeout(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* The endpoint settings: libddp's (the same function the DDP path uses;
+ * --mtu is its path MTU) or usrsctp's own. */
+static void ll_config(const struct bench_params *p, int stock, int n, sctp_ll_config *lc)
+{
+	if (stock) {
+		memset(lc, 0, sizeof(*lc));
+		lc->port = -1;
+		lc->nstreams = 16;
+		lc->stock = 1;
+	} else {
+		ddp_sctp_config dc = { .port = -1, .nstreams = 16, .path_mtu = p->mtu };
+		sctp_ddp_ll_config(&dc, lc); /* exactly the DDP path's settings */
+	}
+	if (n > lc->nstreams)
+		lc->nstreams = (uint16_t)n;
+}
+
+static int urun_init(struct urun *u, struct event_base *base, const struct bench_params *p,
+		     struct bench_result *r)
+{
+	memset(u, 0, sizeof(*u));
+	u->base = base;
+	u->p = p;
+	u->r = r;
+	u->n = p->mode == MODE_RTT ? 1 : p->streams;
+	u->msg = malloc(p->size);
+	u->rcap = 256 * 1024;
+	u->rbuf = malloc(u->rcap);
+	u->tick = event_new(base, -1, EV_PERSIST, on_tick, u);
+	u->pump_ev = event_new(base, -1, 0, on_pump, u);
+	u->setup_to = evtimer_new(base, on_setup_timeout, u);
+	if (!u->msg || !u->rbuf || !u->tick || !u->pump_ev || !u->setup_to)
+		return -1;
+	bench_fill(u->msg, p->size, 1);
+	return 0;
+}
+
+static void urun_free(struct urun *u)
+{
+	u->stop = 1;
+	sctp_ll_ep_free(u->cep);
+	sctp_ll_ep_free(u->sep);
+	u->cep = u->sep = NULL;
+	if (u->tick)
+		event_free(u->tick);
+	if (u->pump_ev)
+		event_free(u->pump_ev);
+	if (u->setup_to)
+		event_free(u->setup_to);
+	u->tick = u->pump_ev = u->setup_to = NULL;
+	free(u->msg);
+	free(u->rbuf);
+	u->msg = u->rbuf = NULL;
+}
+
 static int run(struct event_base *base, const struct bench_params *p, struct bench_result *r,
 	       int stock)
 {
-	struct urun u = { .base = base, .p = p, .r = r };
-	u.n = p->mode == MODE_RTT ? 1 : p->streams;
-	u.msg = malloc(p->size);
-	u.rcap = 256 * 1024;
-	u.rbuf = malloc(u.rcap);
-	u.tick = event_new(base, -1, EV_PERSIST, on_tick, &u);
-	u.pump_ev = event_new(base, -1, 0, on_pump, &u);
-	u.setup_to = evtimer_new(base, on_setup_timeout, &u);
-	if (p->role) {
-		bench_fail(r, "the raw baselines run on loopback only");
-		goto out;
-	}
-	if (!u.msg || !u.rbuf || !u.tick || !u.pump_ev || !u.setup_to) {
+	struct urun u;
+	struct ctl_client cc = { .fd = -1 };
+	int rc = 0;
+	if (urun_init(&u, base, p, r)) {
 		bench_fail(r, "out of memory");
 		goto out;
 	}
-	bench_fill(u.msg, p->size, 1);
 	sctp_ll_config lc;
-	if (stock) {
-		memset(&lc, 0, sizeof(lc));
-		lc.port = -1;
-		lc.nstreams = 16;
-		lc.stock = 1;
+	ll_config(p, stock, u.n, &lc);
+	char host[INET_ADDRSTRLEN] = "127.0.0.1";
+	int port;
+	if (p->role == 2) { /* the server's data endpoint, learnt over the control connection */
+		if (ctl_connect(p, &cc, r))
+			goto out;
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)&p->addr)->sin_addr, host,
+			  sizeof(host));
+		port = cc.data_port;
+		lc.addr = "0.0.0.0";
+		u.want_up = 1;
 	} else {
-		ddp_sctp_config dc = { .port = -1, .nstreams = 16, .path_mtu = p->mtu };
-		sctp_ddp_ll_config(&dc, &lc); /* exactly the DDP path's settings */
+		if ((rc = sctp_ll_ep_new(base, &lc, &u.sep)) ||
+		    (rc = sctp_ll_listen(u.sep, on_accept, &u)))
+			goto fail;
+		port = sctp_ll_ep_port(u.sep);
+		u.want_up = 2;
 	}
-	if (u.n > lc.nstreams)
-		lc.nstreams = (uint16_t)u.n;
-	int rc;
-	if ((rc = sctp_ll_ep_new(base, &lc, &u.sep)) || (rc = sctp_ll_listen(u.sep, on_accept, &u)) ||
-	    (rc = sctp_ll_ep_new(base, &lc, &u.cep)) ||
-	    (rc = sctp_ll_connect(u.cep, "127.0.0.1", sctp_ll_ep_port(u.sep), &ucb, &u, &u.ca))) {
-		bench_fail(r, "usrsctp set-up: %s", ddp_strerror(rc));
-		goto out;
-	}
+	if ((rc = sctp_ll_ep_new(base, &lc, &u.cep)) ||
+	    (rc = sctp_ll_connect(u.cep, host, port, &ucb, &u, &u.ca)))
+		goto fail;
 	struct timeval tv = { 10, 0 };
 	evtimer_add(u.setup_to, &tv);
 	event_base_dispatch(base);
@@ -210,31 +267,79 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 	r->cpu = u.t0 > 0 ? cpu_s() - u.c0 : 0;
 	if (p->mode == MODE_RTT && r->msgs)
 		r->rtt_us = u.rtt_sum / (double)r->msgs * 1e6;
+	else if (p->role == 2 && !r->failed)
+		ctl_finish(&cc, r); /* what the server received */
 	else
 		r->msgs = r->bytes / p->size;
+	goto out;
+fail:
+	bench_fail(r, "usrsctp set-up: %s", ddp_strerror(rc));
 out:
-	u.stop = 1;
-	sctp_ll_ep_free(u.cep);
-	sctp_ll_ep_free(u.sep);
-	if (u.tick)
-		event_free(u.tick);
-	if (u.pump_ev)
-		event_free(u.pump_ev);
-	if (u.setup_to)
-		event_free(u.setup_to);
-	free(u.msg);
-	free(u.rbuf);
+	urun_free(&u);
+	ctl_close(&cc);
 	return r->failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ server */
+
+struct userver {
+	struct urun u;
+	struct event_base *base;
+	struct ctl_run *run;
+	int stock;
+};
+
+static int srv_start(void *drv, struct ctl_run *run, int *data_port)
+{
+	struct userver *s = drv;
+	const struct bench_params *p = &run->p;
+	s->run = run;
+	if (urun_init(&s->u, s->base, p, &run->r))
+		return -1;
+	s->u.started = 1; /* count from the first octet: the client measures */
+	s->u.serving = 1;
+	sctp_ll_config lc;
+	ll_config(p, s->stock, s->u.n, &lc);
+	char host[INET_ADDRSTRLEN];
+	const struct sockaddr_in *sin = (const struct sockaddr_in *)&p->addr;
+	inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+	lc.addr = host;
+	lc.port = sin->sin_port ? ntohs(sin->sin_port) : -1;
+	int rc;
+	if ((rc = sctp_ll_ep_new(s->base, &lc, &s->u.sep)) ||
+	    (rc = sctp_ll_listen(s->u.sep, on_accept, &s->u))) {
+		fprintf(stderr, "ddp-perf: usrsctp server endpoint: %s\n", ddp_strerror(rc));
+		urun_free(&s->u);
+		return -1;
+	}
+	*data_port = sctp_ll_ep_port(s->u.sep);
+	return 0;
+}
+
+static void srv_stop(void *drv)
+{
+	struct userver *s = drv;
+	urun_free(&s->u);
+	s->run->r.msgs = s->run->r.bytes / s->run->p.size;
+}
+
+static const struct ctl_server_ops srv_ops = { srv_start, NULL, srv_stop };
+
+static int serve(struct event_base *b, const struct bench_params *p, struct bench_result *r,
+		 int stock)
+{
+	struct userver s = { .base = b, .stock = stock };
+	return ctl_serve(b, p, &srv_ops, &s, r);
 }
 
 static int run_tuned(struct event_base *b, const struct bench_params *p, struct bench_result *r)
 {
-	return run(b, p, r, 0);
+	return p->role == 1 ? serve(b, p, r, 0) : run(b, p, r, 0);
 }
 
 static int run_stock(struct event_base *b, const struct bench_params *p, struct bench_result *r)
 {
-	return run(b, p, r, 1);
+	return p->role == 1 ? serve(b, p, r, 1) : run(b, p, r, 1);
 }
 
 const struct bench_driver drv_usrsctp = { "usrsctp", run_tuned };

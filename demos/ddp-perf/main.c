@@ -1,9 +1,12 @@
 /*
- * ddp-perf: DDP over MPA/TCP and over SCTP next to the raw transports, on one
- * libevent loop, measured in one run so the ratios mean something on a noisy
- * machine. With no arguments it runs the whole comparison and prints a table.
+ * ddp-perf: DDP over MPA/TCP and over SCTP next to the raw transports,
+ * measured in one run so the ratios mean something on a noisy machine.
+ * With no arguments it runs the whole comparison and prints a table; the
+ * server ends run in child processes on CPU 1, the client here on CPU 0.
  *
- *   ddp-perf                         the comparison (about 90 s)
+ *   ddp-perf                         the comparison (two processes, loopback)
+ *   ddp-perf --one-process           ... both ends on one event loop
+ *   ddp-perf --netns [--mtu N]       ... between two network namespaces
  *   ddp-perf --llp L --mode M --size N --streams N --duration S   one run
  *   ddp-perf --json ...              one JSON object per run per line
  *   ddp-perf --plot FILE.png         also draw the comparison (gnuplot)
@@ -14,16 +17,20 @@
 #include <getopt.h>
 #include <malloc.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "report.h"
+#include "topo.h"
 
-#define REPS 3 /* comparison: interleaved samples per row, median kept */
 #define HEAP_KEEP (64u << 20) /* M_TRIM_THRESHOLD unless --heap-trim */
+#define MAX_LIST 8
 
 /* usrsctp takes an mbuf from malloc for every packet in and out. glibc's
  * default gives the top of the heap back to the kernel whenever 128 KiB
@@ -31,7 +38,8 @@
  * 45,000-100,000 page faults in a 2 s usrsctp or DDP/SCTP run (`perf stat
  * -e page-faults`), 4-14 % of the throughput, and different from run to
  * run. Every row runs with the heap kept (the same for the raw baselines
- * and DDP); --heap-trim keeps glibc's default to show the difference. */
+ * and DDP); --heap-trim keeps glibc's default to show the difference.
+ * Set before the server children are forked: they inherit it. */
 static int heap_trim;
 
 static void heap_setup(void)
@@ -44,18 +52,11 @@ static void heap_setup(void)
 #endif
 }
 
-struct row {
-	struct bench_params p;
-	struct bench_result r;		/* the reported (median) sample */
-	struct bench_result s[REPS];	/* comparison samples */
-	int group;			/* rows measured together (size, streams) */
-};
-
 static const struct bench_driver *drivers[] = {
-	&drv_tcp, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock,
+	&drv_tcp, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock, &drv_udp,
 };
 
-static const struct bench_driver *find_driver(const char *name)
+const struct bench_driver *bench_find_driver(const char *name)
 {
 	for (size_t i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
 		if (strcmp(drivers[i]->name, name) == 0)
@@ -63,36 +64,65 @@ static const struct bench_driver *find_driver(const char *name)
 	return NULL;
 }
 
-static const char *mode_str(enum bench_mode m)
+/* Where the rows run and how. */
+enum topology { TOPO_1PROC, TOPO_2PROC, TOPO_NETNS, TOPO_REMOTE, TOPO_SERVER };
+
+struct runner {
+	enum topology topo;
+	struct row *rows;
+	int n, single, json;
+	const char *png;
+	struct bench_params one;	/* the options */
+	struct topo_server srv[MAX_LIST];
+	int nsrv;
+	char topology[40], where[160];
+	struct report_info ri;
+};
+
+static struct topo_server *server_for(struct runner *x, const char *llp)
 {
-	return m == MODE_TAGGED ? "tagged" : m == MODE_RTT ? "rtt" : "untagged";
+	for (int i = 0; i < x->nsrv; i++)
+		if (!strcmp(x->srv[i].llp, llp))
+			return &x->srv[i];
+	return NULL;
 }
 
-static int raw_llp(const char *llp)
+/* After a client run against a server child: wait (bounded) until the
+ * child has finished that run too, then add its copies. (Its CPU time is
+ * in the run's: cpu_s() counts the peer's over the measured seconds.) */
+static void add_server_side(struct topo_server *s, uint64_t runs0, uint64_t copied0,
+			    struct bench_result *r)
 {
-	return !strcmp(llp, "tcp") || !strncmp(llp, "usrsctp", 7);
+	struct timespec ms = { 0, 1000000 };
+	for (int i = 0; i < (r->failed ? 300 : 3000); i++) {
+		if (__atomic_load_n(&s->share->runs, __ATOMIC_ACQUIRE) > runs0)
+			break;
+		nanosleep(&ms, NULL);
+	}
+	r->copied += __atomic_load_n(&s->share->copied, __ATOMIC_RELAXED) - copied0;
 }
 
-static void run_one(struct event_base *base, struct row *row)
+static void run_one(struct event_base *base, struct runner *x, struct row *row)
 {
-	const struct bench_driver *d = find_driver(row->p.llp);
+	const struct bench_driver *d = bench_find_driver(row->p.llp);
 	memset(&row->r, 0, sizeof(row->r));
 	if (!d) {
 		bench_fail(&row->r, "no driver '%s' in this build", row->p.llp);
 		return;
 	}
+	struct topo_server *s = server_for(x, row->p.llp);
+	uint64_t runs0 = 0, copied0 = 0;
+	if (s) {
+		runs0 = __atomic_load_n(&s->share->runs, __ATOMIC_ACQUIRE);
+		copied0 = __atomic_load_n(&s->share->copied, __ATOMIC_RELAXED);
+	}
+	bench_set_peer(s ? s->pid : 0);
 	d->run(base, &row->p, &row->r);
+	bench_set_peer(0);
+	if (s)
+		add_server_side(s, runs0, copied0, &row->r);
 	if (row->p.progress)
 		fprintf(stderr, "\r%100s\r", "");
-}
-
-static double mbps(const struct row *w)
-{
-	return w->r.secs > 0 ? (double)w->r.bytes / w->r.secs / 1e6 : 0;
-}
-static double mps(const struct row *w)
-{
-	return w->r.secs > 0 ? (double)w->r.msgs / w->r.secs : 0;
 }
 
 /* The sample a row reports: the median by MB/s (by round trip for rtt
@@ -121,107 +151,110 @@ static void pick_median(struct row *w)
 	w->r = w->s[idx[REPS / 2]];
 }
 
-static void print_json(const struct row *w)
+/* The comparison: the rows of a group (raw baselines and DDP at one size
+ * and stream count) take turns, REPS rounds, so slow drifts of the machine
+ * hit them alike; each row reports its median sample. */
+static int run_table(struct event_base *base, struct runner *x)
 {
-	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
-	       "\"mbytes_per_s\":%.2f,\"msgs_per_s\":%.1f,\"copied_bytes_per_payload_byte\":%.4f,"
-	       "\"cpu_s_per_gb\":%.3f,\"rtt_us\":%.2f,\"tcp_cc\":\"%s\",\"no_crc\":%s,\"heap_trim\":%s,\"ok\":%s%s%s%s}\n",
-	       w->p.llp, mode_str(w->p.mode), w->p.size, w->p.streams, w->r.secs, mbps(w), mps(w),
-	       w->r.bytes ? (double)w->r.copied / (double)w->r.bytes : 0.0,
-	       w->r.bytes ? w->r.cpu / ((double)w->r.bytes / 1e9) : 0.0, w->r.rtt_us,
-	       w->p.tcp_cc ? w->p.tcp_cc : "system", w->p.no_crc ? "true" : "false",
-	       heap_trim ? "true" : "false", w->r.failed ? "false" : "true", w->r.failed ? ",\"error\":\"" : "",
-	       w->r.failed ? w->r.why : "", w->r.failed ? "\"" : "");
+	int failed = 0;
+	struct row *rows = x->rows;
+	for (int g0 = 0; g0 < x->n;) {
+		int g1 = g0;
+		while (g1 < x->n && rows[g1].group == rows[g0].group)
+			g1++;
+		for (int rep = 0; rep < REPS; rep++)
+			for (int i = g0; i < g1; i++) {
+				run_one(base, x, &rows[i]);
+				if (rows[i].r.failed) {
+					/* one retry: a transient set-up failure on a
+					 * loaded machine should not hide the other
+					 * rows; a second failure stays a failure */
+					fprintf(stderr, "ddp-perf: %s %s %zu x%d failed (%s), "
+							"retrying once\n",
+						rows[i].p.llp, mode_str(rows[i].p.mode), rows[i].p.size,
+						rows[i].p.streams, rows[i].r.why);
+					run_one(base, x, &rows[i]);
+				}
+				rows[i].s[rep] = rows[i].r;
+			}
+		for (int i = g0; i < g1; i++) {
+			pick_median(&rows[i]);
+			failed |= rows[i].r.failed;
+			if (x->json)
+				report_json(&rows[i], &x->ri);
+		}
+		g0 = g1;
+	}
+	return failed;
 }
 
-/* The raw baseline a DDP row is compared with. */
-static const struct row *baseline(const struct row *rows, int n, const struct row *w,
-				  const char *raw)
+/* Run every row in this process (the client end, or both ends). */
+static int run_rows(struct runner *x)
 {
-	for (int i = 0; i < n; i++) {
-		const struct row *b = &rows[i];
-		if (strcmp(b->p.llp, raw) || b->p.size != w->p.size || b->p.streams != w->p.streams)
-			continue;
-		if ((b->p.mode == MODE_RTT) != (w->p.mode == MODE_RTT))
-			continue;
-		return b;
+	struct event_base *base = event_base_new();
+	if (!base)
+		return 1;
+	int failed = 0;
+	if (x->single) {
+		run_one(base, x, &x->rows[0]);
+		failed = x->rows[0].r.failed;
+		if (x->json)
+			report_json(&x->rows[0], &x->ri);
+	} else {
+		failed = run_table(base, x);
 	}
-	return NULL;
+	if (!x->json && x->topo != TOPO_SERVER)
+		report_table(x->rows, x->n, x->single ? 1 : REPS, &x->ri);
+	if (x->png && report_plot(x->rows, x->n, x->png, &x->ri) != 0)
+		fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");
+	event_base_free(base);
+	return failed;
 }
 
-static void print_table(const struct row *rows, int n, int reps)
+/* Two processes (loopback or netns): a server child per LLP of the rows
+ * (in server_ns, if any), this process the client (in client_ns). */
+static int run_two(struct runner *x, const char *host, const char *server_ns,
+		   const char *client_ns)
 {
-	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
-	       "MB/s", "msgs/s", "ratio", "vs stock", "copied/B", "CPU s/GB");
-	for (int i = 0; i < n; i++) {
-		const struct row *w = &rows[i];
-		char ratio[16] = "", stock[16] = "", rtt[32] = "";
-		const char *raw = !strcmp(w->p.llp, "mpa") ? "tcp"
-				  : !strcmp(w->p.llp, "sctp") ? "usrsctp" : NULL;
-		const struct row *b = raw ? baseline(rows, n, w, raw) : NULL;
-		if (w->p.mode == MODE_RTT) {
-			snprintf(rtt, sizeof(rtt), "rtt %.1f us", w->r.rtt_us);
-			if (b && b->r.rtt_us > 0)
-				snprintf(ratio, sizeof(ratio), "%.2fx", w->r.rtt_us / b->r.rtt_us);
-		} else if (b && mbps(b) > 0) {
-			snprintf(ratio, sizeof(ratio), "%.2fx", mbps(w) / mbps(b));
-		}
-		if (!strcmp(w->p.llp, "sctp") && w->p.mode != MODE_RTT) {
-			const struct row *s = baseline(rows, n, w, "usrsctp-stock");
-			if (s && mbps(s) > 0)
-				snprintf(stock, sizeof(stock), "%.2fx", mbps(w) / mbps(s));
-		}
-		if (w->r.failed) {
-			printf("%-13s %-8s %7zu %3d  FAILED: %s\n", w->p.llp,
-			       raw_llp(w->p.llp) && w->p.mode != MODE_RTT ? "raw" : mode_str(w->p.mode),
-			       w->p.size, w->p.streams, w->r.why);
-			continue;
-		}
-		printf("%-13s %-8s %7zu %3d %10.1f %11.0f %9s %9s %9.4f %9.3f %s\n", w->p.llp,
-		       raw_llp(w->p.llp) && w->p.mode != MODE_RTT ? "raw" : mode_str(w->p.mode),
-		       w->p.size, w->p.streams, mbps(w), mps(w), ratio, stock,
-		       w->r.bytes ? (double)w->r.copied / (double)w->r.bytes : 0.0,
-		       w->r.bytes ? w->r.cpu / ((double)w->r.bytes / 1e9) : 0.0, rtt);
+	for (int i = 0; i < x->n; i++)
+		if (!server_for(x, x->rows[i].p.llp) && x->nsrv < MAX_LIST &&
+		    bench_find_driver(x->rows[i].p.llp))
+			x->srv[x->nsrv++].llp = x->rows[i].p.llp;
+	if (topo_start_servers(x->srv, x->nsrv, &x->one, host, server_ns))
+		return 1;
+	if (client_ns && topo_enter_netns(client_ns)) {
+		perror("ddp-perf: entering the client's network namespace");
+		topo_stop_servers(x->srv, x->nsrv);
+		return 1;
 	}
-	printf("\nratio: DDP/MPA vs tcp, DDP/SCTP vs usrsctp (same settings); vs stock: DDP/SCTP vs "
-	       "usrsctp with default settings.\nrtt ratio: DDP round trip / raw round trip "
-	       "(lower is better). CPU s/GB counts both ends (one process).\n"
-	       "%s%d samples of %.1f s, taken in turns with the other rows of its size and stream count.\n"
-	       "TCP congestion control of tcp and mpa: %s (--tcp-cc).\n"
-	       "Heap: %s.\n",
-	       reps > 1 ? "Each row: the median of " : "One run: ", reps,
-	       n > 0 ? rows[0].p.duration : 0.0,
-	       n > 0 && rows[0].p.tcp_cc ? rows[0].p.tcp_cc : "system default",
-	       heap_trim ? "glibc's default trimming (--heap-trim)"
-			 : "freed memory kept for reuse, M_TRIM_THRESHOLD 64 MiB (--heap-trim: glibc's default)");
+	int pinned = topo_pin(0);
+	snprintf(x->where, sizeof(x->where), "%s, server and client in two processes%s",
+		 x->topo == TOPO_NETNS ? "two network namespaces joined by a veth pair"
+				       : "loopback",
+		 pinned ? " (server on CPU 1, client on CPU 0)" : " (not pinned: fewer than 2 CPUs)");
+	for (int i = 0; i < x->n; i++) {
+		struct topo_server *s = server_for(x, x->rows[i].p.llp);
+		if (!s)
+			continue;
+		struct sockaddr_in *sin = (struct sockaddr_in *)&x->rows[i].p.addr;
+		memset(sin, 0, sizeof(x->rows[i].p.addr));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)s->port);
+		inet_pton(AF_INET, host, &sin->sin_addr);
+		x->rows[i].p.addrlen = sizeof(*sin);
+		x->rows[i].p.role = 2;
+	}
+	int failed = run_rows(x);
+	fflush(stdout);
+	topo_stop_servers(x->srv, x->nsrv);
+	return failed ? 1 : 0;
 }
 
-static int plot(const struct row *rows, int n, const char *png)
+static int netns_body(const struct topo_netns *ns, void *arg)
 {
-	char dat[] = "/tmp/ddp-perf-XXXXXX";
-	int fd = mkstemp(dat);
-	if (fd < 0)
-		return -1;
-	FILE *f = fdopen(fd, "w");
-	for (int i = 0; i < n; i++) {
-		const struct row *w = &rows[i];
-		if (w->r.failed || w->p.mode == MODE_RTT)
-			continue;
-		fprintf(f, "\"%s %s %zuK x%d\" %.1f\n", w->p.llp,
-			raw_llp(w->p.llp) ? "raw" : mode_str(w->p.mode), w->p.size / 1024, w->p.streams,
-			mbps(w));
-	}
-	fclose(f);
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd),
-		 "gnuplot -e \"set terminal png size 1400,700; set output '%s'; set style fill solid;"
-		 " set boxwidth 0.8; set ylabel 'MB/s'; set xtics rotate by -60 font ',8';"
-		 " set title 'libddp loopback throughput (ddp-perf)'; unset key;"
-		 " plot '%s' using 0:2:xtic(1) with boxes\"",
-		 png, dat);
-	int rc = system(cmd);
-	unlink(dat);
-	return rc;
+	struct runner *x = arg;
+	snprintf(x->topology, sizeof(x->topology), "netns-veth-mtu%u", ns->mtu);
+	return run_two(x, TOPO_SERVER_ADDR, ns->server, ns->client);
 }
 
 static int parse_addr(const char *s, struct bench_params *p)
@@ -272,13 +305,87 @@ static const char *pick_cc(const char *want)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock}] "
+	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock,udp}] "
 			"[--mode {untagged,tagged,rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
-			"                [--mtu N (SCTP packet size across hosts)]\n"
+			"                [--one-process | --netns] [--mtu N (link MTU of the SCTP-family\n"
+			"                 rows and of --netns's veth pair, default 1500 there)]\n"
+			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp and mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n");
+}
+
+/* "a,b,c" into at most MAX_LIST items; the count or -1. */
+static int split_list(char *s, char *items[MAX_LIST])
+{
+	int n = 0;
+	for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+		if (n == MAX_LIST)
+			return -1;
+		items[n++] = t;
+	}
+	return n ? n : -1;
+}
+
+static int in_list(char *const *items, int n, const char *s)
+{
+	if (n == 0)
+		return 1; /* no --llps: all */
+	for (int i = 0; i < n; i++)
+		if (!strcmp(items[i], s))
+			return 1;
+	return 0;
+}
+
+/* The comparison's rows: per size and stream count the raw baselines and
+ * the four DDP rows, then the round trips. */
+static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *const *llps,
+		      int nllps)
+{
+	static const int streams[] = { 1, 16 };
+	static const char *raws[] = { "tcp", "usrsctp", "usrsctp-stock", "udp" };
+	static const char *ddps[] = { "mpa", "sctp" };
+	x->rows = calloc((size_t)nsizes * 2 * 8 + 4, sizeof(*x->rows));
+	if (!x->rows)
+		return -1;
+	/* 1.5 s per row in REPS interleaved samples */
+	double dur = (x->one.duration == 2.0 ? 1.5 : x->one.duration) / REPS;
+	int g = 0, n = 0;
+	struct bench_params t = x->one;
+	t.duration = dur;
+	for (int si = 0; si < nsizes; si++)
+		for (int ni = 0; ni < 2; ni++, g++) {
+			t.size = sizes[si];
+			t.streams = streams[ni];
+			for (int k = 0; k < 4; k++) {
+				if (!in_list(llps, nllps, raws[k]))
+					continue;
+				x->rows[n].group = g;
+				x->rows[n].p = t;
+				x->rows[n++].p.llp = raws[k];
+			}
+			for (int k = 0; k < 2; k++)
+				for (int m = 0; m < 2 && in_list(llps, nllps, ddps[k]); m++) {
+					x->rows[n].group = g;
+					x->rows[n].p = t;
+					x->rows[n].p.llp = ddps[k];
+					x->rows[n++].p.mode = m ? MODE_TAGGED : MODE_UNTAGGED;
+				}
+		}
+	static const char *rtts[] = { "tcp", "mpa", "usrsctp", "sctp" };
+	for (int k = 0; k < 4; k++) {
+		if (!in_list(llps, nllps, rtts[k]))
+			continue;
+		x->rows[n].group = g;
+		x->rows[n].p = t;
+		x->rows[n].p.llp = rtts[k];
+		x->rows[n].p.mode = MODE_RTT;
+		x->rows[n].p.size = 64;
+		x->rows[n++].p.streams = 1;
+	}
+	x->n = n;
+	return n ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -289,148 +396,131 @@ int main(int argc, char **argv)
 		{ "plot", 1, 0, 'p' },	    { "server", 0, 0, 'S' },  { "listen", 1, 0, 'L' },
 		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
 		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },    { "heap-trim", 0, 0, 'H' },
+		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "sizes", 1, 0, 'z' },
+		{ "llps", 1, 0, 'P' },
 		{ 0, 0, 0, 0 }
 	};
-	struct bench_params one = { .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
-	int json = 0, single = 0, c;
-	const char *png = NULL, *cc_want = NULL;
+	struct runner x = { .topo = TOPO_2PROC };
+	struct bench_params *one = &x.one;
+	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
+	int c, one_proc = 0, netns = 0, nsizes = 0, nllps = 0;
+	size_t sizes[MAX_LIST] = { 1024, 16384, 65536 };
+	char *llps[MAX_LIST], *items[MAX_LIST];
+	const char *cc_want = NULL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'l': one.llp = optarg; single = 1; break;
+		case 'l': one->llp = optarg; x.single = 1; break;
 		case 'm':
-			one.mode = !strcmp(optarg, "tagged") ? MODE_TAGGED
-				   : !strcmp(optarg, "rtt") ? MODE_RTT : MODE_UNTAGGED;
+			one->mode = !strcmp(optarg, "tagged") ? MODE_TAGGED
+				    : !strcmp(optarg, "rtt") ? MODE_RTT : MODE_UNTAGGED;
 			if (strcmp(optarg, "tagged") && strcmp(optarg, "rtt") && strcmp(optarg, "untagged")) {
 				usage();
 				return 2;
 			}
-			single = 1;
+			x.single = 1;
 			break;
-		case 's': one.size = strtoul(optarg, NULL, 0); single = 1; break;
-		case 'n': one.streams = atoi(optarg); single = 1; break;
-		case 'd': one.duration = atof(optarg); break;
-		case 'j': json = 1; break;
-		case 'p': png = optarg; break;
-		case 'S': one.role = 1; break;
-		case 'M': one.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': one->size = strtoul(optarg, NULL, 0); x.single = 1; break;
+		case 'n': one->streams = atoi(optarg); x.single = 1; break;
+		case 'd': one->duration = atof(optarg); break;
+		case 'j': x.json = 1; break;
+		case 'p': x.png = optarg; break;
+		case 'S': one->role = 1; break;
+		case 'M': one->mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': cc_want = optarg; break;
-		case 'R': one.no_crc = 1; break;
+		case 'R': one->no_crc = 1; break;
 		case 'H': heap_trim = 1; break;
+		case '1': one_proc = 1; break;
+		case 'N': netns = 1; break;
+		case 'z':
+			if ((nsizes = split_list(optarg, items)) < 0) {
+				usage();
+				return 2;
+			}
+			for (int i = 0; i < nsizes; i++)
+				if (!(sizes[i] = strtoul(items[i], NULL, 0)) || sizes[i] > (1u << 24)) {
+					usage();
+					return 2;
+				}
+			break;
+		case 'P':
+			if ((nllps = split_list(optarg, llps)) < 0) {
+				usage();
+				return 2;
+			}
+			for (int i = 0; i < nllps; i++)
+				if (!bench_find_driver(llps[i])) {
+					fprintf(stderr, "ddp-perf: no LLP %s\n", llps[i]);
+					return 2;
+				}
+			break;
 		case 'L':
 		case 'C':
-			if (parse_addr(optarg, &one)) {
+			if (parse_addr(optarg, one)) {
 				fprintf(stderr, "ddp-perf: bad address %s (want IPv4:PORT)\n", optarg);
 				return 2;
 			}
 			if (c == 'C')
-				one.role = 2;
+				one->role = 2;
 			break;
 		default: usage(); return 2;
 		}
 	}
-	if (one.size == 0 || one.size > (1u << 24) || one.streams < 1 || one.streams > 1024 ||
-	    one.duration <= 0) {
+	if (one->size == 0 || one->size > (1u << 24) || one->streams < 1 || one->streams > 1024 ||
+	    one->duration <= 0 || (one->mtu && (one->mtu < 576 || one->mtu > 65535))) {
 		usage();
 		return 2;
 	}
-	if (one.no_crc && (!one.llp || strcmp(one.llp, "mpa"))) {
+	if (one->no_crc && (!one->llp || strcmp(one->llp, "mpa"))) {
 		fprintf(stderr, "ddp-perf: --no-crc applies to one --llp mpa run only\n");
 		return 2;
 	}
-	one.tcp_cc = pick_cc(cc_want);
+	if ((netns || one_proc) && one->role) {
+		fprintf(stderr, "ddp-perf: --netns and --one-process are for local runs, not "
+				"--server/--connect\n");
+		return 2;
+	}
+	if (netns && one_proc) {
+		fprintf(stderr, "ddp-perf: --netns runs two processes; not with --one-process\n");
+		return 2;
+	}
+	x.topo = one->role == 1 ? TOPO_SERVER : one->role == 2 ? TOPO_REMOTE
+		 : netns ? TOPO_NETNS : one_proc ? TOPO_1PROC : TOPO_2PROC;
+	signal(SIGPIPE, SIG_IGN); /* a server gone mid-run: an error, not death */
+	one->tcp_cc = pick_cc(cc_want);
 	heap_setup();
-	struct event_base *base = event_base_new();
-	if (!base)
-		return 1;
-	int progress = isatty(2) && !json;
-	struct row *rows;
-	int n = 0;
-	if (single || one.role) {
-		rows = calloc(1, sizeof(*rows));
-		rows[0].p = one;
-		if (!rows[0].p.llp)
-			rows[0].p.llp = "mpa";
-		rows[0].p.progress = progress;
-		n = 1;
-	} else {
-		static const size_t sizes[] = { 1024, 16384, 65536 };
-		static const int streams[] = { 1, 16 };
-		static const char *raws[] = { "tcp", "usrsctp", "usrsctp-stock" };
-		static const char *ddps[] = { "mpa", "sctp" };
-		rows = calloc(64, sizeof(*rows));
-		/* 1.5 s per row in REPS interleaved samples */
-		double dur = (one.duration == 2.0 ? 1.5 : one.duration) / REPS;
-		int g = 0;
-		for (int si = 0; si < 3; si++)
-			for (int ni = 0; ni < 2; ni++, g++) {
-				for (int k = 0; k < 3; k++) {
-					rows[n].group = g;
-					rows[n++].p = (struct bench_params){ .llp = raws[k], .size = sizes[si],
-									     .streams = streams[ni], .duration = dur };
-				}
-				for (int k = 0; k < 2; k++)
-					for (int m = 0; m < 2; m++) {
-						rows[n].group = g;
-						rows[n++].p = (struct bench_params){
-							.llp = ddps[k], .mode = m ? MODE_TAGGED : MODE_UNTAGGED,
-							.size = sizes[si], .streams = streams[ni], .duration = dur };
-					}
-			}
-		const char *rtts[] = { "tcp", "mpa", "usrsctp", "sctp" };
-		for (int k = 0; k < 4; k++) {
-			rows[n].group = g;
-			rows[n++].p = (struct bench_params){ .llp = rtts[k], .mode = MODE_RTT, .size = 64,
-							     .streams = 1, .duration = dur };
-		}
-		for (int i = 0; i < n; i++) {
-			rows[i].p.progress = progress;
-			rows[i].p.tcp_cc = one.tcp_cc;
-		}
+	x.one.progress = isatty(2) && !x.json;
+	if (x.single || one->role) {
+		x.rows = calloc(1, sizeof(*x.rows));
+		if (!x.rows)
+			return 1;
+		x.rows[0].p = *one;
+		if (!x.rows[0].p.llp)
+			x.rows[0].p.llp = "mpa";
+		x.n = 1;
+		x.single = 1;
+	} else if (table_rows(&x, sizes, nsizes ? nsizes : 3, llps, nllps)) {
+		fprintf(stderr, "ddp-perf: no rows to run\n");
+		return 2;
 	}
-	int failed = 0;
-	if (single || one.role) {
-		run_one(base, &rows[0]);
-		failed = rows[0].r.failed;
-		if (json)
-			print_json(&rows[0]);
-	} else {
-		/* the comparison: the rows of a group (raw baselines and DDP
-		 * at one size and stream count) take turns, REPS rounds, so
-		 * slow drifts of the machine hit them alike; each row reports
-		 * its median sample */
-		for (int g0 = 0; g0 < n;) {
-			int g1 = g0;
-			while (g1 < n && rows[g1].group == rows[g0].group)
-				g1++;
-			for (int rep = 0; rep < REPS; rep++)
-				for (int i = g0; i < g1; i++) {
-					run_one(base, &rows[i]);
-					if (rows[i].r.failed) {
-						/* one retry: a transient set-up failure on a
-						 * loaded machine should not hide the other
-						 * rows; a second failure stays a failure */
-						fprintf(stderr, "ddp-perf: %s %s %zu x%d failed (%s), "
-								"retrying once\n",
-							rows[i].p.llp, mode_str(rows[i].p.mode),
-							rows[i].p.size, rows[i].p.streams, rows[i].r.why);
-						run_one(base, &rows[i]);
-					}
-					rows[i].s[rep] = rows[i].r;
-				}
-			for (int i = g0; i < g1; i++) {
-				pick_median(&rows[i]);
-				failed |= rows[i].r.failed;
-				if (json)
-					print_json(&rows[i]);
-			}
-			g0 = g1;
-		}
-	}
-	if (!json && one.role != 1)
-		print_table(rows, n, single || one.role ? 1 : REPS);
-	if (png && plot(rows, n, png) != 0)
-		fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");
-	free(rows);
-	event_base_free(base);
-	return failed ? 1 : 0;
+	static const char *const names[] = { "loopback-1proc", "loopback-2proc", "netns-veth-mtu",
+					     "remote", "server" };
+	snprintf(x.topology, sizeof(x.topology), "%s", names[x.topo]);
+	snprintf(x.where, sizeof(x.where), "%s",
+		 x.topo == TOPO_1PROC ? "loopback, both ends on one event loop in one process"
+		 : x.topo == TOPO_REMOTE ? "remote server (--connect)" : "");
+	x.ri = (struct report_info){ .topology = x.topology, .where = x.where,
+				     .heap_trim = heap_trim,
+				     .cpu = x.topo == TOPO_1PROC ? "both ends (one process)"
+					    : x.topo == TOPO_REMOTE ? "this end only (the client)"
+					    : "both processes (client and server)" };
+	int rc;
+	if (x.topo == TOPO_NETNS)
+		rc = topo_netns_run(one->mtu ? one->mtu : 1500,
+				    netns_body, &x);
+	else if (x.topo == TOPO_2PROC)
+		rc = run_two(&x, "127.0.0.1", NULL, NULL);
+	else
+		rc = run_rows(&x) ? 1 : 0;
+	free(x.rows);
+	return rc;
 }

@@ -7,19 +7,35 @@ perf=$BUILD/bin/ddp-perf
 fail() { echo "test_perf_short: $*"; exit 1; }
 . "$(dirname "$0")/wait_lib.sh"
 [ -x "$perf" ] || fail "no $perf"
-for llp in tcp usrsctp usrsctp-stock mpa sctp; do
+for llp in tcp usrsctp usrsctp-stock udp mpa sctp; do
 	for mode in untagged tagged rtt; do
-		case "$llp:$mode" in tcp:tagged|usrsctp*:tagged) continue ;; esac
+		case "$llp:$mode" in tcp:tagged|usrsctp*:tagged|udp:tagged|udp:rtt) continue ;; esac
 		size=16384; [ "$mode" = rtt ] && size=64
 		out=$(timeout 30 "$perf" --llp "$llp" --mode "$mode" --size "$size" --streams 2 \
 			--duration 0.3 --json) || fail "$llp $mode: exit $?: $out"
 		for f in '"llp":' '"mode":' '"size":' '"streams":' '"mbytes_per_s":' \
-			 '"msgs_per_s":' '"copied_bytes_per_payload_byte":' '"ok":true'; do
+			 '"msgs_per_s":' '"copied_bytes_per_payload_byte":' '"ok":true' \
+			 '"topology":"loopback-2proc"'; do
 			echo "$out" | grep -q "$f" || fail "$llp $mode: no $f in $out"
 		done
 		echo "$out"
 	done
 done
+# --one-process: both ends on one loop, as before the two-process default
+for llp in tcp udp sctp; do
+	out=$(timeout 30 "$perf" --one-process --llp "$llp" --size 16384 --streams 2 --duration 0.3 \
+		--json) || fail "$llp --one-process: exit $?: $out"
+	echo "$out" | grep -q '"ok":true' || fail "$llp --one-process failed: $out"
+	echo "$out" | grep -q '"topology":"loopback-1proc"' || fail "$llp --one-process: $out"
+	echo "$out" | grep -q '"mbytes_per_s":0.00,' && fail "$llp --one-process moved nothing: $out"
+done
+# udp: loopback datagrams are the route's MTU (65536) - 28, capped at 65507;
+# --mtu is the link MTU; no rtt mode
+out=$(timeout 30 "$perf" --llp udp --duration 0.2 --json) || fail "udp: $out"
+echo "$out" | grep -q '"udp_payload":65507' || fail "udp loopback datagram size: $out"
+out=$(timeout 30 "$perf" --llp udp --duration 0.2 --mtu 1500 --json) || fail "udp --mtu: $out"
+echo "$out" | grep -q '"udp_payload":1472' || fail "udp --mtu 1500 datagram size: $out"
+"$perf" --llp udp --mode rtt --duration 0.2 >/dev/null 2>&1 && fail "udp rtt accepted"
 # MPA without CRC (both ends ask C=0), for measuring what the CRC costs
 out=$(timeout 30 "$perf" --llp mpa --mode tagged --size 16384 --duration 0.3 --json --no-crc) ||
 	fail "mpa --no-crc: exit $?: $out"
@@ -51,6 +67,12 @@ echo "$out" | grep -q 'peer asked for CRCs' || fail "--no-crc mismatch without a
 png=$(mktemp --suffix=.png)
 tbl=$(timeout 60 "$perf" --llp mpa --size 1024 --duration 0.3 --plot "$png") || fail "table run failed"
 echo "$tbl" | grep -q "MB/s" || fail "no table: $tbl"
+echo "$tbl" | grep -q "^Topology: loopback, server and client in two processes" || fail "no topology: $tbl"
+# a short comparison of two LLPs: the ratio columns are filled in
+tbl=$(timeout 60 "$perf" --sizes 16384 --llps usrsctp,udp,sctp --duration 0.3) || fail "comparison: $tbl"
+echo "$tbl"
+[ "$(echo "$tbl" | grep -c '^sctp .*x .*x ')" = 4 ] || fail "sctp rows without both ratios: $tbl"
+"$perf" --llps bogus >/dev/null 2>&1 && fail "--llps bogus accepted"
 if command -v gnuplot >/dev/null 2>&1; then
 	[ -s "$png" ] || fail "--plot wrote nothing"
 	head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "--plot did not write a PNG"

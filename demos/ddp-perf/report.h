@@ -1,0 +1,33 @@
+/* ddp-perf: the output of runs (report.c): JSON lines, the comparison
+ * table with its ratios, and the gnuplot bar chart. */
+#ifndef DDP_PERF_REPORT_H
+#define DDP_PERF_REPORT_H
+
+#include "bench.h"
+
+#define REPS 3 /* comparison: interleaved samples per row, median kept */
+
+struct row {
+	struct bench_params p;
+	struct bench_result r;		/* the reported (median) sample */
+	struct bench_result s[REPS];	/* comparison samples */
+	int group;			/* rows measured together (size, streams) */
+};
+
+/* What every line of output says about the run as a whole. */
+struct report_info {
+	const char *topology;	/* loopback-1proc, loopback-2proc,
+				 * netns-veth-mtuN, remote */
+	const char *where;	/* one line under the table: the topology */
+	const char *cpu;	/* which ends "CPU s/GB" counts */
+	int heap_trim;
+};
+
+const char *mode_str(enum bench_mode m);
+int raw_llp(const char *llp);
+double row_mbps(const struct row *w);
+void report_json(const struct row *w, const struct report_info *ri);
+void report_table(const struct row *rows, int n, int reps, const struct report_info *ri);
+int report_plot(const struct row *rows, int n, const char *png, const struct report_info *ri);
+
+#endif

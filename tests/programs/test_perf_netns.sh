@@ -1,0 +1,44 @@
+#!/bin/sh
+# ddp-perf --netns: the whole comparison (every LLP, one size, 1 and 16
+# streams, the round trips) between two network namespaces that ddp-perf
+# makes and removes itself, joined by a veth pair at MTU 1500, server and
+# client in two processes. Short runs: every row must be there and have
+# succeeded; the speed is not checked. The namespaces must be gone after.
+set -u
+BUILD=${BUILD:-build}
+perf=$BUILD/bin/ddp-perf
+fail() { echo "test_perf_netns: $*"; exit 1; }
+[ -x "$perf" ] || fail "no $perf"
+out=$(mktemp)
+timeout 60 "$perf" --netns --mtu 1500 --duration 0.3 --sizes 16384 --json >"$out" 2>"$out.err"
+rc=$?
+cat "$out" "$out.err"
+[ $rc = 0 ] || fail "exit status $rc: $(tail -n 3 "$out.err")"
+ip netns list 2>/dev/null | grep -q "ddpperf[AB]" && fail "namespaces left behind: $(ip netns list)"
+rows=0
+for st in 1 16; do
+	for r in tcp:untagged usrsctp:untagged usrsctp-stock:untagged udp:untagged \
+		 mpa:untagged mpa:tagged sctp:untagged sctp:tagged; do
+		llp=${r%%:*} mode=${r#*:}
+		line=$(grep "\"llp\":\"$llp\",\"mode\":\"$mode\",\"size\":16384,\"streams\":$st," "$out")
+		[ -n "$line" ] || fail "no row $llp $mode x$st"
+		rows=$((rows + 1))
+	done
+done
+for llp in tcp mpa usrsctp sctp; do
+	grep -q "\"llp\":\"$llp\",\"mode\":\"rtt\"" "$out" || fail "no rtt row of $llp"
+	rows=$((rows + 1))
+done
+[ "$(wc -l <"$out")" = $rows ] || fail "$(wc -l <"$out") rows, expected $rows"
+[ "$(grep -c '"ok":true' "$out")" = $rows ] || fail "failed rows: $(grep -v '"ok":true' "$out")"
+[ "$(grep -c '"topology":"netns-veth-mtu1500"' "$out")" = $rows ] || fail "topology not netns-veth-mtu1500"
+grep '"llp":"udp"' "$out" | grep -q '"udp_payload":1472' || fail "udp datagrams are not 1500 - 28 octets"
+grep '"mode":"rtt"' "$out" | grep -q '"rtt_us":0.00' && fail "an rtt row without a round trip"
+grep -v '"mode":"rtt"' "$out" | grep -q '"mbytes_per_s":0.00,' && fail "a row that moved nothing"
+# the table names the topology
+tbl=$(timeout 30 "$perf" --netns --duration 0.3 --sizes 1024 --llps udp,sctp 2>&1) || fail "table run: $tbl"
+echo "$tbl"
+echo "$tbl" | grep -q "^Topology: two network namespaces joined by a veth pair" || fail "no topology line"
+echo "$tbl" | grep -q "^sctp .*x " || fail "no vs udp ratio"
+rm -f "$out" "$out.err"
+echo "test_perf_netns: ok"
