@@ -40,9 +40,15 @@ static int set_opt(struct socket *so, int level, int name, const void *v,
 int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload)
 {
 	struct sctp_paddrparams pp;
+	struct sockaddr_conn any;
 	memset(&pp, 0, sizeof(pp));
-	/* no address: the association's every path (one-to-one socket), or
-	 * the socket's default before it has one */
+	/* the wildcard AF_CONN address: every path of the association
+	 * (one-to-one socket), or the socket's default before it has one
+	 * (with no address at all usrsctp refuses it on an association:
+	 * EAFNOSUPPORT) */
+	memset(&any, 0, sizeof(any));
+	any.sconn_family = AF_CONN;
+	memcpy(&pp.spp_address, &any, sizeof(any));
 	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
 	pp.spp_flags = SPP_PMTUD_DISABLE;
 	pp.spp_pathmtu = payload - SCTP_CONN_HDR;
