@@ -216,10 +216,34 @@ void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
 
 /* ------------------------------------------------------------ LLP ops */
 
+/* RFC 5043 §9: the largest unfragmented segment (from the SCTP
+ * fragmentation point, which follows the path MTU), a little under the
+ * maximum for bundling, never below 516 - 2 */
+static uint32_t mulpdu_of(uint32_t max_msg)
+{
+	uint32_t m = max_msg - SCTP_SSN_LEN;
+	return m > SCTP_BUNDLE_ALLOWANCE + SCTP_MIN_USER_MSG ?
+		       m - SCTP_BUNDLE_ALLOWANCE : SCTP_MIN_USER_MSG - SCTP_SSN_LEN;
+}
+
+/* The path MTU went down (sctp_ll follows EMSGSIZE / ICMP): new segments
+ * are cut for it; segments already cut still go (sctp_ll_sendv). */
+static void track_mtu(struct ddp_sctp_assoc *a)
+{
+	uint32_t mm = sctp_ll_max_msg(a->ll);
+	if (mm == a->tx_max_msg || mm < SCTP_MIN_USER_MSG)
+		return;
+	a->tx_max_msg = mm;
+	a->tx_mulpdu = mulpdu_of(mm < a->max_msg ? mm : a->max_msg);
+	if (a->s)
+		ddp_llp_mulpdu_changed(a->s, a->tx_mulpdu);
+}
+
 static uint32_t llp_mulpdu(void *llp)
 {
 	struct ddp_sctp_assoc *a = llp;
-	return a->mulpdu;
+	track_mtu(a);
+	return a->tx_mulpdu;
 }
 
 /* RFC 5043 §10 + the peer's reorder window: at most SCTP_TX_INFLIGHT
@@ -246,6 +270,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 		return DDP_ERR_INVAL;
 	if (len > a->mulpdu) /* RFC 5043 §9 */
 		return DDP_ERR_TOOBIG;
+	track_mtu(a);
 	ss = &a->st[stream];
 	rc = sctp_stream_tx_peek(&ss->sm, &ssn);
 	if (rc == DDP_ERR_AGAIN) {
@@ -358,18 +383,13 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 {
 	const ddp_sctp_config *c = &a->ep->cfg;
 	ddp_session_config sc = c->session;
-	uint32_t m;
 
 	a->nstreams = sctp_ll_nstreams(a->ll);
 	a->max_msg = sctp_ll_max_msg(a->ll);
 	if (a->nstreams == 0 || a->max_msg < SCTP_MIN_USER_MSG)
 		return DDP_ERR_LLP;
-	/* RFC 5043 §9: the largest unfragmented segment, a little under the
-	 * maximum for bundling, never below 516 - 2 */
-	m = a->max_msg - SCTP_SSN_LEN;
-	m = m > SCTP_BUNDLE_ALLOWANCE + SCTP_MIN_USER_MSG ?
-		    m - SCTP_BUNDLE_ALLOWANCE : SCTP_MIN_USER_MSG - SCTP_SSN_LEN;
-	a->mulpdu = m;
+	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
+	a->tx_max_msg = a->max_msg;
 	a->st = calloc(a->nstreams, sizeof(*a->st));
 	a->stage = malloc(a->max_msg + 1);
 	if (!a->st || !a->stage)

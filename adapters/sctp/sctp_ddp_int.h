@@ -77,8 +77,10 @@ struct ddp_sctp_assoc {
 	sctp_ll_assoc *ll;
 	ddp_session *s;
 	uint32_t nstreams;
-	uint32_t mulpdu;
+	uint32_t mulpdu;   /* at UP: the most we send or accept */
 	uint32_t max_msg;
+	uint32_t tx_mulpdu; /* now: follows the path MTU down */
+	uint32_t tx_max_msg; /* sctp_ll_max_msg it was derived from */
 	uint32_t pending_init;
 	int blocked;	   /* a send returned DDP_ERR_AGAIN */
 	int down;

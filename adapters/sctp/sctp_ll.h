@@ -47,15 +47,19 @@ typedef struct sctp_ll_config {
 	uint16_t nstreams;	/* in = out streams asked for (default 64) */
 	uint32_t adaptation;	/* Adaptation Layer Indication to send; 0 none */
 	int require_adaptation; /* peer must send exactly `adaptation` */
-	uint32_t path_mtu;	/* SCTP path MTU; 0 = 65000 (loopback) */
+	uint32_t path_mtu;	/* IP path MTU cap (a link MTU, as `ip link`
+				 * shows it); 0 = each peer's route alone.
+				 * SCTP packets fit it without IP
+				 * fragmentation (RFC 5043 §9) */
 	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 4 MiB */
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
 	uint32_t hb_interval_ms; /* default 1000 */
 	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
 	int stock;		 /* benchmark baseline: none of libddp's tuning
-				  * (no NODELAY, buffers, path MTU, RTO,
-				  * heartbeat or fragmentation settings) and
-				  * usrsctp's own SACK delay and RTO defaults */
+				  * (no NODELAY, buffers, RTO, heartbeat or
+				  * fragmentation settings) and usrsctp's own
+				  * SACK delay and RTO defaults; the path MTU
+				  * still comes from the route */
 } sctp_ll_config;
 
 /* Association events (sctp_ll_assoc_cb.event). */
@@ -93,6 +97,16 @@ void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user);
 /* UDP datagrams seen / dropped as corrupt (CRC32c) by the endpoint. */
 void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
 		      uint64_t *bad_crc, uint64_t *tx_pkts);
+/* System calls and offloads of the endpoint's UDP socket. */
+typedef struct sctp_ll_io_stats {
+	uint64_t rx_pkts, tx_pkts;  /* datagrams (packets, not batches) */
+	uint64_t rx_calls, tx_calls; /* recvmmsg / sendmmsg + sendmsg */
+	uint64_t tx_gso, rx_gro;     /* GSO super-datagrams, GRO trains */
+	uint64_t tx_drops, mtu_drops, tx_frag;
+} sctp_ll_io_stats;
+void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
+/* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */
+void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro);
 
 /* Open an association to the endpoint at addr:port.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
@@ -103,8 +117,13 @@ void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
 			  void *user);
 /* Streams in each direction (after UP; min of in and out). */
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a);
-/* Largest user message that goes out unfragmented (after UP). */
+/* Largest user message that goes out unfragmented (after UP): follows the
+ * path MTU down (EMSGSIZE, ICMP). A message up to the value at UP is still
+ * accepted after a decrease (sent SCTP-fragmented, RFC 4960 §6.9: a DDP
+ * segment cut before the decrease); the caller cuts new ones smaller. */
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a);
+/* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
+void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
 
 /* Send one message (ppid in host order, sent unordered). Returns 0,
  * DDP_ERR_AGAIN (no room: wait for SCTP_LL_EV_WRITABLE), DDP_ERR_TOOBIG

@@ -1,9 +1,11 @@
-/* SCTP packets over UDP (RFC 6951 format) with our CRC32c, on libevent. */
-#include "sctp/sctp_udp.h"
+/* SCTP packets over UDP (RFC 6951 format) with our CRC32c, on libevent:
+ * the socket, its peers, the send queue, the test filter and counters.
+ * Batches out: sctp_udp_tx.c; batches in: sctp_udp_rx.c; path MTU:
+ * sctp_udp_mtu.c. */
+#include "sctp/sctp_udp_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,37 +16,9 @@
 #include <ddp/ddp.h>
 #include "common/crc32c.h"
 
-#define UDP_MAX 65536
-#define TXQ_MAX 8192	/* queued datagrams before we drop (SCTP resends) */
-#define SCTP_CSUM_OFF 8 /* RFC 4960 §3.1 checksum field */
-#define SCTP_COMMON_HDR 12
-
-struct pkt {
-	struct pkt *next;
-	struct sctp_udp_peer *peer;
-	size_t len;
-	uint8_t data[];
-};
-
-struct sctp_udp {
-	int fd, port;
-	struct event *rd, *wr;
-	int wr_pending;
-	struct sctp_udp_ops ops;
-	void *user;
-	struct sctp_udp_peer *peers;
-	struct pkt *q_head, *q_tail;
-	size_t qlen;
-	struct pkt *held;
-	sctp_ll_filter filter;
-	void *filter_user;
-	uint64_t rx_pkts, bad_crc, tx_pkts;
-	uint8_t rxbuf[UDP_MAX];
-};
-
 /* ------------------------------------------------------------ output */
 
-static void arm_flush(struct sctp_udp *u)
+void sctp_udp_arm_flush(struct sctp_udp *u)
 {
 	if (!u->wr_pending) {
 		u->wr_pending = 1;
@@ -52,20 +26,26 @@ static void arm_flush(struct sctp_udp *u)
 	}
 }
 
-void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len)
+void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
+		   int df)
 {
 	struct sctp_udp *u = p->u;
 	struct pkt *k;
 	uint32_t crc;
 
-	if (!u || len < SCTP_COMMON_HDR || u->qlen >= TXQ_MAX)
+	if (!u || len < SCTP_COMMON_HDR || len > UDP_MAX)
+		return;
+	if (u->qlen >= TXQ_MAX) {
+		u->c.tx_drops++;
 		return; /* dropped: SCTP retransmits */
+	}
 	k = malloc(sizeof(*k) + len);
 	if (!k)
 		return;
 	k->next = NULL;
 	k->peer = p;
 	k->len = len;
+	k->df = df;
 	memcpy(k->data, buf, len);
 	/* RFC 4960 §6.8: CRC32c over the packet with a zero checksum field,
 	 * stored least-significant octet first */
@@ -78,33 +58,17 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len)
 		u->q_head = k;
 	u->q_tail = k;
 	u->qlen++;
-	arm_flush(u);
+	/* everything queued in this loop iteration leaves in one flush */
+	sctp_udp_arm_flush(u);
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct sctp_udp *u = arg;
+	(void)fd;
 	(void)what;
 	u->wr_pending = 0;
-	while (u->q_head) {
-		struct pkt *k = u->q_head;
-		ssize_t n = sendto(fd, k->data, k->len, 0,
-				   (struct sockaddr *)&k->peer->sa,
-				   k->peer->salen);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
-			      errno == ENOBUFS)) {
-			arm_flush(u);
-			return;
-		}
-		/* other errors (ECONNREFUSED from an earlier ICMP): the
-		 * datagram is lost; the error queue reports the peer */
-		u->tx_pkts += n >= 0;
-		u->q_head = k->next;
-		if (!u->q_head)
-			u->q_tail = NULL;
-		u->qlen--;
-		free(k);
-	}
+	sctp_udp_flush(u);
 }
 
 static void drop_queue(struct sctp_udp *u)
@@ -137,9 +101,9 @@ static int same_addr(const struct sockaddr_storage *a, socklen_t al,
 	       memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
 }
 
-static struct sctp_udp_peer *peer_find(struct sctp_udp *u,
-				       const struct sockaddr_storage *sa,
-				       socklen_t salen, int create)
+struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
+					 const struct sockaddr_storage *sa,
+					 socklen_t salen, int create)
 {
 	struct sctp_udp_peer *p;
 	for (p = u->peers; p; p = p->next)
@@ -153,6 +117,7 @@ static struct sctp_udp_peer *peer_find(struct sctp_udp *u,
 	p->u = u;
 	memcpy(&p->sa, sa, salen);
 	p->salen = salen;
+	sctp_udp_mtu_init(u, p);
 	p->next = u->peers;
 	u->peers = p;
 	if (u->ops.peer_new)
@@ -190,127 +155,20 @@ struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
 	socklen_t sl;
 	if (port <= 0 || port > 65535 || make_addr(addr, port, &ss, &sl))
 		return NULL;
-	return peer_find(u, &ss, sl, 1);
-}
-
-/* ------------------------------------------------------------ input */
-
-static void input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b,
-		  size_t n)
-{
-	uint32_t want, got;
-	if (n < SCTP_COMMON_HDR)
-		return;
-	/* RFC 4960 §6.8: verify CRC32c before usrsctp sees the packet */
-	want = ddp_crc32c_get_wire(b + SCTP_CSUM_OFF);
-	memset(b + SCTP_CSUM_OFF, 0, 4);
-	got = ddp_crc32c(0, b, n);
-	ddp_crc32c_put_wire(b + SCTP_CSUM_OFF, want);
-	if (got != want) {
-		u->bad_crc++;
-		return;
-	}
-	u->ops.input(u->user, p, b, n);
-}
-
-/* ICMP errors (IP_RECVERR): port unreachable = the peer is gone. */
-static void read_errqueue(struct sctp_udp *u)
-{
-	for (int i = 0; i < 64; i++) {
-		struct sockaddr_storage sa;
-		char cbuf[512];
-		uint8_t dummy[64];
-		struct iovec iov = { dummy, sizeof(dummy) };
-		struct msghdr mh;
-		memset(&mh, 0, sizeof(mh));
-		mh.msg_name = &sa;
-		mh.msg_namelen = sizeof(sa);
-		mh.msg_iov = &iov;
-		mh.msg_iovlen = 1;
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		if (recvmsg(u->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
-			return;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-		     c = CMSG_NXTHDR(&mh, c)) {
-			struct sock_extended_err ee;
-			struct sctp_udp_peer *p;
-			if (!((c->cmsg_level == IPPROTO_IP &&
-			       c->cmsg_type == IP_RECVERR) ||
-			      (c->cmsg_level == IPPROTO_IPV6 &&
-			       c->cmsg_type == IPV6_RECVERR)))
-				continue;
-			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
-			if (ee.ee_errno != ECONNREFUSED &&
-			    ee.ee_errno != EHOSTUNREACH &&
-			    ee.ee_errno != ENETUNREACH)
-				continue;
-			p = peer_find(u, &sa, mh.msg_namelen, 0);
-			if (p && u->ops.peer_failed)
-				u->ops.peer_failed(u->user, p);
-		}
-	}
-}
-
-/* Fault injection hook (tests), then input. */
-static void deliver(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b,
-		    size_t n)
-{
-	unsigned act = u->filter ? u->filter(u->filter_user, b, n) : 0;
-	struct pkt *h;
-	if (act & SCTP_LL_DROP)
-		return;
-	if (act & SCTP_LL_HOLD) {
-		h = malloc(sizeof(*h) + n);
-		if (h) {
-			h->peer = p;
-			h->len = n;
-			memcpy(h->data, b, n);
-			free(u->held);
-			u->held = h;
-			return;
-		}
-	}
-	input(u, p, b, n);
-	if (act & SCTP_LL_DUP) /* input() restored the checksum field */
-		input(u, p, b, n);
-	if (u->held) {
-		h = u->held;
-		u->held = NULL;
-		input(u, h->peer, h->data, h->len);
-		free(h);
-	}
-}
-
-static void read_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct sctp_udp *u = arg;
-	(void)what;
-	for (int i = 0; i < 256; i++) {
-		struct sockaddr_storage sa;
-		socklen_t sl = sizeof(sa);
-		ssize_t n = recvfrom(fd, u->rxbuf, sizeof(u->rxbuf), 0,
-				     (struct sockaddr *)&sa, &sl);
-		struct sctp_udp_peer *p;
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			read_errqueue(u);
-			continue;
-		}
-		u->rx_pkts++;
-		/* a listener learns new peers; others talk to known ones */
-		p = peer_find(u, &sa, sl, u->ops.learn && u->ops.learn(u->user));
-		if (p)
-			deliver(u, p, u->rxbuf, (size_t)n);
-	}
-	read_errqueue(u);
+	return sctp_udp_peer_find(u, &ss, sl, 1);
 }
 
 /* ------------------------------------------------------------ socket */
 
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sctp_udp_read(arg);
+}
+
 int sctp_udp_open(struct event_base *base, const char *addr, int port,
-		  const struct sctp_udp_ops *ops, void *user,
+		  uint32_t mtu_cap, const struct sctp_udp_ops *ops, void *user,
 		  struct sctp_udp **out)
 {
 	struct sockaddr_storage ss;
@@ -328,6 +186,8 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 		return DDP_ERR_NOMEM;
 	u->ops = *ops;
 	u->user = user;
+	u->mtu_cap = mtu_cap;
+	u->family = ss.ss_family;
 	u->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (u->fd < 0) {
 		free(u);
@@ -339,6 +199,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 		setsockopt(u->fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
 	else
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
+	sctp_udp_mtu_socket(u);
 	if (bind(u->fd, (struct sockaddr *)&ss, sl) < 0 ||
 	    getsockname(u->fd, (struct sockaddr *)&ss, &sl) < 0) {
 		close(u->fd);
@@ -350,7 +211,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 				((struct sockaddr_in6 *)&ss)->sin6_port);
 	u->rd = event_new(base, u->fd, EV_READ | EV_PERSIST, read_cb, u);
 	u->wr = event_new(base, u->fd, EV_WRITE, flush_cb, u);
-	if (!u->rd || !u->wr) {
+	if (!u->rd || !u->wr || sctp_udp_tx_init(u) || sctp_udp_rx_init(u)) {
 		sctp_udp_close(u);
 		return DDP_ERR_NOMEM;
 	}
@@ -366,7 +227,8 @@ void sctp_udp_close(struct sctp_udp *u)
 	/* send what is queued (best effort, no waiting): an ABORT, or the
 	 * SHUTDOWN-COMPLETE of the association that just ended, still reaches
 	 * the peer instead of it learning from an ICMP error */
-	flush_cb(u->fd, 0, u);
+	if (u->tx_mv)
+		sctp_udp_flush(u);
 	while (u->peers) {
 		struct sctp_udp_peer *p = u->peers;
 		u->peers = p->next;
@@ -376,6 +238,8 @@ void sctp_udp_close(struct sctp_udp *u)
 		free(p);
 	}
 	drop_queue(u);
+	sctp_udp_tx_free(u);
+	sctp_udp_rx_free(u);
 	if (u->rd)
 		event_free(u->rd);
 	if (u->wr)
@@ -399,9 +263,14 @@ void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
 		    uint64_t *tx)
 {
 	if (rx)
-		*rx = u->rx_pkts;
+		*rx = u->c.rx_pkts;
 	if (bad_crc)
-		*bad_crc = u->bad_crc;
+		*bad_crc = u->c.bad_crc;
 	if (tx)
-		*tx = u->tx_pkts;
+		*tx = u->c.tx_pkts;
+}
+
+void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
+{
+	*c = u->c;
 }

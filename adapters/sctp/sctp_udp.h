@@ -1,8 +1,11 @@
 /*
  * SCTP packets over our own UDP socket (RFC 6951 format: the SCTP packet
  * is the UDP payload) on libevent, with our CRC32c (RFC 4960 §6.8): output
- * is queued and flushed from the loop, input is verified before it is
- * handed up. Knows nothing of usrsctp (sctp_usrsctp.c sits on top).
+ * is queued and flushed from the loop in batches (sendmmsg, UDP GSO),
+ * input is read in batches (recvmmsg, UDP GRO) and verified packet by
+ * packet before it is handed up. Each peer's IP path MTU comes from the
+ * route and follows EMSGSIZE / ICMP; DF is set on every datagram that fits.
+ * Knows nothing of usrsctp (sctp_usrsctp.c sits on top).
  */
 #ifndef SCTP_UDP_H
 #define SCTP_UDP_H
@@ -22,6 +25,19 @@ struct sctp_udp_peer {
 	struct sctp_udp *u;	/* NULL once the socket is closed */
 	struct sockaddr_storage sa;
 	socklen_t salen;
+	uint32_t mtu;	/* IP path MTU (link MTU on a direct route) */
+};
+
+/* Counters (packets, not batches, unless named *_calls). */
+struct sctp_udp_counters {
+	uint64_t rx_pkts, bad_crc, tx_pkts;
+	uint64_t tx_calls;	/* sendmmsg / sendmsg calls */
+	uint64_t rx_calls;	/* recvmmsg calls that returned datagrams */
+	uint64_t tx_gso;	/* GSO super-datagrams sent */
+	uint64_t rx_gro;	/* GRO trains split */
+	uint64_t tx_drops;	/* queue full or send error */
+	uint64_t mtu_drops;	/* path MTU decreases applied */
+	uint64_t tx_frag;	/* datagrams sent with DF off (RFC 4960 §7.3) */
 };
 
 struct sctp_udp_ops {
@@ -33,14 +49,18 @@ struct sctp_udp_ops {
 	void (*peer_free)(void *user, struct sctp_udp_peer *p);
 	/* ICMP error for datagrams sent to p (port unreachable, ...) */
 	void (*peer_failed)(void *user, struct sctp_udp_peer *p);
+	/* p->mtu went down (EMSGSIZE, ICMP fragmentation needed / packet
+	 * too big) */
+	void (*peer_mtu)(void *user, struct sctp_udp_peer *p);
 	/* may datagrams from unknown addresses create peers? */
 	int (*learn)(void *user);
 };
 
-/* Bind addr (NULL = 127.0.0.1) : port (0 = 9899, -1 = any).
+/* Bind addr (NULL = 127.0.0.1) : port (0 = 9899, -1 = any). mtu_cap:
+ * largest IP MTU used for any peer (0: the route's alone).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
 int sctp_udp_open(struct event_base *base, const char *addr, int port,
-		  const struct sctp_udp_ops *ops, void *user,
+		  uint32_t mtu_cap, const struct sctp_udp_ops *ops, void *user,
 		  struct sctp_udp **out);
 /* Frees every peer (peer_free first) and drops queued datagrams. */
 void sctp_udp_close(struct sctp_udp *u);
@@ -49,10 +69,22 @@ int sctp_udp_port(const struct sctp_udp *u);
 struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
 					int port);
 /* Queue one SCTP packet for p; the CRC32c is filled in on our copy. A full
- * queue drops it (SCTP retransmits). */
-void sctp_udp_send(struct sctp_udp_peer *p, const void *pkt, size_t len);
+ * queue drops it (SCTP retransmits). df: usrsctp's set_df (0: the packet
+ * may be IP-fragmented if it no longer fits the path MTU). */
+void sctp_udp_send(struct sctp_udp_peer *p, const void *pkt, size_t len,
+		   int df);
+/* Largest UDP payload to p without IP fragmentation: p->mtu - IP header
+ * (20 / 40) - 8, at most 65507 (the IPv4 total length limit). */
+uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p);
+/* The same for any peer of u: the configured cap, else 65507. */
+uint32_t sctp_udp_max_payload(const struct sctp_udp *u);
+/* Tests: a path MTU decrease for p as ICMP would report it. */
+void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu);
+/* Tests: switch the offloads off (gso, gro: 0 = off, 1 = as available). */
+void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro);
 void sctp_udp_set_filter(struct sctp_udp *u, sctp_ll_filter f, void *user);
 void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
 		    uint64_t *tx);
+void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c);
 
 #endif

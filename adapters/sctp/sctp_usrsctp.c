@@ -83,8 +83,7 @@ static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df)
 {
 	(void)tos;
-	(void)set_df;
-	sctp_udp_send(addr, buf, len);
+	sctp_udp_send(addr, buf, len, set_df);
 	return 0;
 }
 
@@ -189,17 +188,19 @@ void sctp_usrsctp_go_down(struct sctp_ll_assoc *a, int status)
 	event_active(a->work, EV_TIMEOUT, 0);
 }
 
+/* Largest unfragmented user message = the fragmentation point, which
+ * usrsctp derives from the path MTU (sctp_usrsctp_io.c). */
 static void learn_limits(struct sctp_ll_assoc *a)
 {
 	struct sctp_assoc_value av;
 	socklen_t l = sizeof(av);
+	uint32_t pl = sctp_udp_peer_max_payload(a->peer);
 	memset(&av, 0, sizeof(av));
-	/* largest unfragmented user message = the fragmentation point */
 	if (usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &l) == 0 &&
 	    av.assoc_value > 0)
 		a->max_msg = av.assoc_value;
 	else
-		a->max_msg = a->ep->cfg.path_mtu - 48;
+		a->max_msg = pl - 12 - 16 - pl % 4;
 }
 
 /* One notification (RFC 6458 §6.1). */
@@ -292,6 +293,7 @@ static void decide_up(struct sctp_ll_assoc *a)
 		return;
 	}
 	learn_limits(a);
+	a->max_msg_up = a->max_msg;
 	a->state = A_UP;
 	emit(a, SCTP_LL_EV_UP, 0);
 }
@@ -412,7 +414,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 			    NULL);
 	if (!so)
 		return DDP_ERR_SYS;
-	rc = sctp_usrsctp_setup_socket(ep, so);
+	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_peer_max_payload(p));
 	make_conn(&sc, p, 0); /* ephemeral SCTP port */
 	if (rc == 0 && usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
 		rc = DDP_ERR_SYS;
@@ -459,6 +461,9 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 			usrsctp_close(so);
 			continue;
 		}
+		/* the listener's default fits every peer's largest; this
+		 * peer's path MTU from here on (usrsctp only lowers it) */
+		sctp_usrsctp_set_mtu(so, sctp_udp_peer_max_payload(a->peer));
 		if (ep->acb) {
 			/* the callback may refuse it with sctp_ll_free(a) */
 			a->in_cb++;
@@ -494,7 +499,7 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 			    NULL);
 	if (!so)
 		return DDP_ERR_SYS;
-	rc = sctp_usrsctp_setup_socket(ep, so);
+	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_max_payload(ep->udp));
 	make_conn(&sc, NULL, (uint16_t)ep->port); /* every AF_CONN address */
 	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
 			usrsctp_listen(so, 128) < 0))
@@ -543,6 +548,25 @@ static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
 		}
 }
 
+/* p's path MTU went down: tell usrsctp, re-read the fragmentation point
+ * (sctp_ll_max_msg; sctp_ddp.c lowers MULPDU from it). */
+static void udp_peer_mtu(void *user, struct sctp_udp_peer *p)
+{
+	sctp_ll_ep *ep = user;
+	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
+		if (a->peer == p && a->so && a->state != A_DOWN) {
+			sctp_usrsctp_set_mtu(a->so, sctp_udp_peer_max_payload(p));
+			if (a->state == A_UP)
+				learn_limits(a);
+		}
+}
+
+void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu)
+{
+	if (a && a->peer)
+		sctp_udp_peer_mtu_drop(a->peer, mtu);
+}
+
 static int udp_learn(void *user)
 {
 	sctp_ll_ep *ep = user;
@@ -554,6 +578,7 @@ static const struct sctp_udp_ops udp_ops = {
 	.peer_new = udp_peer_new,
 	.peer_free = udp_peer_free,
 	.peer_failed = udp_peer_failed,
+	.peer_mtu = udp_peer_mtu,
 	.learn = udp_learn,
 };
 
@@ -574,8 +599,6 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	ep->cfg = *cfg;
 	if (!ep->cfg.nstreams)
 		ep->cfg.nstreams = 64;
-	if (!ep->cfg.path_mtu)
-		ep->cfg.path_mtu = 65000;
 	if (!ep->cfg.sndbuf)
 		ep->cfg.sndbuf = 4u << 20;
 	if (!ep->cfg.rcvbuf)
@@ -589,8 +612,8 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
 	rc = ep->timer && ep->accept_ev ? 0 : DDP_ERR_NOMEM;
 	if (rc == 0)
-		rc = sctp_udp_open(base, cfg->addr, cfg->port, &udp_ops, ep,
-				   &ep->udp);
+		rc = sctp_udp_open(base, cfg->addr, cfg->port, cfg->path_mtu,
+				   &udp_ops, ep, &ep->udp);
 	if (rc) {
 		sctp_ll_ep_free(ep);
 		return rc;
@@ -639,6 +662,27 @@ void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
 		      uint64_t *bad_crc, uint64_t *tx_pkts)
 {
 	sctp_udp_stats(ep->udp, rx_pkts, bad_crc, tx_pkts);
+}
+
+void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
+{
+	struct sctp_udp_counters c;
+	sctp_udp_counters(ep->udp, &c);
+	memset(st, 0, sizeof(*st));
+	st->rx_pkts = c.rx_pkts;
+	st->tx_pkts = c.tx_pkts;
+	st->rx_calls = c.rx_calls;
+	st->tx_calls = c.tx_calls;
+	st->tx_gso = c.tx_gso;
+	st->rx_gro = c.rx_gro;
+	st->tx_drops = c.tx_drops;
+	st->mtu_drops = c.mtu_drops;
+	st->tx_frag = c.tx_frag;
+}
+
+void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)
+{
+	sctp_udp_set_offload(ep->udp, gso, gro);
 }
 
 /* ------------------------------------------------------------ assoc API */

@@ -38,7 +38,8 @@ struct sctp_ll_assoc {
 	int in_cb, dead;
 	int mid_msg; /* a data message is partly read */
 	uint16_t nstreams;
-	uint32_t max_msg;
+	uint32_t max_msg;    /* now (follows the path MTU down) */
+	uint32_t max_msg_up; /* at UP: the most sctp_ll_sendv accepts */
 	uint8_t nbuf[NBUF_LEN];
 };
 
@@ -63,7 +64,11 @@ void sctp_usrsctp_read_notification(struct sctp_ll_assoc *a,
 				    const uint8_t *first, size_t n, int eor);
 
 /* sctp_usrsctp_io.c */
-/* Socket options shared by connecting and listening sockets. */
-int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so);
+/* Socket options shared by connecting and listening sockets; payload:
+ * the largest UDP payload (sctp_udp_peer_max_payload) for the path MTU. */
+int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
+			      uint32_t payload);
+/* Path MTU of so's association (or of associations it will make). */
+int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload);
 
 #endif

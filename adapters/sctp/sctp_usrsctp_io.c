@@ -22,8 +22,42 @@ static int set_opt(struct socket *so, int level, int name, const void *v,
 	return usrsctp_setsockopt(so, level, name, v, l) < 0 ? DDP_ERR_SYS : 0;
 }
 
+/*
+ * Path MTU, fixed by us (SPP_PMTUD_DISABLE: usrsctp cannot see ICMP in
+ * AF_CONN mode; sctp_udp follows the route, EMSGSIZE and ICMP for it).
+ * How usrsctp counts it for an AF_CONN peer (usrsctp 0.9.5
+ * sctp_add_remote_addr / SCTP_PEER_ADDR_PARAMS: net->mtu = spp_pathmtu +
+ * 12): the SCTP packet, i.e. our UDP payload, is at most spp_pathmtu + 12
+ * octets. So spp_pathmtu = largest UDP payload - 12 = link MTU - 40 (IPv4)
+ * or - 60 (IPv6). Its fragmentation point (SCTP_MAXSEG, the largest
+ * unfragmented message) is payload - 12 - 16 (DATA chunk header) -
+ * (payload % 4). Measured (test_sctp_mtu): link MTU 1500 over IPv4 ->
+ * largest datagram 1472 = 1500 - 28, largest message 1444; loopback
+ * (65536) -> payload capped at 65507, message 65476.
+ */
+#define SCTP_CONN_HDR 12 /* counted by usrsctp on top of spp_pathmtu */
+
+int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload)
+{
+	struct sctp_paddrparams pp;
+	struct sockaddr_conn any;
+	memset(&pp, 0, sizeof(pp));
+	/* the wildcard AF_CONN address: every path of the association
+	 * (one-to-one socket), or the socket's default before it has one
+	 * (with no address at all usrsctp refuses it on an association:
+	 * EAFNOSUPPORT) */
+	memset(&any, 0, sizeof(any));
+	any.sconn_family = AF_CONN;
+	memcpy(&pp.spp_address, &any, sizeof(any));
+	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+	pp.spp_flags = SPP_PMTUD_DISABLE;
+	pp.spp_pathmtu = payload - SCTP_CONN_HDR;
+	return set_opt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
+}
+
 /* Socket options shared by connecting and listening sockets. */
-int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so)
+int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
+			      uint32_t payload)
 {
 	const sctp_ll_config *c = &ep->cfg;
 	static const uint16_t evs[] = {
@@ -40,6 +74,9 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so)
 	int sb, rb, rc = 0;
 
 	usrsctp_set_non_blocking(so, 1);
+	/* RFC 5043 §9: SCTP packets fit the IP path (also the stock baseline:
+	 * the same packets on the wire, only usrsctp's tuning differs) */
+	rc |= sctp_usrsctp_set_mtu(so, payload);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
 		struct sctp_event e;
 		memset(&e, 0, sizeof(e));
@@ -88,11 +125,10 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so)
 	rb = (int)c->rcvbuf;
 	rc |= set_opt(so, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
 	rc |= set_opt(so, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
-	/* fixed path MTU (no PMTUD over our UDP), heartbeat for liveness */
+	/* heartbeat for liveness */
 	memset(&pp, 0, sizeof(pp));
 	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
-	pp.spp_flags = SPP_PMTUD_DISABLE | SPP_HB_ENABLE;
-	pp.spp_pathmtu = c->path_mtu;
+	pp.spp_flags = SPP_HB_ENABLE;
 	pp.spp_hbinterval = c->hb_interval_ms;
 	pp.spp_pathmaxrxt = 4;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
@@ -200,10 +236,22 @@ int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		len += iov[i].iov_len;
 	if (a->state != A_UP || !a->so)
 		return DDP_ERR_CLOSED;
-	if (a->max_msg && len > a->max_msg)
+	if (a->max_msg_up && len > a->max_msg_up)
 		return DDP_ERR_TOOBIG;
 	if (sid >= a->nstreams)
 		return DDP_ERR_INVAL;
+	if (len > a->max_msg && a->ep->cfg.unfragmented) {
+		/* cut for a path MTU that has since dropped: only SCTP
+		 * fragmentation gets it across now (RFC 4960 §6.9) */
+		const int zero = 0, one = 1;
+		int rc;
+		usrsctp_setsockopt(a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS,
+				   &zero, sizeof(zero));
+		rc = send_iov(a, sid, ppid, iov, iovcnt, len);
+		usrsctp_setsockopt(a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS,
+				   &one, sizeof(one));
+		return rc == 0 ? 0 : send_errno(a);
+	}
 	if (send_iov(a, sid, ppid, iov, iovcnt, len) == 0)
 		return 0;
 	return send_errno(a);

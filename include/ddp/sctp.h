@@ -68,10 +68,13 @@ typedef struct ddp_sctp_config {
 	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
 					 * association (default 64, RFC 5043
 					 * §5.2.3: finite; over it: Terminate) */
-	uint32_t path_mtu;	/* SCTP path MTU as usrsctp counts it for UDP
-				 * encapsulation: datagram = user message +
-				 * 28; 0 = 65000 (loopback). Over a real link:
-				 * link MTU - IP - 8 (UDP) - 12. */
+	uint32_t path_mtu;	/* IP path MTU cap: a link MTU as `ip link`
+				 * shows it (1500 on Ethernet); 0 = each
+				 * peer's route alone. Datagrams fit it
+				 * unfragmented (RFC 5043 §9): largest UDP
+				 * payload = MTU - 28 (IPv4) / - 48 (IPv6),
+				 * MULPDU = payload - 62 (- payload % 4);
+				 * lowered by EMSGSIZE and ICMP. */
 	uint32_t max_assocs;	/* associations alive at once (default 256):
 				 * each can hold nstreams reorder windows of
 				 * up to ~230 KiB; a peer beyond it is

@@ -1,0 +1,101 @@
+/*
+ * Internals of our UDP socket (sctp_udp.h), shared by its four files:
+ * sctp_udp.c (socket, peers, the send queue, filter, stats),
+ * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
+ * sctp_udp_rx.c (recvmmsg with UDP GRO splitting, CRC check, the ICMP
+ * error queue) and sctp_udp_mtu.c (path MTU of each peer from the route,
+ * EMSGSIZE and ICMP "fragmentation needed" / "packet too big").
+ */
+#ifndef SCTP_UDP_INT_H
+#define SCTP_UDP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "sctp/sctp_udp.h"
+
+struct event;
+
+#define UDP_MAX 65536
+#define TXQ_MAX 8192	/* queued datagrams before we drop (SCTP resends) */
+#define SCTP_CSUM_OFF 8 /* RFC 4960 §3.1 checksum field */
+#define SCTP_COMMON_HDR 12
+#define GSO_MAX_SEGS 64	   /* kernel UDP_MAX_SEGMENTS */
+#define GSO_MAX_BYTES 65000 /* one super-datagram stays under 64 KiB */
+#define TX_MSGS 256	   /* mmsghdr entries per sendmmsg */
+#define TX_PKTS 1024	   /* packets (iovecs) per sendmmsg */
+#define RX_MSGS 32	   /* datagrams (or GRO trains) per recvmmsg */
+
+struct pkt {
+	struct pkt *next;
+	struct sctp_udp_peer *peer;
+	size_t len;
+	int df;		/* usrsctp's set_df: may not be IP-fragmented */
+	uint8_t data[];
+};
+
+struct sctp_udp {
+	int fd, port, family;
+	struct event *rd, *wr;
+	int wr_pending;
+	struct sctp_udp_ops ops;
+	void *user;
+	struct sctp_udp_peer *peers;
+	struct pkt *q_head, *q_tail;
+	size_t qlen;
+	struct pkt *held;
+	sctp_ll_filter filter;
+	void *filter_user;
+	uint32_t mtu_cap;	/* IP MTU cap (config path_mtu), 0 none */
+	int gso, gro;		/* offloads the kernel accepted */
+	struct sctp_udp_counters c;
+	/* tx batch (sctp_udp_tx.c) */
+	struct mmsghdr *tx_mv;
+	struct iovec *tx_iov;
+	uint8_t *tx_ctl;	/* TX_MSGS control buffers */
+	struct pkt **tx_first;	/* first packet of each entry */
+	int *tx_npkt;		/* packets in each entry */
+	/* rx batch (sctp_udp_rx.c) */
+	struct mmsghdr *rx_mv;
+	struct iovec *rx_iov;
+	struct sockaddr_storage *rx_sa;
+	uint8_t *rx_ctl;
+	uint8_t *rx_buf;	/* RX_MSGS x UDP_MAX */
+};
+
+/* sctp_udp.c */
+struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
+					 const struct sockaddr_storage *sa,
+					 socklen_t salen, int create);
+void sctp_udp_arm_flush(struct sctp_udp *u);
+
+/* sctp_udp_tx.c */
+int sctp_udp_tx_init(struct sctp_udp *u);
+void sctp_udp_tx_free(struct sctp_udp *u);
+void sctp_udp_flush(struct sctp_udp *u);
+
+/* sctp_udp_rx.c */
+int sctp_udp_rx_init(struct sctp_udp *u);
+void sctp_udp_rx_free(struct sctp_udp *u);
+void sctp_udp_read(struct sctp_udp *u);
+/* Fault filter, then CRC check and input: one SCTP packet. */
+void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
+		      uint8_t *b, size_t n);
+
+/* sctp_udp_mtu.c */
+/* DF on the socket (IP_PMTUDISC_DO / IPV6_DONTFRAG). */
+void sctp_udp_mtu_socket(struct sctp_udp *u);
+/* A new peer's path MTU from the route. */
+void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p);
+/* sendmsg to p failed with EMSGSIZE: the route's MTU went down. */
+void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p);
+/* ICMP / local "message too long" for destination sa with ee_info. */
+void sctp_udp_mtu_icmp(struct sctp_udp *u, const struct sockaddr_storage *sa,
+		       uint32_t mtu);
+/* Send k (larger than p's path MTU, usrsctp allows IP fragmentation:
+ * RFC 4960 §7.3, a chunk sent before the MTU dropped) with DF off. */
+int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * Path MTU of each UDP peer (RFC 5043 §9: a DDP segment needs neither
+ * SCTP nor IP fragmentation, so the SCTP packet must fit the IP path).
+ * The value is the IP-level MTU (what `ip link` shows on a direct route):
+ * taken from the kernel's route for the peer (a UDP socket connect()ed to
+ * it with IP_PMTUDISC_DO, getsockopt IP_MTU / IPV6_MTU), capped by the
+ * configured path_mtu, lowered on EMSGSIZE from a send and on ICMP
+ * "fragmentation needed" / ICMPv6 "packet too big" (IP_RECVERR, ee_info =
+ * the next-hop MTU). It only goes down during the peer's life (no probing
+ * upwards, RFC 1191 §6.3 style increases are not tracked).
+ */
+#include "sctp/sctp_udp_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <unistd.h>
+
+#define V4_HDR 20
+#define V6_HDR 40
+#define UDP_HDR 8
+#define V4_MIN_MTU 576	/* RFC 791: every host accepts 576 */
+#define V6_MIN_MTU 1280 /* RFC 8200 §5 */
+#define UDP_MAX_PAYLOAD 65507 /* 65535 - 20 - 8 (IPv4 total length) */
+
+static uint32_t floor_mtu(int family)
+{
+	return family == AF_INET6 ? V6_MIN_MTU : V4_MIN_MTU;
+}
+
+/* Set DF on everything we send: the kernel then refuses (EMSGSIZE) what
+ * exceeds its path MTU instead of fragmenting. */
+void sctp_udp_mtu_socket(struct sctp_udp *u)
+{
+	int v, one = 1;
+	if (u->family == AF_INET) {
+		v = IP_PMTUDISC_DO;
+		setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
+	} else {
+		v = IPV6_PMTUDISC_DO;
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v));
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+	}
+}
+
+/* The route's MTU towards sa (0 if the kernel cannot tell). */
+static uint32_t route_mtu(const struct sockaddr_storage *sa, socklen_t sl)
+{
+	int fd, v, mtu = 0;
+	socklen_t l = sizeof(mtu);
+	fd = socket(sa->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (sa->ss_family == AF_INET) {
+		v = IP_PMTUDISC_DO;
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
+	} else {
+		v = IPV6_PMTUDISC_DO;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v));
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sl) == 0 &&
+	    getsockopt(fd, sa->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+		       sa->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
+		       &l) < 0)
+		mtu = 0;
+	close(fd);
+	return mtu > 0 ? (uint32_t)mtu : 0;
+}
+
+static uint32_t capped(const struct sctp_udp *u, int family, uint32_t mtu)
+{
+	if (u->mtu_cap && mtu > u->mtu_cap)
+		mtu = u->mtu_cap;
+	if (mtu < floor_mtu(family))
+		mtu = floor_mtu(family);
+	return mtu;
+}
+
+void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	uint32_t m = route_mtu(&p->sa, p->salen);
+	/* no route (yet): the minimum every path carries */
+	p->mtu = capped(u, p->sa.ss_family, m ? m : floor_mtu(p->sa.ss_family));
+}
+
+uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p)
+{
+	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	uint32_t m = p->mtu - hdr;
+	return m > UDP_MAX_PAYLOAD ? UDP_MAX_PAYLOAD : m;
+}
+
+uint32_t sctp_udp_max_payload(const struct sctp_udp *u)
+{
+	uint32_t hdr = (u->family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	if (u->mtu_cap && u->mtu_cap - hdr < UDP_MAX_PAYLOAD)
+		return capped(u, u->family, u->mtu_cap) - hdr;
+	return UDP_MAX_PAYLOAD;
+}
+
+static void lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
+{
+	mtu = capped(u, p->sa.ss_family, mtu);
+	if (mtu >= p->mtu)
+		return;
+	p->mtu = mtu;
+	u->c.mtu_drops++;
+	if (u->ops.peer_mtu)
+		u->ops.peer_mtu(u->user, p);
+}
+
+void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	uint32_t m = route_mtu(&p->sa, p->salen);
+	if (m)
+		lower(u, p, m);
+}
+
+static int same_host(const struct sockaddr_storage *a,
+		     const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+}
+
+/* The path MTU belongs to the destination host, not its port: a local
+ * EMSGSIZE on an unconnected socket even reports port 0. */
+void sctp_udp_mtu_icmp(struct sctp_udp *u, const struct sockaddr_storage *sa,
+		       uint32_t mtu)
+{
+	for (struct sctp_udp_peer *p = u->peers; p; p = p->next)
+		if (same_host(&p->sa, sa)) {
+			uint32_t m = mtu ? mtu : route_mtu(&p->sa, p->salen);
+			if (m)
+				lower(u, p, m);
+		}
+}
+
+void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu)
+{
+	if (p->u)
+		sctp_udp_mtu_icmp(p->u, &p->sa, mtu);
+}
+
+/* RFC 4960 §7.3: a chunk that no longer fits a lowered path MTU is sent
+ * IP-fragmented (usrsctp clears set_df for it). DF goes off for this one
+ * datagram only. */
+int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k)
+{
+	int off, zero = 0, e;
+	ssize_t n;
+	if (u->family == AF_INET) {
+		off = IP_PMTUDISC_DONT;
+		setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &off, sizeof(off));
+	} else {
+		off = IPV6_PMTUDISC_DONT;
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &zero, sizeof(zero));
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &off, sizeof(off));
+	}
+	n = sendto(u->fd, k->data, k->len, 0,
+		   (struct sockaddr *)&k->peer->sa, k->peer->salen);
+	e = errno;
+	sctp_udp_mtu_socket(u);
+	u->c.tx_calls++;
+	if (n >= 0)
+		u->c.tx_frag++;
+	errno = e;
+	return n < 0 ? -1 : 0;
+}

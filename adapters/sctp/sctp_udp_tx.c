@@ -1,0 +1,176 @@
+/*
+ * The send queue's flush: everything queued in one loop iteration leaves
+ * in as few system calls as the kernel allows. One sendmmsg carries up to
+ * TX_MSGS datagrams; with UDP GSO (UDP_SEGMENT cmsg) one entry is a run of
+ * consecutive packets to one peer of one size (the last may be shorter,
+ * as GSO allows), gathered with an iovec per packet: at most 64 segments
+ * and GSO_MAX_BYTES per super-datagram. Fallbacks: GSO that the socket
+ * refuses at setup is never used; a GSO send failing with EIO, EINVAL or
+ * ENOTSUP/EOPNOTSUPP switches GSO off for the socket and the same packets
+ * go out plainly. EMSGSIZE lowers the peer's path MTU (sctp_udp_mtu.c).
+ */
+#include "sctp/sctp_udp_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CTL_LEN CMSG_SPACE(sizeof(uint16_t))
+
+int sctp_udp_tx_init(struct sctp_udp *u)
+{
+	int zero = 0;
+	u->tx_mv = calloc(TX_MSGS, sizeof(*u->tx_mv));
+	u->tx_iov = calloc(TX_PKTS, sizeof(*u->tx_iov));
+	u->tx_ctl = calloc(TX_MSGS, CTL_LEN);
+	u->tx_first = calloc(TX_MSGS, sizeof(*u->tx_first));
+	u->tx_npkt = calloc(TX_MSGS, sizeof(*u->tx_npkt));
+	if (!u->tx_mv || !u->tx_iov || !u->tx_ctl || !u->tx_first ||
+	    !u->tx_npkt)
+		return -1;
+	/* UDP GSO where the kernel has it (Linux 4.18+) */
+	u->gso = setsockopt(u->fd, SOL_UDP, UDP_SEGMENT, &zero,
+			    sizeof(zero)) == 0;
+	return 0;
+}
+
+void sctp_udp_tx_free(struct sctp_udp *u)
+{
+	free(u->tx_mv);
+	free(u->tx_iov);
+	free(u->tx_ctl);
+	free(u->tx_first);
+	free(u->tx_npkt);
+	u->tx_mv = NULL;
+}
+
+/* Take n packets off the queue head (sent or dropped). */
+static void pop(struct sctp_udp *u, int n)
+{
+	while (n-- > 0 && u->q_head) {
+		struct pkt *k = u->q_head;
+		u->q_head = k->next;
+		if (!u->q_head)
+			u->q_tail = NULL;
+		u->qlen--;
+		free(k);
+	}
+}
+
+static int too_big(const struct pkt *k)
+{
+	return k->len > sctp_udp_peer_max_payload(k->peer);
+}
+
+/* Fill the mmsghdr vector from the queue head. Returns the entries. */
+static int build(struct sctp_udp *u)
+{
+	struct pkt *k = u->q_head;
+	int nmsg = 0, niov = 0;
+	while (k && nmsg < TX_MSGS && niov < TX_PKTS) {
+		struct msghdr *mh = &u->tx_mv[nmsg].msg_hdr;
+		struct pkt *first = k;
+		size_t g = k->len, total = k->len;
+		int cnt = 1, gso_ok;
+		if (too_big(k) && !k->df)
+			break; /* sent alone with DF off (flush) */
+		memset(mh, 0, sizeof(*mh));
+		u->tx_iov[niov].iov_base = k->data;
+		u->tx_iov[niov].iov_len = k->len;
+		gso_ok = u->gso && !too_big(k);
+		k = k->next;
+		/* a GSO run: same peer, all but the last exactly g octets */
+		while (gso_ok && k && k->peer == first->peer && k->len <= g &&
+		       cnt < GSO_MAX_SEGS && niov + cnt < TX_PKTS &&
+		       total + k->len <= GSO_MAX_BYTES) {
+			u->tx_iov[niov + cnt].iov_base = k->data;
+			u->tx_iov[niov + cnt].iov_len = k->len;
+			total += k->len;
+			cnt++;
+			k = k->next;
+			if (u->tx_iov[niov + cnt - 1].iov_len < g)
+				break;
+		}
+		mh->msg_name = &first->peer->sa;
+		mh->msg_namelen = first->peer->salen;
+		mh->msg_iov = &u->tx_iov[niov];
+		mh->msg_iovlen = (size_t)cnt;
+		if (cnt > 1) {
+			struct cmsghdr *c;
+			uint16_t gs = (uint16_t)g;
+			mh->msg_control = u->tx_ctl + (size_t)nmsg * CTL_LEN;
+			mh->msg_controllen = CTL_LEN;
+			c = CMSG_FIRSTHDR(mh);
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(gs));
+			memcpy(CMSG_DATA(c), &gs, sizeof(gs));
+		}
+		u->tx_first[nmsg] = first;
+		u->tx_npkt[nmsg] = cnt;
+		niov += cnt;
+		nmsg++;
+	}
+	return nmsg;
+}
+
+static int transient(int e)
+{
+	return e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS;
+}
+
+void sctp_udp_flush(struct sctp_udp *u)
+{
+	while (u->q_head) {
+		struct pkt *k = u->q_head;
+		int nmsg, r;
+		if (too_big(k) && !k->df) {
+			if (sctp_udp_send_fragmentable(u, k) < 0 &&
+			    transient(errno)) {
+				sctp_udp_arm_flush(u);
+				return;
+			}
+			u->c.tx_pkts++;
+			pop(u, 1);
+			continue;
+		}
+		nmsg = build(u);
+		r = sendmmsg(u->fd, u->tx_mv, (unsigned)nmsg, 0);
+		u->c.tx_calls++;
+		if (r > 0) {
+			for (int i = 0; i < r; i++) {
+				u->c.tx_pkts += (uint64_t)u->tx_npkt[i];
+				u->c.tx_gso += u->tx_npkt[i] > 1;
+				pop(u, u->tx_npkt[i]);
+			}
+			continue; /* an error at entry r shows up next call */
+		}
+		int e = errno, cnt = u->tx_npkt[0];
+		struct sctp_udp_peer *p = u->tx_first[0]->peer;
+		if (transient(e)) {
+			sctp_udp_arm_flush(u);
+			return;
+		}
+		if (cnt > 1 && (e == EIO || e == EINVAL || e == ENOTSUP ||
+				e == EOPNOTSUPP)) {
+			/* the device or kernel will not segment for us */
+			u->gso = 0;
+			continue;
+		}
+		if (e == EMSGSIZE) {
+			/* RFC 5043 §9: the route's MTU dropped under what
+			 * usrsctp was told; retry once re-sorted by the new
+			 * one, else the datagrams are lost (SCTP resends) */
+			uint32_t old = p->mtu;
+			sctp_udp_mtu_emsgsize(u, p);
+			if (p->mtu < old)
+				continue;
+		}
+		/* other errors (ECONNREFUSED from an earlier ICMP): the
+		 * datagrams are lost; the error queue reports the peer */
+		u->c.tx_drops += (uint64_t)cnt;
+		pop(u, cnt);
+	}
+}
