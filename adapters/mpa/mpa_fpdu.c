@@ -88,10 +88,11 @@ static void emit(struct lay *l, const uint8_t *p, size_t n)
 	}
 }
 
-int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
-		   size_t ulpdu_len, mpa_fpdu **out)
+/* Checks of mpa_fpdu_build's arguments. */
+static int check_args(const mpa_tx_stream *t, const struct iovec *iov,
+		      int iovcnt, size_t ulpdu_len)
 {
-	if (!t || !iov || !out || iovcnt < 1)
+	if (!t || !iov || iovcnt < 1)
 		return DDP_ERR_INVAL;
 	size_t hl = iov[0].iov_len;
 	if (!iov[0].iov_base || (hl != DDP_TAGGED_HDR_LEN &&
@@ -108,16 +109,56 @@ int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 		return DDP_ERR_INVAL;
 	if (ulpdu_len > MPA_MULPDU_MAX)
 		return DDP_ERR_TOOBIG;
+	return 0;
+}
 
+/* iov[] entries and markers one FPDU may need. */
+static void caps(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len,
+		 int *cap, int *mkcap)
+{
 	size_t pad = mpa_pad_len(ulpdu_len);
 	size_t logical = MPA_LEN_FIELD + ulpdu_len + pad + MPA_CRC_LEN;
-	int mkcap = t->markers ? (int)(logical / (MPA_MARKER_INTERVAL -
-						  MPA_MARKER_LEN)) + 2 : 0;
-	int cap = iovcnt + 2 * mkcap + 6;
-	mpa_fpdu *f = calloc(1, sizeof(*f) + (size_t)cap * sizeof(struct iovec) +
-				       (size_t)mkcap * MPA_MARKER_LEN);
-	if (!f)
+	*mkcap = t->markers ? (int)(logical / (MPA_MARKER_INTERVAL -
+					       MPA_MARKER_LEN)) + 2 : 0;
+	*cap = iovcnt + 2 * *mkcap + 6;
+}
+
+size_t mpa_fpdu_size(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len)
+{
+	int cap, mkcap;
+	caps(t, iovcnt < 1 ? 1 : iovcnt, ulpdu_len, &cap, &mkcap);
+	return sizeof(mpa_fpdu) + (size_t)cap * sizeof(struct iovec) +
+	       (size_t)mkcap * MPA_MARKER_LEN;
+}
+
+int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
+		   size_t ulpdu_len, mpa_fpdu **out)
+{
+	if (!out)
+		return DDP_ERR_INVAL;
+	int rc = check_args(t, iov, iovcnt, ulpdu_len);
+	if (rc)
+		return rc;
+	void *mem = malloc(mpa_fpdu_size(t, iovcnt, ulpdu_len));
+	if (!mem)
 		return DDP_ERR_NOMEM;
+	return mpa_fpdu_build_in(t, iov, iovcnt, ulpdu_len, mem, out);
+}
+
+int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
+		      size_t ulpdu_len, void *mem, mpa_fpdu **out)
+{
+	if (!out || !mem)
+		return DDP_ERR_INVAL;
+	int rc = check_args(t, iov, iovcnt, ulpdu_len);
+	if (rc)
+		return rc;
+	size_t hl = iov[0].iov_len;
+	size_t pad = mpa_pad_len(ulpdu_len);
+	int cap, mkcap;
+	caps(t, iovcnt, ulpdu_len, &cap, &mkcap);
+	mpa_fpdu *f = mem;
+	memset(f, 0, sizeof(*f));
 	f->iov = (struct iovec *)(f + 1);
 	f->mk = (uint8_t (*)[MPA_MARKER_LEN])(f->iov + cap);
 

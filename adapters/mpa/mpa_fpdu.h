@@ -57,6 +57,7 @@ typedef struct mpa_fpdu {
 	size_t wire_len;	/* octets on the wire */
 	size_t written;		/* octets already written (user's cursor) */
 	int pending;		/* user flag: needs ddp_llp_tx_done() */
+	int pooled;		/* user flag: memory from the user's pool */
 	int iovcnt;
 	struct iovec *iov;
 	uint8_t head[MPA_LEN_FIELD + DDP_MAX_HDR_LEN];
@@ -76,6 +77,16 @@ typedef struct mpa_fpdu {
  * lengths disagree), DDP_ERR_TOOBIG (ulpdu_len > 64768), DDP_ERR_NOMEM. */
 int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 		   size_t ulpdu_len, mpa_fpdu **out);
+
+/* Octets mpa_fpdu_build_in needs for an FPDU of iovcnt pieces and
+ * ulpdu_len octets on t (its marker setting). */
+size_t mpa_fpdu_size(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len);
+/* As mpa_fpdu_build, in the caller's memory: mem holds at least
+ * mpa_fpdu_size() octets, aligned as malloc's are, and stays the caller's
+ * (*out == mem). The same errors except DDP_ERR_NOMEM; nothing is written
+ * to mem on an error. */
+int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
+		      size_t ulpdu_len, void *mem, mpa_fpdu **out);
 
 /* ------------------------------------------------------------- rx side */
 

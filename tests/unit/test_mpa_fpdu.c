@@ -236,6 +236,50 @@ static void test_framer_crc_off_writes_zero_and_rejects_bad_args(void **state)
 			 DDP_ERR_TOOBIG);
 }
 
+/* mpa_fpdu_build_in frames into the caller's memory exactly what
+ * mpa_fpdu_build frames into its own, within mpa_fpdu_size() octets, and
+ * leaves the memory alone on bad arguments. */
+static void test_framer_build_in_matches_build(void **state)
+{
+	static uint8_t payload[3000], a[4000], b[4000];
+	uint8_t h[18];
+	for (size_t i = 0; i < sizeof payload; i++)
+		payload[i] = (uint8_t)(i * 7 + 3);
+	for (int mode = 0; mode < 4; mode++) {
+		mpa_tx_stream t1 = { .markers = mode & 1, .crc = mode >> 1 };
+		mpa_tx_stream t2 = t1;
+		size_t sizes[] = { 0, 1, 3, 511, 1436, 2999 };
+		for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+			send_hdr(h, 0, (uint32_t)k + 1, 0);
+			struct iovec iov[2] = { { h, 18 }, { payload, sizes[k] } };
+			mpa_fpdu *f, *g;
+			size_t need = mpa_fpdu_size(&t2, 2, 18 + sizes[k]);
+			uint8_t *mem = malloc(need);
+			assert_non_null(mem);
+			assert_int_equal(mpa_fpdu_build(&t1, iov, 2, 18 + sizes[k], &f), 0);
+			assert_int_equal(mpa_fpdu_build_in(&t2, iov, 2, 18 + sizes[k], mem, &g), 0);
+			assert_ptr_equal(g, mem);
+			assert_true((uint8_t *)(g->iov + g->iovcnt) <= mem + need);
+			assert_int_equal(g->wire_len, f->wire_len);
+			assert_int_equal(t1.pos, t2.pos);
+			size_t la = flat(f, a), lb = flat(g, b);
+			assert_int_equal(la, lb);
+			assert_memory_equal(a, b, la);
+			free(f);
+			free(mem);
+		}
+	}
+	mpa_tx_stream t = { .crc = 1 };
+	uint8_t mem[512];
+	memset(mem, 0x5a, sizeof mem);
+	struct iovec bad[2] = { { h, 18 }, { payload, 10 } };
+	mpa_fpdu *f;
+	assert_int_equal(mpa_fpdu_build_in(&t, bad, 2, 27, mem, &f), DDP_ERR_INVAL);
+	for (size_t i = 0; i < sizeof mem; i++)
+		assert_int_equal(mem[i], 0x5a);
+	assert_int_equal(t.pos, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_framer_builds_spec_extra_vectors),
 		cmocka_unit_test(test_framer_markers_every_512_with_correct_fpduptr),
 		cmocka_unit_test(test_framer_crc_off_writes_zero_and_rejects_bad_args),
+		cmocka_unit_test(test_framer_build_in_matches_build),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
