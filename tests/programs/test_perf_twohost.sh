@@ -7,28 +7,17 @@
 set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
-A=ddpA$$ B=ddpB$$ VA=vA$$ VB=vB$$
-SRV=169.254.210.2 PORT=29710
+PORT=29710
 fail() { echo "test_perf_twohost: $*"; exit 1; }
 . "$(dirname "$0")/wait_lib.sh"
+. "$(dirname "$0")/netns_lib.sh"
 cleanup() {
 	[ -n "${sp:-}" ] && kill "$sp" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
+	netns_del
 }
 trap cleanup EXIT INT TERM
 [ -x "$perf" ] || fail "no $perf"
-ip netns add "$A" && ip netns add "$B" || fail "cannot create network namespaces (need root and iproute2)"
-ip link add "$VA" type veth peer name "$VB" || fail "cannot create a veth pair"
-ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" || fail "cannot move veth ends"
-ip -n "$A" addr add 169.254.210.1/24 dev "$VA"
-ip -n "$B" addr add "$SRV/24" dev "$VB"
-for n in "$A:$VA" "$B:$VB"; do
-	ns=${n%%:*} dev=${n#*:}
-	ip -n "$ns" link set lo up
-	ip -n "$ns" link set "$dev" mtu 1500 up || fail "link up"
-done
-ip netns exec "$A" ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || fail "no connectivity between the namespaces"
+netns_pair dd 169.254.210 1500
 
 out=$(mktemp)
 for llp in mpa sctp tcp usrsctp usrsctp-stock udp; do

@@ -9,28 +9,17 @@
 set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
-A=dmA$$ B=dmB$$ VA=mA$$ VB=mB$$
-SRV=169.254.212.2 PORT=29712
+PORT=29712
 fail() { echo "test_sctp_mtu_veth: $*"; exit 1; }
 . "$(dirname "$0")/wait_lib.sh"
+. "$(dirname "$0")/netns_lib.sh"
 cleanup() {
 	[ -n "${sp:-}" ] && kill "$sp" 2>/dev/null
-	ip netns del "$A" 2>/dev/null
-	ip netns del "$B" 2>/dev/null
+	netns_del
 }
 trap cleanup EXIT INT TERM
 [ -x "$perf" ] || fail "no $perf"
-ip netns add "$A" && ip netns add "$B" || fail "cannot create network namespaces (need root and iproute2)"
-ip link add "$VA" type veth peer name "$VB" || fail "cannot create a veth pair"
-ip link set "$VA" netns "$A" && ip link set "$VB" netns "$B" || fail "cannot move veth ends"
-ip -n "$A" addr add 169.254.212.1/24 dev "$VA"
-ip -n "$B" addr add "$SRV/24" dev "$VB"
-for n in "$A:$VA" "$B:$VB"; do
-	ns=${n%%:*} dev=${n#*:}
-	ip -n "$ns" link set lo up
-	ip -n "$ns" link set "$dev" mtu 1500 up || fail "link up"
-done
-ip netns exec "$A" ping -c 1 -W 2 "$SRV" >/dev/null 2>&1 || fail "no connectivity between the namespaces"
+netns_pair dm 169.254.212 1500
 frags() { # IP fragments created + reassemblies asked for in namespace $1
 	ip netns exec "$1" nstat -az IpFragCreates IpReasmReqds |
 		awk '$1 ~ /^Ip/ { s += $2 } END { print s + 0 }'

@@ -712,6 +712,16 @@ static void test_deframer_reads_tail_fpdu_with_large_payload(void **state)
 	free_stream(&st);
 }
 
+/* A deframer as an MPA connection sets it up: ring, default switch point,
+ * scatter reads (ring NULL: no ring). */
+static void ring_deframer(mpa_deframer *d, struct sink *k, uint8_t *ring)
+{
+	mpa_dfr_init(d, 0, 1, 0, &stage_scatter_ops, k);
+	mpa_dfr_set_ring(d, ring);
+	mpa_dfr_set_stage_max(d, MPA_RING_SWITCH);
+	mpa_dfr_set_readv(d, chop_readv);
+}
+
 /* The receive ring (mpa_readahead.h): where TCP's MSS bounds MULPDU (1454
  * octets at MTU 1500), a run of small FPDUs is read in chunks of up to
  * MPA_RING_LEN octets instead of one read per FPDU; each FPDU's CRC is
@@ -735,10 +745,7 @@ static void test_deframer_ring_reads_small_fpdus_in_large_chunks(void **state)
 		for (uint32_t seed = 0; seed <= 6; seed++) {
 			struct sink *k = new_sink();
 			mpa_deframer d;
-			mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
-			mpa_dfr_set_ring(&d, ring);
-			mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
-			mpa_dfr_set_readv(&d, chop_readv);
+			ring_deframer(&d, k, ring);
 			/* seed 0: the reader returns all it is asked for;
 			 * others: random pieces and dry spells */
 			struct chop c = { st.wire, st.len, 0, seed,
@@ -782,10 +789,7 @@ static void test_deframer_ring_reads_small_fpdus_in_large_chunks(void **state)
 	st.wire[st.fpdu_off[37] + 700] ^= 0x10;
 	struct sink *k = new_sink();
 	mpa_deframer d;
-	mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
-	mpa_dfr_set_ring(&d, ring);
-	mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
-	mpa_dfr_set_readv(&d, chop_readv);
+	ring_deframer(&d, k, ring);
 	struct chop c = { st.wire, st.len, 0, 0, 4 * AREA, 0, 0 };
 	run_chopped(&d, &c);
 	assert_int_equal(k->nerr, 1);
@@ -798,13 +802,11 @@ static void test_deframer_ring_reads_small_fpdus_in_large_chunks(void **state)
 	/* without a ring the stage buffer is the inline one: a 1454-octet
 	 * ULPDU is not staged whatever stage_max asks */
 	k = new_sink();
-	mpa_dfr_init(&d, 0, 1, 0, &stage_scatter_ops, k);
-	mpa_dfr_set_stage_max(&d, MPA_RING_SWITCH);
+	ring_deframer(&d, k, NULL);
 	for (int i = 0; i < 4; i++)
 		pl[i] = SMALL;
 	make_stream_pl(&st, 0, 1, 4, 4244, 0, pl, 0);
 	struct chop c2 = { st.wire, st.len, 0, 0, 4 * AREA, 0, 0 };
-	mpa_dfr_set_readv(&d, chop_readv);
 	assert_int_equal(run_chopped(&d, &c2), DDP_ERR_CLOSED);
 	check_all_delivered(&st, k);
 	assert_int_equal(k->nstaged, 0);
