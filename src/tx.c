@@ -165,7 +165,9 @@ void tx_pump(ddp_session *s, struct ddp_stream *st)
 			m->iov_idx = save_idx;
 			m->iov_off = save_off;
 			st->in_pump = 0;
-			ddp_llp_failed(s, st->idx, DDP_ERR_LLP);
+			/* llp.h: fatal for the stream, reported with the LLP's
+			 * own code (DDP-TRD-7) */
+			ddp_llp_failed(s, st->idx, r);
 			return;
 		}
 		m->sent += chunk;

@@ -151,7 +151,8 @@ void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
  * session Terminate): RFC 5041 §6 half-close; later data on it is an error. */
 void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);
 /* The stream (UINT32_MAX: every stream) is gone (connection lost, reset,
- * peer died). Outstanding requests complete with DDP_ERR_LLP (DDP-TRD-7). */
+ * peer died). Outstanding requests complete with err (DDP_ERR_LLP when err
+ * is not negative), DDP-TRD-7. */
 void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
 /* The LLP finished a graceful close of the stream (both halves). */
 void ddp_llp_closed(ddp_session *s, uint32_t stream);

@@ -11,6 +11,8 @@ static int nl_send(void *llp, uint32_t stream, const struct iovec *iov,
 		sum += iov[i].iov_len;
 	if (iovcnt < 1 || sum != len || len > (n->mulpdu ? n->mulpdu : 1500))
 		n->violations++;
+	if (n->send_rc)
+		return n->send_rc;
 	n->nsent++;
 	n->bytes += len;
 	return 0;

@@ -17,6 +17,7 @@ typedef struct nullllp {
 	size_t nsent, bytes;	/* segments / octets handed to ops->send */
 	size_t ncloses;		/* close_stream + close calls */
 	unsigned violations;	/* send() contract breaches seen */
+	int send_rc;		/* what ops->send returns (0: take it) */
 } nullllp;
 
 /* llp must point to a nullllp. */

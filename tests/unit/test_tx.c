@@ -522,6 +522,59 @@ static void test_dlv4_send_done_does_not_nest(void **state)
 	assert_int_equal(ddp_ctx_free(ctx), 0);
 }
 
+/* llp.h: a send error other than DDP_ERR_AGAIN is fatal for the stream and
+ * reported with the LLP's own code (DDP-TRD-7: requests complete in error),
+ * not replaced by DDP_ERR_LLP. */
+struct fail_rec {
+	int ndone, status, nerr;
+};
+
+static void fail_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
+{
+	struct fail_rec *r = user;
+	r->ndone++;
+	r->status = status;
+}
+
+static void fail_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	struct fail_rec *r = user;
+	r->nerr++;
+}
+
+static void fail_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+}
+
+static void test_llp_send_error_keeps_the_llps_code(void **state)
+{
+	(void)state;
+	static const int codes[] = { DDP_ERR_CLOSED, DDP_ERR_TOOBIG, DDP_ERR_NOMEM };
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+		ddp_ctx *ctx;
+		ddp_pd *pd;
+		ddp_session *s;
+		nullllp nl;
+		struct fail_rec r = { 0 };
+		memset(&nl, 0, sizeof(nl));
+		nl.send_rc = codes[i];
+		assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
+		assert_int_equal(ddp_pd_new(ctx, &pd), 0);
+		ddp_callbacks cb = { .deliver = fail_deliver, .send_done = fail_done,
+				     .error = fail_error };
+		ddp_session_config cfg = { .nstreams = 1, .pd = pd };
+		assert_int_equal(ddp_session_new(ctx, &cfg, &nullllp_ops, &nl, &cb, &r, &s), 0);
+		static const uint8_t one = 1;
+		struct iovec v = { (void *)&one, 1 };
+		ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL);
+		assert_int_equal(r.ndone, 1);
+		assert_int_equal(r.status, codes[i]);
+		ddp_session_free(s);
+		assert_int_equal(ddp_pd_free(pd), 0);
+		assert_int_equal(ddp_ctx_free(ctx), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_llp2_shrinking_mulpdu_does_not_resegment),
 		cmocka_unit_test(test_ord1_backpressure_keeps_submission_order),
 		cmocka_unit_test(test_dlv4_send_done_does_not_nest),
+		cmocka_unit_test(test_llp_send_error_keeps_the_llps_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
