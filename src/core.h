@@ -163,6 +163,8 @@ struct ddp_stream {
 	uint8_t dead;	      /* aborted / failed / closed: no traffic */
 	uint8_t llp_closed;   /* close_stream already called */
 	uint8_t sends_after_error; /* DDP-ERR-4 allowance */
+	uint8_t traffic;      /* a message was queued or a segment came in:
+			       * the PD is fixed (ddp_stream_set_pd) */
 	uint32_t epoch;	      /* bumped on reset/abort; guards callback loops */
 };
 

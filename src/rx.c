@@ -132,6 +132,7 @@ int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_
 	s->active_rx = rx;
 
 	struct ddp_stream *st = &s->st[stream];
+	st->traffic = 1;
 	/* DDP-ERR-3: after an error every later segment is dropped silently. */
 	if (st->dead || st->errored)
 		return 0;

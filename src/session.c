@@ -150,6 +150,8 @@ int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd)
 	if (!s || stream >= s->cfg.nstreams || (pd && pd->ctx != s->ctx))
 		return DDP_ERR_INVAL;
 	struct ddp_stream *st = &s->st[stream];
+	if (st->traffic)
+		return DDP_ERR_STATE; /* placement checks already used the PD */
 	if (st->pd)
 		st->pd->refs--;
 	st->pd = pd;

@@ -75,6 +75,7 @@ static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		st->txq = m;
 	st->txq_tail = m;
 	st->txq_len++;
+	st->traffic = 1;
 	if (!st->tx_cur)
 		st->tx_cur = m;
 	tx_pump(s, st);

@@ -279,7 +279,10 @@ ddp_ctx *ddp_session_ctx(const ddp_session *s);
 /* Payload octets the library itself copied (staging, whole-segment entry,
  * contiguous tx build). The header-first receive path leaves it at 0. */
 uint64_t ddp_session_copied_bytes(const ddp_session *s);
-/* Bind a stream to a PD (before traffic). Errors: DDP_ERR_INVAL. */
+/* Bind a stream to a PD (NULL: none) before its traffic: once a message
+ * was queued on it or a segment arrived, the binding is fixed.
+ * Errors: DDP_ERR_INVAL (NULL session, bad stream, PD of another
+ * context), DDP_ERR_STATE (the stream has had traffic). */
 int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
 
 /* Post an untagged receive buffer on (stream, qn). Buffers of one queue are

@@ -453,7 +453,8 @@ static void test_sec1_sec7_pd_and_stream_association(void **state)
 	}
 }
 
-/* DDP-SEC-1: ddp_stream_set_pd binds one stream to another PD. */
+/* DDP-SEC-1: ddp_stream_set_pd binds one stream to another PD, before the
+ * stream's traffic only. */
 static void test_stream_set_pd_binds_stream(void **state)
 {
 	struct fx f;
@@ -469,6 +470,13 @@ static void test_stream_set_pd_binds_stream(void **state)
 	assert_int_equal(write_to(&f, 1, st, 0, p, 4), 0);
 	assert_int_equal(f.m->side[1].nerr, 0);
 	assert_memory_equal(f.arena, p, 4);
+	/* the binding is fixed once the stream has had traffic: a change
+	 * now would judge later segments of the same messages differently */
+	assert_int_equal(ddp_stream_set_pd(f.rx, 1, f.pd), DDP_ERR_STATE);
+	assert_int_equal(ddp_stream_set_pd(f.rx, 1, NULL), DDP_ERR_STATE);
+	assert_int_equal(write_to(&f, 1, st, 4, p, 4), 0);
+	assert_int_equal(f.m->side[1].nerr, 0);
+	assert_memory_equal(f.arena + 4, p, 4);
 	assert_int_equal(ddp_stream_set_pd(f.rx, 2, other), DDP_ERR_INVAL);
 	assert_int_equal(ddp_stream_set_pd(NULL, 0, other), DDP_ERR_INVAL);
 	assert_int_equal(ddp_stag_invalidate(f.ctx, st), 0);
