@@ -94,7 +94,10 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 		break;
 	}
 	size_t n = rx->payload_len;
-	if (n == 0 && h->last && h->mo > e->len) {
+	/* a message is shorter than 2^32 octets (DDP-SEG-2, MO is 32 bits):
+	 * of a longer buffer only the first UINT32_MAX octets can be used */
+	size_t room = e->len > UINT32_MAX ? UINT32_MAX : e->len;
+	if (n == 0 && h->last && h->mo > room) {
 		/* A zero-length L=1 segment is not checked by §7.1, but it would
 		 * deliver a message of MO octets (DDP-SEG-10): never more than the
 		 * buffer holds. */
@@ -102,11 +105,11 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 		return;
 	}
 	if (n) {
-		if (h->mo >= e->len) { /* DDP-VAL-U3 */
+		if (h->mo >= room) { /* DDP-VAL-U3 */
 			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_MO);
 			return;
 		}
-		if (n > e->len - h->mo) { /* DDP-VAL-U4 */
+		if (n > room - h->mo) { /* DDP-VAL-U4 */
 			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_TOO_LONG);
 			return;
 		}

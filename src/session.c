@@ -165,8 +165,6 @@ int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf, size_
 {
 	if (!s || stream >= s->cfg.nstreams || qn >= s->cfg.nqueues || (!buf && len))
 		return DDP_ERR_INVAL;
-	if (len > UINT32_MAX)
-		len = UINT32_MAX; /* a message is < 2^32 octets (DDP-SEG-2) */
 	struct ddp_stream *st = &s->st[stream];
 	if (st->dead)
 		return DDP_ERR_CLOSED;

@@ -286,7 +286,10 @@ uint64_t ddp_session_copied_bytes(const ddp_session *s);
 int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
 
 /* Post an untagged receive buffer on (stream, qn). Buffers of one queue are
- * consumed in MSN order (the first posted takes the next MSN).
+ * consumed in MSN order (the first posted takes the next MSN). A message is
+ * shorter than 2^32 octets (RFC 5041 §5.3), so of a longer buffer only the
+ * first UINT32_MAX octets receive; the delivery reports buf_len as
+ * posted.
  * Errors: DDP_ERR_INVAL (NULL session/buf with len>0, bad stream/qn),
  * DDP_ERR_LIMIT (max_posted), DDP_ERR_CLOSED, DDP_ERR_NOMEM. */
 int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,

@@ -479,6 +479,39 @@ static void test_dlv2_dlv3_delivery_reports_fields(void **state)
 }
 
 
+/* A buffer posted with more than UINT32_MAX octets: the delivery reports
+ * buf_len as posted (no silent clamp), and a segment reaching past 2^32
+ * (a message must be shorter, RFC 5041 §5.3, MO is 32 bits) is refused
+ * as too long (DDP-VAL-U4) before anything is written. */
+static void test_post_recv_over_4gib_keeps_len_and_bounds_mo(void **state)
+{
+	struct fx f;
+	uint8_t seg[64], pay[10];
+	size_t n;
+	const size_t huge = (size_t)UINT32_MAX + 4097;
+
+	if (sizeof(size_t) < 8)
+		skip();
+	memset(pay, 0x5a, sizeof(pay));
+	fx_new(&f, 0);
+	memllp_side *sd = &f.m->side[1];
+	/* only the first octets are ever written: the rest is a claim */
+	assert_int_equal(ddp_post_recv(f.rx, 1, 0, f.arena, huge, NULL), 0);
+	assert_int_equal(ddp_post_recv(f.rx, 1, 0, f.arena + 64, huge, NULL), 0);
+	n = tw_untagged(seg, 1, 1, 0, 0, 1, 0, pay, sizeof(pay));
+	assert_int_equal(inject(&f, 1, seg, n), 0);
+	assert_int_equal(sd->ndlv, 1);
+	assert_int_equal(sd->dlv[0].d.len, sizeof(pay));
+	assert_true(sd->dlv[0].d.buf_len == huge);
+	assert_memory_equal(f.arena, pay, sizeof(pay));
+	n = tw_untagged(seg, 1, 1, 0, 0, 2, UINT32_MAX - 5, pay, sizeof(pay));
+	assert_int_equal(inject(&f, 1, seg, n), 0);
+	assert_int_equal(sd->nerr, 1);
+	assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+	assert_int_equal(sd->err[0].code, DDP_ECODE_U_TOO_LONG);
+	fx_free(&f);
+}
+
 /* DDP-ERR-8, DDP-SEG-7: a zero-length untagged message still takes its
  * (QN, MSN) buffer: it is delivered with length 0 and the next message
  * uses the next buffer. */
@@ -674,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_short_segment_is_llp_short_error),
 		cmocka_unit_test(test_rx_entry_points_refuse_misuse),
 		cmocka_unit_test(test_dlv2_dlv3_delivery_reports_fields),
+		cmocka_unit_test(test_post_recv_over_4gib_keeps_len_and_bounds_mo),
 		cmocka_unit_test(test_rx_huge_payload_len_is_refused),
 		cmocka_unit_test(test_buffer_returned_mid_payload_is_not_written),
 		cmocka_unit_test(test_llp7_seg9_length_comes_from_the_llp),
