@@ -56,6 +56,7 @@
 #include <ddp/ddp.h>
 #include <event2/event.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -280,30 +281,43 @@ static int num(const char *s, unsigned long lo, unsigned long hi, unsigned long 
 	return 0;
 }
 
+/* `ddp-xfer sha256 FILE`: the file's SHA-256 with the transfer's code. */
 static int hash_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
 		fprintf(stderr, "ddp-xfer: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	struct xf_sha256 c;
-	uint8_t buf[65536], d[XF_SHA256_LEN];
-	char h[2 * XF_SHA256_LEN + 1];
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	const size_t bs = 1u << 20;
+	struct xf_sha256 c = { 0 };
+	uint8_t *buf = malloc(bs), d[XF_SHA256_LEN];
+	const char *err = NULL;
 	unsigned long long n = 0;
-	size_t r;
-	xf_sha256_init(&c);
-	while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
-		xf_sha256_update(&c, buf, r);
-		n += r;
+	if (!buf || xf_sha256_init(&c))
+		err = "out of memory";
+	while (!err) {
+		ssize_t r = read(fd, buf, bs);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			err = strerror(errno);
+		if (r <= 0)
+			break;
+		xf_sha256_update(&c, buf, (size_t)r);
+		n += (unsigned long long)r;
 	}
-	int err = ferror(f);
-	fclose(f);
+	if (!err && xf_sha256_final(&c, d))
+		err = "SHA-256 failed (libcrypto)";
+	xf_sha256_free(&c);
+	free(buf);
+	close(fd);
 	if (err) {
-		fprintf(stderr, "ddp-xfer: %s: read error\n", path);
+		fprintf(stderr, "ddp-xfer: %s: %s\n", path, err);
 		return 1;
 	}
-	xf_sha256_final(&c, d);
+	char h[2 * XF_SHA256_LEN + 1];
 	xf_sha256_hex(d, h);
 	printf("sha256 %s bytes %llu\n", h, n);
 	return 0;

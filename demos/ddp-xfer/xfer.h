@@ -3,7 +3,8 @@
  *   main.c      options, event loop, progress, failure reporting
  *   send.c      the sending ULP        recv.c    the receiving ULP
  *   net_mpa.c   MPA/TCP: N connections net_sctp.c SCTP: 1 association
- *   proto.c     wire messages          sha256.c  FIPS 180-4 SHA-256
+ *   proto.c     wire messages          digest.c  SHA-256 (libcrypto EVP)
+ *   worker.c    the thread that reads/writes the file and hashes, in order
  */
 #ifndef DDP_XFER_H
 #define DDP_XFER_H
