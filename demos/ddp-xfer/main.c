@@ -58,6 +58,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -246,7 +247,8 @@ static void usage(FILE *f)
 		   "options: --chunk OCTETS (default 1048576)  --depth N (buffers per stream, "
 		   "default 4)\n"
 		   "         --timeout SECONDS (nothing heard from the peer, default 10)\n"
-		   "         ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n");
+		   "         --mtu N (SCTP path MTU across hosts: link MTU - 40, e.g. 1460)\n"
+		   "       ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n");
 }
 
 static int bad(const char *why)
@@ -329,7 +331,7 @@ static int parse(int argc, char **argv)
 		{ "llp", 1, 0, 'l' },	  { "listen", 1, 0, 'L' },  { "connect", 1, 0, 'c' },
 		{ "out", 1, 0, 'o' },	  { "streams", 1, 0, 's' }, { "chunk", 1, 0, 'k' },
 		{ "depth", 1, 0, 'd' },	  { "timeout", 1, 0, 't' }, { "help", 0, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "mtu", 1, 0, 'm' },	  { 0, 0, 0, 0 },
 	};
 	struct xf_opts *o = &xf.o;
 	const char *listen = NULL, *connect = NULL, *llp = NULL;
@@ -376,6 +378,11 @@ static int parse(int argc, char **argv)
 				return bad("--timeout takes 1..3600 seconds");
 			o->timeout = (unsigned)v;
 			break;
+		case 'm':
+			if (num(optarg, 576, 65000, &v))
+				return bad("--mtu takes 576..65000");
+			o->mtu = (uint32_t)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -409,6 +416,9 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	signal(SIGPIPE, SIG_IGN);
+	/* keep freed heap: usrsctp mallocs and frees per packet, and glibc's
+	 * trimming would return and fault in pages all the time */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	tty = isatty(2);
 	net = xf.o.llp == XF_LLP_MPA ? &xf_net_mpa : &xf_net_sctp;
 	xf.base = event_base_new();

@@ -19,6 +19,7 @@
 
 #define CREDITS 64	       /* untagged buffers posted per stream (hello.credits) */
 #define PIECES (2 * CREDITS)   /* (tagged write + DONE) pairs in flight per stream */
+#define READ_BLOCK (256u << 10) /* pread size: half of a small L2 cache */
 
 enum { CK_FREE, CK_READING, CK_READY };
 
@@ -157,19 +158,21 @@ static int read_chunk(struct xf_job *j)
 	/* ask for the chunk one pool further on: read-ahead on a real disk */
 	posix_fadvise(snd.fd, (off_t)(off + (uint64_t)snd.npool * xf.o.chunk), (off_t)xf.o.chunk,
 		      POSIX_FADV_WILLNEED);
+	/* in blocks of READ_BLOCK, each hashed while it is still in the cache */
 	while (n) {
-		ssize_t r = pread(snd.fd, p, n, (off_t)off);
+		size_t want = n < READ_BLOCK ? n : READ_BLOCK;
+		ssize_t r = pread(snd.fd, p, want, (off_t)off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return errno;
 		if (r == 0)
 			return ENODATA; /* the file shrank */
+		xf_sha256_update(&snd.sha, p, (size_t)r);
 		p += r;
 		n -= (size_t)r;
 		off += (uint64_t)r;
 	}
-	xf_sha256_update(&snd.sha, c->data, c->len);
 	return 0;
 }
 

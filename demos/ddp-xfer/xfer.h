@@ -30,6 +30,7 @@ struct xf_opts {
 	unsigned depth;	   /* buffers per stream (recv: advertised, send: in flight) */
 	uint32_t chunk;	   /* octets per buffer / tagged write */
 	unsigned timeout;  /* seconds without news from the peer */
+	uint32_t mtu;	   /* --mtu: SCTP path MTU, 0 = the adapter's default */
 };
 
 /* One DDP stream of the transfer, whatever the LLP. */
