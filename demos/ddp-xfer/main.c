@@ -67,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "xfer.h"
 
 struct xf_main xf;
@@ -248,7 +249,8 @@ static void usage(FILE *f)
 		   "default 4)\n"
 		   "         --timeout SECONDS (nothing heard from the peer, default 10)\n"
 		   "         --mtu N (SCTP path MTU across hosts: link MTU - 40, e.g. 1460)\n"
-		   "       ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n");
+		   "       ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n"
+		   "       ddp-xfer --bench [--help] ...  (throughput against its ceilings)\n");
 }
 
 static int bad(const char *why)
@@ -412,6 +414,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "sha256"))
 		return hash_file(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "--bench"))
+		return xf_bench_main(argc, argv);
 	int rc = parse(argc, argv);
 	if (rc)
 		return rc == 1 ? 0 : rc;
