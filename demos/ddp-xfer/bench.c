@@ -159,8 +159,9 @@ static double transfer(const char *llp, int port)
 	snprintf(sline, sizeof(sline), "%s", slurp("send", "out"));
 	snprintf(rline, sizeof(rline), "%s", slurp("recv", "out"));
 	if (ss || rs || strncmp(sline, "sha256 ", 7) || strcmp(sline, rline)) {
-		fprintf(stderr, "bench: %s transfer failed (sender %d, receiver %d): %s%s", llp, ss,
-			rs, slurp("send", "err"), slurp("recv", "err"));
+		fprintf(stderr, "bench: %s transfer failed (sender %d, receiver %d)\n", llp, ss, rs);
+		fprintf(stderr, "sender: %s", slurp("send", "err"));
+		fprintf(stderr, "receiver: %s", slurp("recv", "err"));
 		return -1;
 	}
 	struct stat st;
@@ -217,7 +218,7 @@ static int usage(int rc)
 	fprintf(rc ? stderr : stdout,
 		"usage: ddp-xfer --bench [--llp mpa|sctp|both] [--streams N (8)] [--chunk OCTETS]\n"
 		"         [--depth N] [--repeat N (1)] [--cpus SEND,RECV (0,1) | --cpus none]\n"
-		"         [--addr A (127.0.0.1)] [--port P (39600; P..P+3 are used)]\n"
+		"         [--addr A (127.0.0.1)] [--port P (29640; P..P+3 are used)]\n"
 		"         [--send-ns NS --recv-ns NS (ip netns exec)] [--mtu N (SCTP)]\n"
 		"         [--perf PATH-to-ddp-perf | --perf none] FILE\n");
 	return rc;
@@ -234,7 +235,7 @@ int xf_bench_main(int argc, char **argv)
 	};
 	const char *llps = "both";
 	int c;
-	b.streams = 8, b.depth = 4, b.repeat = 1, b.chunk = 1ul << 20, b.port = 39600;
+	b.streams = 8, b.depth = 4, b.repeat = 1, b.chunk = 1ul << 20, b.port = 29640;
 	b.addr = "127.0.0.1";
 	b.cpu_s = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 0 : -1;
 	b.cpu_r = b.cpu_s < 0 ? -1 : 1;
@@ -305,12 +306,16 @@ int xf_bench_main(int argc, char **argv)
 		double ceil = p > 0 && p < sha ? p : sha;
 		if (x < 0)
 			rc = 1;
-		char ps[32] = "(not run)";
+		char xs[32] = "(failed)", ps[32] = "(not run)", rs[32] = "-";
+		if (x > 0) {
+			snprintf(xs, sizeof(xs), "%.1f", x);
+			snprintf(rs, sizeof(rs), "%.2f", x / ceil);
+		}
 		if (p > 0)
 			snprintf(ps, sizeof(ps), "%.1f", p);
 		else if (perf)
 			snprintf(ps, sizeof(ps), "(failed)");
-		printf("%-5s %12.1f %16s %10.1f %10.2f\n", llp, x, ps, ceil, x > 0 ? x / ceil : 0);
+		printf("%-5s %12s %16s %10.1f %10s\n", llp, xs, ps, ceil, rs);
 		fflush(stdout);
 	}
 	if (!perf)
