@@ -58,6 +58,9 @@ static pid_t spawn(const char *ns, int cpu, const char *tag, char **argv)
 	char out[128], err[128];
 	snprintf(out, sizeof(out), "%s.%s.out", b.tmp, tag);
 	snprintf(err, sizeof(err), "%s.%s.err", b.tmp, tag);
+	/* the last run's lines must not be taken for this one's */
+	unlink(out);
+	unlink(err);
 	pid_t pid = fork();
 	if (pid != 0)
 		return pid;
