@@ -3,7 +3,7 @@
  *   ddp-xfer --bench [--llp mpa|sctp|both] [--streams N] [--chunk OCTETS]
  *                    [--depth N] [--repeat N] [--cpus S,R | --cpus none]
  *                    [--addr A] [--port P] [--send-ns NS --recv-ns NS]
- *                    [--mtu N] [--perf PATH | --perf none] FILE
+ *                    [--mtu N] [--perf PATH | --perf none] [--prog PATH] FILE
  *
  * Ceilings: one core's SHA-256 rate (libcrypto over an in-memory buffer of
  * --chunk octets: the whole-file digest is sequential, so no transfer can
@@ -13,7 +13,8 @@
  * a receiver and a sender started from this program (sender on CPU S,
  * receiver on CPU R; with --send-ns/--recv-ns inside those network
  * namespaces, through `ip netns exec`), timed from the sender's start to
- * its exit; both ends must print the same digest. Every number is the
+ * its exit; both ends must print the same digest (--prog: transfers by
+ * another ddp-xfer, e.g. an older build, for before/after tables). Every number is the
  * best of --repeat runs (others' load only ever slows a run down).
  */
 #include <errno.h>
@@ -36,7 +37,7 @@
 #define MIB 1048576.0
 
 static struct {
-	const char *file, *addr, *send_ns, *recv_ns, *perf;
+	const char *file, *addr, *send_ns, *recv_ns, *perf, *prog;
 	char self[PATH_MAX], perf_buf[PATH_MAX + 16];
 	unsigned streams, depth, repeat, mtu;
 	unsigned long chunk;
@@ -142,9 +143,9 @@ static double transfer(const char *llp, int port)
 	num_arg(chunk, sizeof(chunk), b.chunk);
 	num_arg(depth, sizeof(depth), b.depth);
 	num_arg(mtu, sizeof(mtu), b.mtu);
-	char *ra[] = { b.self, "recv", "--llp", (char *)llp, "--listen", listen, "--chunk", chunk,
+	char *ra[] = { (char *)b.prog, "recv", "--llp", (char *)llp, "--listen", listen, "--chunk", chunk,
 		       "--depth", depth, b.mtu ? "--mtu" : NULL, mtu, NULL };
-	char *sa[] = { b.self, "send", "--llp", (char *)llp, "--connect", connect, "--streams",
+	char *sa[] = { (char *)b.prog, "send", "--llp", (char *)llp, "--connect", connect, "--streams",
 		       streams, "--chunk", chunk, "--depth", depth, (char *)b.file,
 		       b.mtu ? "--mtu" : NULL, mtu, NULL };
 	pid_t rp = spawn(b.recv_ns, b.cpu_r, "recv", ra);
@@ -223,7 +224,8 @@ static int usage(int rc)
 		"         [--depth N] [--repeat N (1)] [--cpus SEND,RECV (0,1) | --cpus none]\n"
 		"         [--addr A (127.0.0.1)] [--port P (29640; P..P+3 are used)]\n"
 		"         [--send-ns NS --recv-ns NS (ip netns exec)] [--mtu N (SCTP)]\n"
-		"         [--perf PATH-to-ddp-perf | --perf none] FILE\n");
+		"         [--perf PATH-to-ddp-perf | --perf none]\n"
+		"         [--prog PATH (the ddp-xfer that transfers, e.g. an older build)] FILE\n");
 	return rc;
 }
 
@@ -234,7 +236,7 @@ int xf_bench_main(int argc, char **argv)
 		{ "depth", 1, 0, 'd' },	  { "repeat", 1, 0, 'r' },  { "cpus", 1, 0, 'c' },
 		{ "addr", 1, 0, 'a' },	  { "port", 1, 0, 'p' },    { "send-ns", 1, 0, 'S' },
 		{ "recv-ns", 1, 0, 'R' }, { "mtu", 1, 0, 'm' },	    { "perf", 1, 0, 'P' },
-		{ "help", 0, 0, 'h' },	  { 0, 0, 0, 0 },
+		{ "prog", 1, 0, 'X' },	  { "help", 0, 0, 'h' },    { 0, 0, 0, 0 },
 	};
 	const char *llps = "both";
 	int c;
@@ -262,6 +264,7 @@ int xf_bench_main(int argc, char **argv)
 		case 'R': b.recv_ns = optarg; break;
 		case 'm': b.mtu = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'P': b.perf = optarg; break;
+		case 'X': b.prog = optarg; break;
 		case 'h': return usage(0);
 		default: return usage(2);
 		}
@@ -278,6 +281,8 @@ int xf_bench_main(int argc, char **argv)
 		return 1;
 	}
 	b.self[n] = 0;
+	if (!b.prog)
+		b.prog = b.self;
 	if (!b.perf) { /* ddp-perf beside ddp-xfer (BUILD/bin) */
 		snprintf(b.perf_buf, sizeof(b.perf_buf), "%s", b.self);
 		strcpy(strrchr(b.perf_buf, '/') + 1, "ddp-perf");
@@ -293,9 +298,10 @@ int xf_bench_main(int argc, char **argv)
 
 	double sha = xf_sha256_rate(b.chunk, 1.0) / MIB;
 	printf("ddp-xfer --bench: %s (%.1f MiB), %u streams, chunk %lu, depth %u, best of %u,"
-	       " CPUs send %d recv %d%s%s\n",
+	       " CPUs send %d recv %d%s%s%s%s\n",
 	       b.file, (double)st.st_size / MIB, b.streams, b.chunk, b.depth, b.repeat, b.cpu_s,
-	       b.cpu_r, b.send_ns ? ", netns " : "", b.send_ns ? b.send_ns : "");
+	       b.cpu_r, b.send_ns ? ", netns " : "", b.send_ns ? b.send_ns : "",
+	       b.prog != b.self ? ", transfers by " : "", b.prog != b.self ? b.prog : "");
 	printf("SHA-256, one core (libcrypto EVP, %lu-octet buffer): %.1f MiB/s\n", b.chunk, sha);
 	printf("%-5s %12s %16s %10s %10s\n", "llp", "xfer MiB/s", "ddp-perf MiB/s", "ceiling",
 	       "ratio");
