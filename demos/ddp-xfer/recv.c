@@ -21,6 +21,8 @@
 
 enum { RB_FREE, RB_ADVERTISED, RB_HELD, RB_WORK };
 
+#define WORK_BLOCK (256u << 10) /* hashed, then written: half of a small L2 */
+
 struct rbuf {
 	struct xf_job job; /* first: the job is the buffer */
 	struct rstream *rs;
@@ -231,24 +233,28 @@ static void check_complete(void)
 	send_results();
 }
 
-/* Worker thread: write the chunk at its offset (--out), then hash it. */
+/* Worker thread: hash the chunk and write it at its offset (--out), in
+ * blocks of WORK_BLOCK: the write copies what the hash just brought into
+ * the cache. */
 static int work_chunk(struct xf_job *j)
 {
 	struct rbuf *b = (struct rbuf *)j;
-	const uint8_t *p = b->data;
-	size_t n = b->len;
-	uint64_t off = b->off;
-	while (rcv.fd >= 0 && n) {
-		ssize_t w = pwrite(rcv.fd, p, n, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return errno;
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
+	for (uint32_t done = 0; done < b->len;) {
+		uint32_t n = b->len - done < WORK_BLOCK ? b->len - done : WORK_BLOCK;
+		const uint8_t *p = b->data + done;
+		xf_sha256_update(&rcv.sha, p, n);
+		for (uint64_t off = b->off + done, left = n; rcv.fd >= 0 && left;) {
+			ssize_t w = pwrite(rcv.fd, p, left, (off_t)off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return errno;
+			p += w;
+			left -= (uint64_t)w;
+			off += (uint64_t)w;
+		}
+		done += n;
 	}
-	xf_sha256_update(&rcv.sha, b->data, b->len);
 	return 0;
 }
 
