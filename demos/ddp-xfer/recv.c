@@ -6,9 +6,9 @@
  * (HELD) until every earlier octet was handed on: the buffers are the
  * bounded reordering window, and the sender can never run more than
  * nstreams * depth chunks ahead. Chunks are handed on in file order to the
- * worker thread (worker.c), which writes each with one pwrite() at its
- * offset (--out) and hashes it; the buffer is advertised again when the
- * worker is done with it. */
+ * worker thread (worker.c), which hashes each and pwrite()s it at its
+ * offset (--out); the buffer is advertised again when the worker is done
+ * with it. */
 #include "xfer.h"
 #include "worker.h"
 
