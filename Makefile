@@ -98,6 +98,10 @@ ifneq ($(HAVE_USRSCTP),1)
 INTEG_SRC := $(foreach f,$(INTEG_SRC),$(if $(findstring sctp,$(f)),,$(f)))
 INTEG_SRC := $(filter-out tests/integration/test_echo_prog.c tests/integration/test_xfer%,$(INTEG_SRC))
 endif
+ifneq ($(HAVE_LIBCRYPTO),1)
+# they run ddp-xfer, which needs libcrypto
+INTEG_SRC := $(filter-out tests/integration/test_xfer%,$(INTEG_SRC))
+endif
 endif
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 ifneq ($(HAVE_USRSCTP),1)
@@ -123,6 +127,12 @@ DEMO_NAMES := $(patsubst demos/%.c,%,$(DEMO_ONE)) $(patsubst demos/%,%,$(DEMO_DI
 ifneq ($(HAVE_LIBEVENT)$(HAVE_USRSCTP),11)
 DEMO_NAMES := $(filter ddp-demo,$(DEMO_NAMES))
 endif
+# ddp-xfer's SHA-256 is OpenSSL's libcrypto (EVP): no libcrypto, no ddp-xfer
+ifneq ($(HAVE_LIBCRYPTO),1)
+DEMO_NAMES := $(filter-out ddp-xfer,$(DEMO_NAMES))
+endif
+# libraries a multi-file program links beyond $(EXTLIBS)
+PROG_LIBS_ddp-xfer := -lcrypto -pthread
 DEMO_BIN := $(patsubst %,$(BUILD)/bin/%,$(DEMO_NAMES))
 
 # ----------------------------------------------------------------- rules
@@ -164,7 +174,7 @@ $(BUILD)/bin/%: $(BUILD)/obj/demos/%.o $(LIBS)
 define multi_prog
 $(BUILD)/bin/$(1): $(call obj,$(wildcard demos/$(1)/*.c)) $(LIBS)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS_ALL) -o $$@ $(call obj,$(wildcard demos/$(1)/*.c)) $$(LIBS) $$(EXTLIBS)
+	$$(CC) $$(LDFLAGS_ALL) -o $$@ $(call obj,$(wildcard demos/$(1)/*.c)) $$(LIBS) $$(EXTLIBS) $$(PROG_LIBS_$(1))
 endef
 $(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 

@@ -56,7 +56,9 @@
 #include <ddp/ddp.h>
 #include <event2/event.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -65,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "xfer.h"
 
 struct xf_main xf;
@@ -245,7 +248,9 @@ static void usage(FILE *f)
 		   "options: --chunk OCTETS (default 1048576)  --depth N (buffers per stream, "
 		   "default 4)\n"
 		   "         --timeout SECONDS (nothing heard from the peer, default 10)\n"
-		   "         ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n");
+		   "         --mtu N (SCTP path MTU across hosts: link MTU - 40, e.g. 1460)\n"
+		   "       ddp-xfer sha256 FILE  (hash a file the way the transfer does)\n"
+		   "       ddp-xfer --bench [--help] ...  (throughput against its ceilings)\n");
 }
 
 static int bad(const char *why)
@@ -280,30 +285,43 @@ static int num(const char *s, unsigned long lo, unsigned long hi, unsigned long 
 	return 0;
 }
 
+/* `ddp-xfer sha256 FILE`: the file's SHA-256 with the transfer's code. */
 static int hash_file(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f) {
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
 		fprintf(stderr, "ddp-xfer: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
-	struct xf_sha256 c;
-	uint8_t buf[65536], d[XF_SHA256_LEN];
-	char h[2 * XF_SHA256_LEN + 1];
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	const size_t bs = 1u << 20;
+	struct xf_sha256 c = { 0 };
+	uint8_t *buf = malloc(bs), d[XF_SHA256_LEN];
+	const char *err = NULL;
 	unsigned long long n = 0;
-	size_t r;
-	xf_sha256_init(&c);
-	while ((r = fread(buf, 1, sizeof(buf), f)) > 0) {
-		xf_sha256_update(&c, buf, r);
-		n += r;
+	if (!buf || xf_sha256_init(&c))
+		err = "out of memory";
+	while (!err) {
+		ssize_t r = read(fd, buf, bs);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			err = strerror(errno);
+		if (r <= 0)
+			break;
+		xf_sha256_update(&c, buf, (size_t)r);
+		n += (unsigned long long)r;
 	}
-	int err = ferror(f);
-	fclose(f);
+	if (!err && xf_sha256_final(&c, d))
+		err = "SHA-256 failed (libcrypto)";
+	xf_sha256_free(&c);
+	free(buf);
+	close(fd);
 	if (err) {
-		fprintf(stderr, "ddp-xfer: %s: read error\n", path);
+		fprintf(stderr, "ddp-xfer: %s: %s\n", path, err);
 		return 1;
 	}
-	xf_sha256_final(&c, d);
+	char h[2 * XF_SHA256_LEN + 1];
 	xf_sha256_hex(d, h);
 	printf("sha256 %s bytes %llu\n", h, n);
 	return 0;
@@ -315,7 +333,7 @@ static int parse(int argc, char **argv)
 		{ "llp", 1, 0, 'l' },	  { "listen", 1, 0, 'L' },  { "connect", 1, 0, 'c' },
 		{ "out", 1, 0, 'o' },	  { "streams", 1, 0, 's' }, { "chunk", 1, 0, 'k' },
 		{ "depth", 1, 0, 'd' },	  { "timeout", 1, 0, 't' }, { "help", 0, 0, 'h' },
-		{ 0, 0, 0, 0 },
+		{ "mtu", 1, 0, 'm' },	  { 0, 0, 0, 0 },
 	};
 	struct xf_opts *o = &xf.o;
 	const char *listen = NULL, *connect = NULL, *llp = NULL;
@@ -362,6 +380,11 @@ static int parse(int argc, char **argv)
 				return bad("--timeout takes 1..3600 seconds");
 			o->timeout = (unsigned)v;
 			break;
+		case 'm':
+			if (num(optarg, 576, 65000, &v))
+				return bad("--mtu takes 576..65000");
+			o->mtu = (uint32_t)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -391,10 +414,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "sha256"))
 		return hash_file(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "--bench"))
+		return xf_bench_main(argc, argv);
 	int rc = parse(argc, argv);
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	signal(SIGPIPE, SIG_IGN);
+	/* keep freed heap: usrsctp mallocs and frees per packet, and glibc's
+	 * trimming would return and fault in pages all the time */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	tty = isatty(2);
 	net = xf.o.llp == XF_LLP_MPA ? &xf_net_mpa : &xf_net_sctp;
 	xf.base = event_base_new();

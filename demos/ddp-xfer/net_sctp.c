@@ -144,6 +144,7 @@ static int start(void)
 		return -1;
 	ddp_sctp_config cfg = { .ctx = xf.ctx, .nstreams = XF_MAX_STREAMS };
 	cfg.session.max_tx_queued = 256;
+	cfg.path_mtu = xf.o.mtu;
 	cfg.sctp.assoc = on_assoc;
 	cfg.sctp.session_ctl = on_ctl;
 	int rc;

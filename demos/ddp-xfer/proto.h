@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sha256.h"
+#include "digest.h"
 
 #define XF_MAGIC 0x44584631u /* "DXF1" */
 #define XF_HELLO_LEN 18	     /* private data of MPA Request / SCTP Initiate */

@@ -3,10 +3,14 @@
  * the peer only while it is advertised (DDP_ACCESS_REMOTE_WRITE is dropped
  * when its DONE arrives and given back when it is advertised again).
  * A chunk that arrives ahead of the hash frontier stays in its buffer
- * (HELD) until every earlier octet was hashed/written: the buffers are the
+ * (HELD) until every earlier octet was handed on: the buffers are the
  * bounded reordering window, and the sender can never run more than
- * nstreams * depth chunks ahead. */
+ * nstreams * depth chunks ahead. Chunks are handed on in file order to the
+ * worker thread (worker.c), which hashes each and pwrite()s it at its
+ * offset (--out); the buffer is advertised again when the worker is done
+ * with it. */
 #include "xfer.h"
+#include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +19,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { RB_FREE, RB_ADVERTISED, RB_HELD };
+enum { RB_FREE, RB_ADVERTISED, RB_HELD, RB_WORK };
+
+#define WORK_BLOCK (256u << 10) /* hashed, then written: half of a small L2 */
 
 struct rbuf {
+	struct xf_job job; /* first: the job is the buffer */
 	struct rstream *rs;
 	uint32_t id, stag;
 	uint8_t *data;
@@ -44,7 +51,8 @@ static struct {
 	uint64_t id;
 	int have_id;
 	unsigned joined, results_done;
-	uint64_t frontier; /* octets hashed (and written) in file order */
+	uint64_t frontier; /* octets handed to the worker, in file order */
+	uint64_t hashed;   /* octets the worker hashed (and wrote) */
 	struct xf_sha256 sha;
 	uint8_t digest[XF_SHA256_LEN];
 	int complete;
@@ -53,7 +61,15 @@ static struct {
 
 int xf_recv_init(void)
 {
-	xf_sha256_init(&rcv.sha);
+	if (xf_sha256_init(&rcv.sha)) {
+		xf_fail("out of memory");
+		return -1;
+	}
+	/* at most every chunk buffer of XF_MAX_STREAMS streams in the worker */
+	if (xf_worker_start(xf.base, XF_MAX_STREAMS * xf.o.depth)) {
+		xf_fail("cannot start the worker thread: %s", strerror(errno));
+		return -1;
+	}
 	if (!xf.o.out)
 		return 0;
 	rcv.fd = open(xf.o.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -180,7 +196,10 @@ void xf_recv_start(unsigned idx)
 
 static void send_results(void)
 {
-	xf_sha256_final(&rcv.sha, rcv.digest);
+	if (xf_sha256_final(&rcv.sha, rcv.digest)) {
+		xf_fail("SHA-256 failed (libcrypto)");
+		return;
+	}
 	xf_print_result(rcv.digest, rcv.frontier);
 	/* one RESULT per stream, in order behind everything else on it, so
 	 * the sender never sees a stream end before its RESULT */
@@ -199,7 +218,7 @@ static void send_results(void)
 static void check_complete(void)
 {
 	if (rcv.complete || xf.failed || !xf.total_known || rcv.joined < xf.nstreams ||
-	    rcv.frontier != xf.total)
+	    rcv.frontier != xf.total || rcv.hashed != xf.total)
 		return;
 	for (unsigned i = 0; i < xf.nstreams; i++)
 		if (!rcv.rs[i]->end_got)
@@ -214,24 +233,46 @@ static void check_complete(void)
 	send_results();
 }
 
-static int write_all(const uint8_t *p, size_t n)
+/* Worker thread: hash the chunk and write it at its offset (--out), in
+ * blocks of WORK_BLOCK: the write copies what the hash just brought into
+ * the cache. */
+static int work_chunk(struct xf_job *j)
 {
-	while (n) {
-		ssize_t w = write(rcv.fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			xf_fail("%s: write: %s", xf.o.out, strerror(errno));
-			return -1;
+	struct rbuf *b = (struct rbuf *)j;
+	for (uint32_t done = 0; done < b->len;) {
+		uint32_t n = b->len - done < WORK_BLOCK ? b->len - done : WORK_BLOCK;
+		const uint8_t *p = b->data + done;
+		xf_sha256_update(&rcv.sha, p, n);
+		for (uint64_t off = b->off + done, left = n; rcv.fd >= 0 && left;) {
+			ssize_t w = pwrite(rcv.fd, p, left, (off_t)off);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return errno;
+			p += w;
+			left -= (uint64_t)w;
+			off += (uint64_t)w;
 		}
-		p += w;
-		n -= (size_t)w;
+		done += n;
 	}
 	return 0;
 }
 
-/* Hash (and write) every HELD chunk that continues the frontier, and
- * advertise its buffer again. */
+static void chunk_done(struct xf_job *j, int rc)
+{
+	struct rbuf *b = (struct rbuf *)j;
+	if (rc) {
+		xf_fail("%s: write: %s", xf.o.out, strerror(rc));
+		return;
+	}
+	rcv.hashed += b->len;
+	b->state = RB_FREE;
+	if (!b->msg_busy)
+		advertise(b);
+	check_complete();
+}
+
+/* Hand every HELD chunk that continues the frontier to the worker. */
 static void consume(void)
 {
 	for (;;) {
@@ -244,13 +285,14 @@ static void consume(void)
 		}
 		if (!hit)
 			break;
-		xf_sha256_update(&rcv.sha, hit->data, hit->len);
-		if (rcv.fd >= 0 && write_all(hit->data, hit->len))
+		hit->state = RB_WORK;
+		hit->job.run = work_chunk;
+		hit->job.done = chunk_done;
+		if (xf_worker_submit(&hit->job)) {
+			xf_fail("internal error: worker queue full");
 			return;
+		}
 		rcv.frontier += hit->len;
-		hit->state = RB_FREE;
-		if (!hit->msg_busy)
-			advertise(hit);
 	}
 	check_complete();
 }
@@ -420,6 +462,8 @@ const ddp_callbacks xf_recv_callbacks = {
 
 void xf_recv_free(void)
 {
+	xf_worker_stop(); /* before the buffers it reads go */
+	xf_sha256_free(&rcv.sha);
 	for (unsigned i = 0; i < XF_MAX_STREAMS; i++) {
 		struct rstream *rs = rcv.rs[i];
 		if (!rs)

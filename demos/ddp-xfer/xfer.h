@@ -3,7 +3,8 @@
  *   main.c      options, event loop, progress, failure reporting
  *   send.c      the sending ULP        recv.c    the receiving ULP
  *   net_mpa.c   MPA/TCP: N connections net_sctp.c SCTP: 1 association
- *   proto.c     wire messages          sha256.c  FIPS 180-4 SHA-256
+ *   proto.c     wire messages          digest.c  SHA-256 (libcrypto EVP)
+ *   worker.c    the thread that reads/writes the file and hashes, in order
  */
 #ifndef DDP_XFER_H
 #define DDP_XFER_H
@@ -29,6 +30,7 @@ struct xf_opts {
 	unsigned depth;	   /* buffers per stream (recv: advertised, send: in flight) */
 	uint32_t chunk;	   /* octets per buffer / tagged write */
 	unsigned timeout;  /* seconds without news from the peer */
+	uint32_t mtu;	   /* --mtu: SCTP path MTU, 0 = the adapter's default */
 };
 
 /* One DDP stream of the transfer, whatever the LLP. */

@@ -75,7 +75,8 @@ static void act(struct rogue *r)
 		memcpy(r->data, "abc", 3);
 		write_to(r, a, 3);
 		send_msg(r, &(struct xf_msg){ .type = XF_DONE, .id = a->id, .off = 0, .len = 3 });
-		send_msg(r, &(struct xf_msg){ .type = XF_END, .total = 3, .count = 1 });
+		/* END once buffer 0 is advertised again (on_deliver): the
+		 * receiver advertises nothing after END */
 		break;
 	case S_DONE_NO_WRITE:
 		send_msg(r, &(struct xf_msg){ .type = XF_DONE, .id = a->id, .off = 0, .len = 100 });
@@ -112,6 +113,8 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		r->acted = 1;
 		act(r);
 	}
+	if (r->sc == S_VALID && m.type == XF_ADVERT && r->nadv == 3)
+		send_msg(r, &(struct xf_msg){ .type = XF_END, .total = 3, .count = 1 });
 }
 
 static const ddp_callbacks cbs = { .deliver = on_deliver };

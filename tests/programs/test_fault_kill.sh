@@ -9,11 +9,11 @@
 #    SCTP: the receiver's SACKs / heartbeats draw ICMP port unreachable.
 #  - sender killed while still joining (MPA, right after its first TCP
 #    connection is up): the receiver must not wait for the missing streams.
-# The file is a sparse 1 GiB file (no disk use), far more than crosses in
-# the second before the kill. --timeout 30 on the survivor makes sure the
+# The file is a sparse 64 GiB file (no disk use), far more than crosses in
+# the second or two before the kill (ddp-xfer moves ~1 GiB/s on loopback). --timeout 30 on the survivor makes sure the
 # failure seen is the detection of the dead peer, not ddp-xfer's idle timer.
 . "$(dirname "$0")/xfer_lib.sh"
-truncate -s 1G "$W/big" || fail "truncate failed"
+truncate -s 64G "$W/big" || fail "truncate failed"
 
 # free_port FALLBACK: a random port in 20000..31999 (below the ephemeral
 # range) that nothing listens on (TCP or UDP), so that concurrent runs of

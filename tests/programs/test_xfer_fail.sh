@@ -14,10 +14,11 @@
 #    detection ends the association: 5 retransmission timeouts from RTO 100
 #    ms, 2.5 s at the earliest), and the receiver, continued, fails too
 #    because its sender is gone.
-# The transferred file is a sparse 1 GiB file (no disk use), far more than
-# can cross before the kill (0.5 s after the first progress line).
+# The transferred file is a sparse 64 GiB file (no disk use), far more than
+# can cross before the kill (0.5 s after the first progress line; ddp-xfer
+# moves ~1 GiB/s on loopback).
 . "$(dirname "$0")/xfer_lib.sh"
-truncate -s 1G "$W/big" || fail "truncate failed"
+truncate -s 64G "$W/big" || fail "truncate failed"
 
 killed() {
 	llp=$1 port=$2

@@ -1,4 +1,4 @@
-# ddp-xfer's own SHA-256 (demos/ddp-xfer/sha256.c, FIPS 180-4) equals
+# ddp-xfer's SHA-256 (OpenSSL libcrypto, demos/ddp-xfer/digest.c) equals
 # sha256sum(1) for every length 0..200 (all padding cases: 55/56/63/64
 # octets in the last block) and a 3 MB + 5 file; `ddp-xfer sha256 FILE`
 # hashes with the same code the transfer uses.

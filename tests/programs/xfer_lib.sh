@@ -21,7 +21,14 @@ fail() {
 	exit 1
 }
 
-[ -x "$XFER" ] || fail "$XFER not built"
+if [ ! -x "$XFER" ]; then
+	# configured without OpenSSL libcrypto: ddp-xfer is not built (CI has it)
+	if grep -q '^HAVE_LIBCRYPTO = 0' config.mk 2>/dev/null; then
+		echo "SKIP $T: ddp-xfer is not built (configured without libcrypto)"
+		exit 0
+	fi
+	fail "$XFER not built"
+fi
 . "$(dirname "$0")/wait_lib.sh"
 
 now() { date +%s.%N; }

@@ -1,7 +1,7 @@
 /*
  * ddp-xfer's ULP messages (demos/ddp-xfer/proto.c, compiled in by
- * #include like test_xfer_sha256.c): every message and the hello survive
- * encode -> decode, and the decoder refuses truncated, over-long,
+ * #include: unit tests link only the libraries): every message and the
+ * hello survive encode -> decode, and the decoder refuses truncated, over-long,
  * unknown and out-of-range input instead of reading past the end.
  */
 #include <stdarg.h>
