@@ -235,3 +235,9 @@ distclean: clean
 -include $(sort $(wildcard mk/*.mk))
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Interop with Linux soft-iWARP in a VM (tests/interop; builds the VM image
+# into $HOME/.cache/siw-vm on first use: root + apt, about 2 minutes).
+check-interop: all
+	@BUILD=$(BUILD) sh tests/interop/check-interop.sh
+.PHONY: check-interop

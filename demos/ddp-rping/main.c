@@ -4,14 +4,16 @@
  *
  *   ddp-rping -s [-a ADDR] [-p PORT] [-C N] [-S SIZE] [-v] [-V] [-d]
  *   ddp-rping -c  -a ADDR  [-p PORT] [-C N] [-S SIZE] [-v] [-V] [-d]
- *             [--llp mpa|sctp] [--mpa-crc]
+ *             [--llp mpa|sctp] [--mpa-crc] [--timeout S] [--wrong-rkey]
  *
  * MPA: revision 2 with the RFC 6581 IRD/ORD word (IRD = ORD = 1, as
  * rping asks); --mpa-crc asks for CRCs (C=1), without it C=0 (CRCs are
  * still used when the peer asks, RFC 5044 §7.1). SCTP: DDP stream 0 of an
  * association (UDP encapsulated), Enhanced Initiate/Accept with IRD/ORD.
  * Exit 0 only when every iteration completed (and, with -V, verified);
- * otherwise one line "ddp-rping: REASON" and exit 1.
+ * otherwise one line "ddp-rping: REASON" and exit 1. --wrong-rkey (for the
+ * interop tests) names a wrong STag in the server's RDMA Write / the
+ * client's advertised sink, so the peer's Terminate path runs.
  */
 #include <arpa/inet.h>
 #include <event2/event.h>
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = { { "llp", required_argument, 0, 'L' },
 					    { "mpa-crc", no_argument, 0, 'M' },
 					    { "timeout", required_argument, 0, 'T' },
+					    { "wrong-rkey", no_argument, 0, 'W' },
 					    { 0, 0, 0, 0 } };
 	int c;
 	while ((c = getopt_long(argc, argv, "sca:p:C:S:vVdq", lo, NULL)) != -1) {
@@ -240,6 +243,7 @@ int main(int argc, char **argv)
 			break;
 		case 'M': g.o.mpa_crc = 1; break;
 		case 'T': tmo = atoi(optarg); break;
+		case 'W': g.o.wrong_rkey = 1; break;
 		default: usage();
 		}
 	}

@@ -114,7 +114,7 @@ static void on_recv(struct rping *r, const ddp_rdmap_wc *wc)
 	switch (r->st) {
 	case CL_WAIT_GO1:
 		r->st = CL_WAIT_GO2;
-		if (send_info(r, r->rdma_buf, r->rdma_stag))
+		if (send_info(r, r->rdma_buf, r->rdma_stag ^ (r->o.wrong_rkey ? 0x100u : 0)))
 			end(r, 1, "post send failed");
 		return;
 	case CL_WAIT_GO2:
@@ -146,7 +146,8 @@ static void on_recv(struct rping *r, const ddp_rdmap_wc *wc)
 		}
 		struct iovec v = { r->rdma_buf, n };
 		r->st = SV_WRITING;
-		if (ddp_rdmap_post_write(r->qp, stag, addr, &v, 1, NULL))
+		if (ddp_rdmap_post_write(r->qp, stag ^ (r->o.wrong_rkey ? 0x100u : 0), addr, &v, 1,
+					 NULL))
 			end(r, 1, "post write failed");
 		return;
 	}

@@ -15,6 +15,9 @@ struct rping_opts {
 	long count;	/* -C: iterations (client; server: expected, 0 = any) */
 	uint32_t size;	/* -S */
 	int sctp, mpa_crc;
+	int wrong_rkey;	/* interop tests: the Write (server) / sink advertised
+			 * (client) names a wrong STag, so the peer's
+			 * Terminate path runs */
 };
 
 struct rping;
