@@ -40,7 +40,7 @@ ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 endif
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) $(CONF_CFLAGS) $(SANFLAGS) \
-              -Iinclude -Isrc -Iadapters -Itests/support \
+              -Iinclude -Isrc -Iadapters -Irdmap -Itests/support \
               -DHAVE_ISAL=$(HAVE_ISAL) -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=$(HAVE_LIBEVENT)
 LDFLAGS_ALL := $(CONF_LDFLAGS) $(SANFLAGS)
 
@@ -62,6 +62,7 @@ COMMON_SRC := $(sort $(wildcard adapters/common/*.c))
 MPA_SRC    := $(sort $(wildcard adapters/mpa/*.c))
 SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c))
 EV_SRC     := $(sort $(wildcard adapters/libevent/*.c))
+RDMAP_SRC  := $(sort $(wildcard rdmap/*.c))
 SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 
 obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
@@ -71,9 +72,10 @@ LIB_COMMON := $(BUILD)/lib/libddp_common.a
 LIB_MPA    := $(BUILD)/lib/libddp_mpa.a
 LIB_SCTP   := $(BUILD)/lib/libddp_sctp.a
 LIB_EV     := $(BUILD)/lib/libddp_event.a
+LIB_RDMAP  := $(BUILD)/lib/libddp_rdmap.a
 LIB_SUPPORT := $(BUILD)/lib/libddp_testsupport.a
 
-LIBS := $(LIB_MPA) $(LIB_COMMON) $(LIB_CORE)
+LIBS := $(LIB_RDMAP) $(LIB_MPA) $(LIB_COMMON) $(LIB_CORE)
 ifeq ($(HAVE_LIBEVENT),1)
 LIBS := $(LIB_EV) $(LIBS)
 ifeq ($(HAVE_USRSCTP),1)
@@ -153,6 +155,7 @@ $(eval $(call lib_rule,$(LIB_COMMON),$(COMMON_SRC)))
 $(eval $(call lib_rule,$(LIB_MPA),$(MPA_SRC)))
 $(eval $(call lib_rule,$(LIB_SCTP),$(SCTP_SRC)))
 $(eval $(call lib_rule,$(LIB_EV),$(EV_SRC)))
+$(eval $(call lib_rule,$(LIB_RDMAP),$(RDMAP_SRC)))
 $(eval $(call lib_rule,$(LIB_SUPPORT),$(SUPPORT_SRC)))
 
 $(BUILD)/tests/%: $(BUILD)/obj/tests/unit/%.o $(LIB_SUPPORT) $(LIBS)
@@ -181,9 +184,9 @@ $(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 # libFuzzer builds: every source compiled with clang and the fuzzer
 # instrumentation, in one go per target (small code base).
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
-  -Iinclude -Isrc -Iadapters -Itests/support -DHAVE_ISAL=$(HAVE_ISAL) \
+  -Iinclude -Isrc -Iadapters -Irdmap -Itests/support -DHAVE_ISAL=$(HAVE_ISAL) \
   -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=0
-FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) \
+FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(RDMAP_SRC) \
   $(filter-out tests/support/memllp.c $(wildcard tests/support/net_*.c),$(SUPPORT_SRC))
 $(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
 	@mkdir -p $(dir $@)
@@ -249,3 +252,9 @@ distclean: clean
 -include $(sort $(wildcard mk/*.mk))
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+
+# Interop with Linux soft-iWARP in a VM (tests/interop; builds the VM image
+# into $HOME/.cache/siw-vm on first use: root + apt, about 2 minutes).
+check-interop: all
+	@BUILD=$(BUILD) sh tests/interop/check-interop.sh
+.PHONY: check-interop

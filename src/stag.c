@@ -255,6 +255,22 @@ int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
 	return 0;
 }
 
+int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag)
+{
+	if (!ctx || !s || stream >= s->cfg.nstreams)
+		return DDP_ERR_INVAL;
+	struct ddp_mr *mr = stag_lookup(ctx, stag);
+	if (!mr)
+		return DDP_ERR_NOENT;
+	/* Only an STag this stream could name may be invalidated by its peer
+	 * (same binding rule as placement, RFC 5041 §8 DDP-SEC-4). */
+	if (mr->session ? (mr->session != s || mr->stream != stream)
+			: (mr->pd != s->st[stream].pd))
+		return DDP_ERR_ACCESS;
+	mr_destroy(ctx, mr);
+	return 0;
+}
+
 void stag_release_session(ddp_session *s)
 {
 	while (s->mrs)

@@ -178,6 +178,14 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
  * Errors: DDP_ERR_NOENT (unknown or already invalid). */
 int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
 
+/* Invalidate an STag on behalf of the peer of (s, stream) (an RDMAP Send
+ * with Invalidate, RFC 5040 §5.3): as ddp_stag_invalidate(), but only an
+ * STag bound to that stream or to its stream's PD.
+ * Errors: DDP_ERR_INVAL (NULL, bad stream), DDP_ERR_NOENT (unknown or
+ * already invalid), DDP_ERR_ACCESS (bound elsewhere: nothing changes). */
+int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+			       uint32_t stag);
+
 /* Change the access rights of a registered STag (DDP-SEC-6).
  * Errors: DDP_ERR_NOENT, DDP_ERR_INVAL. */
 int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);

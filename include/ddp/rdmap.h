@@ -1,0 +1,225 @@
+/*
+ * libddp-rdmap: the RDMA Protocol (RFC 5040) on one DDP stream, built on the
+ * public DDP API only (ddp/ddp.h). Works over any LLP: MPA/TCP (ddp/mpa.h,
+ * the RFC 6581 IRD/ORD word gives ird/ord) and SCTP (ddp/sctp.h, one RDMAP
+ * stream per SCTP stream, the Enhanced Initiate/Accept give ird/ord).
+ *
+ * Objects
+ *  - ddp_rdmap_dev: the dispatcher. The DDP callbacks of a session carry one
+ *    user pointer for the whole session (for SCTP: the whole endpoint), so
+ *    the application gives the sessions the callback table from
+ *    ddp_rdmap_dev_callbacks() with the dev as user pointer; the dev hands
+ *    every event to the queue pair of its (session, stream), or to the
+ *    application's own callbacks when the stream has none.
+ *  - ddp_rdmap_qp: one RDMAP stream (a queue pair): a send queue of work
+ *    requests (Send, Send with Invalidate / Solicited Event, RDMA Write,
+ *    RDMA Read), receive buffers for Sends, IRD internal buffers on QN 1 for
+ *    incoming Read Requests, one on QN 2 for a Terminate.
+ *
+ * Ordering (RFC 5040 §5.5): work requests go to DDP in the order posted and
+ * complete in that order (a Send posted after a Read completes after the
+ * Read's Response arrived); at most ORD Read Requests are outstanding (a
+ * Read beyond ORD waits, and so does everything posted after it); incoming
+ * Read Requests are answered in order, at most IRD at a time. A Send with
+ * Invalidate invalidates the STag before the Send is delivered.
+ *
+ * Errors: the first error on the stream wins (RFC 5040 §4.8, §7). A local
+ * detection sends one Terminate (QN 2) with layer/type/code and the
+ * offending headers; a received Terminate is decoded (leniently: siw's
+ * nibble-swapped control word is recognised) and reported. Either way every
+ * outstanding work request and posted receive buffer then completes with
+ * status DDP_ERR_ABORTED, later posts fail with DDP_ERR_STREAM, and the
+ * terminate callback runs once. The application then closes the LLP.
+ *
+ * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
+ * user last, everything on one thread, memory handed in stays the caller's
+ * and must stay valid until its completion.
+ */
+#ifndef DDP_RDMAP_H
+#define DDP_RDMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <ddp/ddp.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DDP_RDMAP_VERSION 1 /* RFC 5040 §4.2: RV */
+
+/* RFC 5040 §4.3 opcodes. */
+enum ddp_rdmap_opcode {
+	DDP_RDMAP_OP_WRITE = 0x0,
+	DDP_RDMAP_OP_READ_REQ = 0x1,
+	DDP_RDMAP_OP_READ_RESP = 0x2,
+	DDP_RDMAP_OP_SEND = 0x3,
+	DDP_RDMAP_OP_SEND_INV = 0x4,
+	DDP_RDMAP_OP_SEND_SE = 0x5,
+	DDP_RDMAP_OP_SEND_SE_INV = 0x6,
+	DDP_RDMAP_OP_TERMINATE = 0x7,
+};
+
+/* RDMAP's DDP queue numbers (RFC 5040 §5.1..§5.3). */
+enum { DDP_RDMAP_QN_SEND = 0, DDP_RDMAP_QN_READ = 1, DDP_RDMAP_QN_TERM = 2 };
+
+/* RFC 5040 §4.8: Terminate error types (layer DDP_LAYER_RDMAP) and codes. */
+enum {
+	DDP_RDMAP_ETYPE_CATASTROPHIC = 0x0,
+	DDP_RDMAP_ETYPE_PROTECTION = 0x1, /* remote protection error */
+	DDP_RDMAP_ETYPE_OPERATION = 0x2,  /* remote operation error */
+};
+enum {
+	DDP_RDMAP_ECODE_INVALID_STAG = 0x00,
+	DDP_RDMAP_ECODE_BOUNDS = 0x01,
+	DDP_RDMAP_ECODE_ACCESS = 0x02,
+	DDP_RDMAP_ECODE_NOT_ASSOCIATED = 0x03,
+	DDP_RDMAP_ECODE_TO_WRAP = 0x04,
+	DDP_RDMAP_ECODE_VERSION = 0x05,
+	DDP_RDMAP_ECODE_OPCODE = 0x06,
+	DDP_RDMAP_ECODE_STREAM_CATASTROPHIC = 0x07,
+	DDP_RDMAP_ECODE_GLOBAL_CATASTROPHIC = 0x08,
+	DDP_RDMAP_ECODE_CANNOT_INVALIDATE = 0x09,
+	DDP_RDMAP_ECODE_UNSPECIFIED = 0xff,
+};
+
+typedef struct ddp_rdmap_dev ddp_rdmap_dev;
+typedef struct ddp_rdmap_qp ddp_rdmap_qp;
+
+/* A decoded Terminate (RFC 5040 §4.8), sent or received. */
+typedef struct ddp_rdmap_term {
+	uint8_t layer, etype, code; /* enum ddp_layer, type, code */
+	uint8_t m, d, r;	    /* Hdrct: segment length valid, DDP header
+				     * included, RDMAP header included */
+	uint8_t swapped;	    /* received in siw's layout (Layer in the
+				     * low nibble of octet 0, M/D/R in the low
+				     * bits of octet 2) */
+	uint16_t seg_len;	    /* DDP Segment Length (with m) */
+	uint8_t ddp_hdr_len;	    /* 0, 14 or 18 */
+	uint8_t ddp_hdr[18];	    /* terminated DDP header */
+	uint8_t rdmap_hdr_len;	    /* 0..28 */
+	uint8_t rdmap_hdr[28];	    /* terminated RDMAP header (Read Request) */
+} ddp_rdmap_term;
+
+enum ddp_rdmap_wc_kind {
+	DDP_RDMAP_WC_SEND = 1,	/* a Send (any variant) posted by us */
+	DDP_RDMAP_WC_WRITE = 2, /* an RDMA Write posted by us */
+	DDP_RDMAP_WC_READ = 3,	/* an RDMA Read posted by us: data placed */
+	DDP_RDMAP_WC_RECV = 4,	/* a receive buffer: a Send arrived */
+};
+
+/* One work completion. */
+typedef struct ddp_rdmap_wc {
+	enum ddp_rdmap_wc_kind kind;
+	int status;	/* 0, or DDP_ERR_ABORTED (flushed: terminate, abort,
+			 * free), or a DDP_ERR_* from the DDP send path */
+	void *wr_ctx;	/* the ctx given when posting */
+	uint32_t len;	/* RECV: message length; READ/SEND/WRITE: octets */
+	/* RECV only */
+	uint8_t opcode;	     /* enum ddp_rdmap_opcode (a Send variant) */
+	uint8_t solicited;   /* Send with Solicited Event */
+	uint8_t invalidated; /* Send with Invalidate: inv_stag is now invalid */
+	uint32_t inv_stag;
+	void *buf;	     /* the posted buffer */
+} ddp_rdmap_wc;
+
+typedef struct ddp_rdmap_callbacks {
+	/* Every work request and receive buffer completes here exactly once,
+	 * in order per queue (send queue / receive queue). Required. */
+	void (*complete)(ddp_rdmap_qp *qp, const ddp_rdmap_wc *wc, void *user);
+	/* The stream stopped: t is the Terminate we sent (sent = 1) or the
+	 * one we received (sent = 0); t is NULL when the LLP failed or the
+	 * stream was aborted without a Terminate. Runs once, before the
+	 * flush completions. Optional. */
+	void (*terminate)(ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent,
+			  void *user);
+} ddp_rdmap_callbacks;
+
+typedef struct ddp_rdmap_config {
+	uint32_t ird; /* incoming Read Requests served at once (>= 0) */
+	uint32_t ord; /* outgoing Read Requests outstanding at once */
+	uint32_t max_send_wr; /* queued work requests, default 1024 */
+} ddp_rdmap_config;
+
+/* Create a dispatcher over ctx. other/other_user (both optional) receive
+ * the DDP events of streams that have no queue pair. *out is the caller's:
+ * ddp_rdmap_dev_free(). Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
+int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other,
+		      void *other_user, ddp_rdmap_dev **out);
+/* Free a dispatcher. Errors: DDP_ERR_BUSY while queue pairs exist (nothing
+ * freed). NULL is a no-op (returns 0). */
+int ddp_rdmap_dev_free(ddp_rdmap_dev *dev);
+/* The DDP callback table to give the sessions (with dev as user). */
+void ddp_rdmap_dev_callbacks(ddp_callbacks *out);
+
+/* Create a queue pair on (s, stream) with the negotiated ird/ord (MPA:
+ * ddp_mpa_info.ird/.ord; SCTP: from the Enhanced Initiate/Accept). Posts ird buffers on QN 1 and one
+ * on QN 2 at once, so call it before the peer can send (MPA: in the
+ * CONNECTED event; SCTP: before ddp_sctp_accept() / on ACCEPTED). cb is
+ * copied. *out is the caller's: ddp_rdmap_qp_free().
+ * Errors: DDP_ERR_INVAL (NULL, bad stream, ird or ord over 16383),
+ * DDP_ERR_BUSY (the stream has a queue pair), DDP_ERR_NOMEM, and the errors
+ * of ddp_post_recv(). */
+int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+		     const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb,
+		     void *user, ddp_rdmap_qp **out);
+/* Free a queue pair. Unless the stream already ended, it is aborted first
+ * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
+ * during this call. Call it before the session is freed (MPA: before
+ * ddp_mpa_conn_free; SCTP: in the assoc-down callback at the latest).
+ * Not from inside this queue pair's callbacks. NULL is a no-op. */
+void ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
+void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user);
+void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp);
+ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp);
+/* 1 once the stream stopped (Terminate sent or received, LLP gone). */
+int ddp_rdmap_qp_failed(const ddp_rdmap_qp *qp);
+
+/* Post a receive buffer for one incoming Send (QN 0).
+ * Errors: DDP_ERR_INVAL, DDP_ERR_STREAM (stopped), those of ddp_post_recv. */
+int ddp_rdmap_post_recv(ddp_rdmap_qp *qp, void *buf, size_t len, void *ctx);
+
+enum ddp_rdmap_send_flags {
+	DDP_RDMAP_SEND_SE = 0x1,  /* Solicited Event */
+	DDP_RDMAP_SEND_INV = 0x2, /* Invalidate inv_stag at the peer */
+};
+/* Post a Send (flags select Send / with SE / with Invalidate / both).
+ * Errors: DDP_ERR_INVAL (NULL qp, iovcnt < 0, unknown flags),
+ * DDP_ERR_TOOBIG (total >= 2^32), DDP_ERR_LIMIT (max_send_wr),
+ * DDP_ERR_STREAM (stopped), DDP_ERR_NOMEM. */
+int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
+			const struct iovec *iov, int iovcnt, void *ctx);
+/* Post an RDMA Write of iov to the peer's (stag, to).
+ * Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL when to + length
+ * wraps 2^64. */
+int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
+			 const struct iovec *iov, int iovcnt, void *ctx);
+/* Post an RDMA Read of len octets from the peer's (src_stag, src_to) into
+ * our sink (sink_stag, sink_to), which must be registered with
+ * DDP_ACCESS_REMOTE_WRITE for this stream. Completes when the Read
+ * Response was placed. Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL
+ * (ORD is 0). */
+int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
+			uint32_t src_stag, uint64_t src_to, uint32_t len,
+			void *ctx);
+
+/* Decode a Terminate's payload (the QN 2 message after the DDP header) into
+ * *out: RFC 5040 §4.8 layout, or siw's swapped control word when only that
+ * reading names a defined (layer, type, code) or its Hdrct bits sit where
+ * siw puts them. Truncated headers are kept as far as present. Advances
+ * *src. Errors: DDP_ERR_NEED_MORE (fewer than 4 octets), DDP_ERR_PROTO
+ * (neither reading is a defined error). */
+int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src,
+			  const uint8_t *end);
+/* 1 when (layer, etype, code) is an error RFC 5040 §4.8 / RFC 5041 §7.2 /
+ * RFC 5044 §8 / RFC 6581 defines, or libddp's LLP codes (ddp/ddp.h). */
+int ddp_rdmap_term_valid(uint8_t layer, uint8_t etype, uint8_t code);
+/* Short text for a Terminate's (layer, etype, code), static storage. */
+const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

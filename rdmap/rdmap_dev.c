@@ -1,0 +1,111 @@
+/* The dispatcher: one DDP callback table for every session; each event goes
+ * to the queue pair of its (session, stream) or to the application's own
+ * callbacks. */
+#include <stdlib.h>
+
+#include "rdmap_int.h"
+
+int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+		      ddp_rdmap_dev **out)
+{
+	if (!ctx || !out)
+		return DDP_ERR_INVAL;
+	ddp_rdmap_dev *d = calloc(1, sizeof(*d));
+	if (!d)
+		return DDP_ERR_NOMEM;
+	d->ctx = ctx;
+	if (other)
+		d->other = *other;
+	d->other_user = other_user;
+	*out = d;
+	return 0;
+}
+
+int ddp_rdmap_dev_free(ddp_rdmap_dev *dev)
+{
+	if (!dev)
+		return 0;
+	if (dev->qps)
+		return DDP_ERR_BUSY;
+	free(dev);
+	return 0;
+}
+
+struct ddp_rdmap_qp *rdmapi_dev_find(ddp_rdmap_dev *dev, const ddp_session *s, uint32_t stream)
+{
+	struct ddp_rdmap_qp **pp = &dev->qps;
+	for (struct ddp_rdmap_qp *q = dev->qps; q; pp = &q->next, q = q->next) {
+		if (q->s == s && q->stream == stream) {
+			if (pp != &dev->qps) { /* move to front: the busy one stays cheap */
+				*pp = q->next;
+				q->next = dev->qps;
+				dev->qps = q;
+			}
+			return q;
+		}
+	}
+	return NULL;
+}
+
+static int is_ours(const void *p)
+{
+	if (!p)
+		return 0;
+	enum rdmapi_tag t = *(const enum rdmapi_tag *)p;
+	return t >= TAG_WR && t <= TAG_QN2;
+}
+
+static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	ddp_rdmap_dev *dev = user;
+	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, d->stream);
+	if (qp) {
+		rdmapi_qp_deliver(qp, d);
+		return;
+	}
+	/* a QN 1/2 buffer of a freed queue pair cannot come back: qp_free
+	 * aborts the stream first; anything else is the application's */
+	if (dev->other.deliver && !(d->buf_ctx && d->qn != DDP_RDMAP_QN_SEND && is_ours(d->buf_ctx)))
+		dev->other.deliver(s, d, dev->other_user);
+}
+
+static void on_send_done(ddp_session *s, uint32_t stream, void *msg_ctx, int status, void *user)
+{
+	ddp_rdmap_dev *dev = user;
+	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, stream);
+	if (qp)
+		rdmapi_qp_send_done(qp, msg_ctx, status);
+	else if (dev->other.send_done)
+		dev->other.send_done(s, stream, msg_ctx, status, dev->other_user);
+}
+
+static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	ddp_rdmap_dev *dev = user;
+	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, e->stream);
+	if (qp)
+		rdmapi_qp_error(qp, e);
+	else if (dev->other.error)
+		dev->other.error(s, e, dev->other_user);
+}
+
+static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev,
+			    int status, void *user)
+{
+	ddp_rdmap_dev *dev = user;
+	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, stream);
+	if (qp)
+		rdmapi_qp_stream_event(qp, ev, status);
+	else if (dev->other.stream_event)
+		dev->other.stream_event(s, stream, ev, status, dev->other_user);
+}
+
+void ddp_rdmap_dev_callbacks(ddp_callbacks *out)
+{
+	if (!out)
+		return;
+	out->deliver = on_deliver;
+	out->send_done = on_send_done;
+	out->error = on_error;
+	out->stream_event = on_stream_event;
+}
