@@ -425,6 +425,8 @@ static void test_rdmap_read_without_access_terminates(void **st)
 	assert_int_equal(b->wc[0].kind, DDP_RDMAP_WC_RECV);
 	assert_int_equal(b->wc[0].status, DDP_ERR_ABORTED);
 	assert_int_equal((intptr_t)b->wc[0].wr_ctx, 100);
+	assert_ptr_equal(b->wc[0].buf, rx[0]);
+	assert_int_equal(b->wc[0].len, 0); /* ddp/rdmap.h: nothing delivered */
 	ddp_stag_invalidate(b->ctx, r);
 	ddp_stag_invalidate(a->ctx, k);
 }
