@@ -1,7 +1,7 @@
 # Packaging: shared libraries, install/uninstall, pkg-config files.
 # Included at the end of the top Makefile (every object is built -fPIC).
 #
-#   make shared                     $(BUILD)/lib/libddp{,-mpa,-sctp}.so*
+#   make shared                     $(BUILD)/lib/libddp{,-mpa,-sctp,-rdmap}.so*
 #   make install   [DESTDIR=] [prefix=/usr/local] [libdir=] [includedir=]
 #   make uninstall [DESTDIR=] [prefix=...]   removes what install put there
 #
@@ -9,8 +9,10 @@
 #   libddp       the DDP core (src/) + CRC32c (adapters/common)      libddp.pc
 #   libddp-mpa   MPA/TCP: adapters/mpa + adapters/libevent          libddp-mpa.pc
 #   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp               libddp-sctp.pc
+#   libddp-rdmap RDMAP (RFC 5040) on the DDP API: rdmap/            libddp-rdmap.pc
+#                (needs libddp only, so it is built in every configuration)
 # Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
-# ddp/sctp.h. ddp/debug.h is NOT installed: its hooks (MSN wrap, failmalloc)
+# ddp/sctp.h, ddp/rdmap.h. ddp/debug.h is NOT installed: its hooks (MSN wrap, failmalloc)
 # break protocol invariants on purpose and exist for the test suite, which
 # links the static build-tree libraries. The shared libraries export exactly
 # the functions declared in the installed headers (plus the ddp_crc32c*
@@ -44,9 +46,11 @@ PKG_MPA_OBJ := $(call obj,$(MPA_SRC) $(EV_SRC))
 PKG_MPA_HDR := include/ddp/mpa.h
 PKG_SCTP_OBJ := $(call obj,$(SCTP_SRC))
 PKG_SCTP_HDR := include/ddp/sctp.h
+PKG_RDMAP_OBJ := $(call obj,$(RDMAP_SRC))
+PKG_RDMAP_HDR := include/ddp/rdmap.h
 
-PKG_NAMES := libddp
-PKG_HEADERS := include/ddp/ddp.h include/ddp/llp.h
+PKG_NAMES := libddp libddp-rdmap
+PKG_HEADERS := include/ddp/ddp.h include/ddp/llp.h include/ddp/rdmap.h
 ifeq ($(HAVE_LIBEVENT),1)
 PKG_NAMES += libddp-mpa
 PKG_HEADERS += include/ddp/mpa.h
@@ -83,6 +87,7 @@ endef
 $(eval $(call pkg_map_rule,libddp,$(PKG_CORE_OBJ),$(PKG_CORE_HDR)))
 $(eval $(call pkg_map_rule,libddp-mpa,$(PKG_MPA_OBJ),$(PKG_MPA_HDR)))
 $(eval $(call pkg_map_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(PKG_SCTP_HDR)))
+$(eval $(call pkg_map_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(PKG_RDMAP_HDR)))
 
 # $(1) name, $(2) objects, $(3) extra prerequisites (libraries linked by
 # path), $(4) -l flags. Leaves the SONAME and dev symlinks beside the file.
@@ -98,6 +103,7 @@ endef
 $(eval $(call pkg_so_rule,libddp,$(PKG_CORE_OBJ),,$(PKG_CORE_DEPS)))
 $(eval $(call pkg_so_rule,libddp-mpa,$(PKG_MPA_OBJ),$(call pkg_so,libddp),-levent_core))
 $(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lusrsctp -levent_core))
+$(eval $(call pkg_so_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(call pkg_so,libddp),))
 
 # Static archives for installation (the build tree's own libddp.a holds src/
 # only; the installed one also holds adapters/common).
@@ -110,6 +116,7 @@ endef
 $(eval $(call pkg_a_rule,libddp,$(PKG_CORE_OBJ)))
 $(eval $(call pkg_a_rule,libddp-mpa,$(PKG_MPA_OBJ)))
 $(eval $(call pkg_a_rule,libddp-sctp,$(PKG_SCTP_OBJ)))
+$(eval $(call pkg_a_rule,libddp-rdmap,$(PKG_RDMAP_OBJ)))
 
 shared: $(PKG_SO)
 
@@ -145,12 +152,12 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
 	@test -n "$(DESTDIR)" || echo "install: run ldconfig if $(libdir) is in the loader's path"
 
-# Removes every file install can put there (all three libraries and all
+# Removes every file install can put there (all four libraries and all
 # headers, whatever this build has), then include/ddp when it is empty.
 # Shared directories (lib, lib/pkgconfig, include) are left alone.
-PKG_ALL := libddp libddp-mpa libddp-sctp
+PKG_ALL := libddp libddp-mpa libddp-sctp libddp-rdmap
 uninstall:
-	rm -f $(patsubst %,$(DESTDIR)$(includedir)/ddp/%.h,ddp llp mpa sctp)
+	rm -f $(patsubst %,$(DESTDIR)$(includedir)/ddp/%.h,ddp llp mpa sctp rdmap)
 	rm -f $(foreach n,$(PKG_ALL),$(DESTDIR)$(libdir)/$(n).a $(DESTDIR)$(libdir)/$(n).so \
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)

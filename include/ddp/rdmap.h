@@ -116,7 +116,14 @@ typedef struct ddp_rdmap_wc {
 	int status;	/* 0, or DDP_ERR_ABORTED (flushed: terminate, abort,
 			 * free), or a DDP_ERR_* from the DDP send path */
 	void *wr_ctx;	/* the ctx given when posting */
-	uint32_t len;	/* RECV: message length; READ/SEND/WRITE: octets */
+	uint32_t len;	/* RECV: message length; READ/SEND/WRITE: octets
+			 * the work request named (also when flushed). A
+			 * RECV with status != 0 has len 0: no message was
+			 * delivered into buf (RFC 5040 §7.1: nothing is
+			 * processed after the stream stopped, even a Send
+			 * whose octets reached buf; RFC 5040 gives a
+			 * flushed completion no length), so its contents
+			 * are undefined. */
 	/* RECV only */
 	uint8_t opcode;	     /* enum ddp_rdmap_opcode (a Send variant) */
 	uint8_t solicited;   /* Send with Solicited Event */

@@ -48,14 +48,14 @@ fi
 # A core-only configuration (./configure --without-libevent/usrsctp)
 # installs libddp alone and has no ddp-echo: check that install only.
 full=0
-libs=libddp
-headers="ddp llp"
+libs="libddp libddp-rdmap"
+headers="ddp llp rdmap"
 if [ "$($MAKE -s --no-print-directory BUILD="$BUILD" \
 	--eval 'ddp-print-have: ; @echo $(HAVE_LIBEVENT)$(HAVE_USRSCTP)' ddp-print-have)" = 11 ]
 then
 	full=1
-	libs="libddp libddp-mpa libddp-sctp"
-	headers="ddp llp mpa sctp"
+	libs="libddp libddp-mpa libddp-sctp libddp-rdmap"
+	headers="ddp llp mpa sctp rdmap"
 else
 	echo "note: core-only build: only libddp is installed and checked"
 fi
@@ -66,6 +66,31 @@ if [ $full = 1 ] && [ ! -x "$BUILD/bin/ddp-echo" ] && ! timeout 240 $MAKE --no-p
 	echo "FAIL: cannot build $BUILD/bin/ddp-echo"
 	exit 1
 fi
+
+# A program of the RDMAP layer alone (ddp/rdmap.h, pkg-config libddp-rdmap):
+# a dispatcher on a context, and RFC 5040 §4.8's Terminate decoded from the
+# octets of (RDMAP, remote protection, access rights) with no headers.
+cat > "$T/rdmap_prog.c" <<'PROG'
+#include <stdio.h>
+#include <ddp/rdmap.h>
+int main(void)
+{
+	ddp_ctx *ctx;
+	ddp_rdmap_dev *dev;
+	static const unsigned char w[4] = { 0x01, 0x02, 0x00, 0x00 };
+	const unsigned char *p = w;
+	ddp_rdmap_term t;
+	if (ddp_ctx_new(NULL, &ctx) || ddp_rdmap_dev_new(ctx, NULL, NULL, &dev) ||
+	    ddp_rdmap_term_decode(&t, &p, w + 4))
+		return 1;
+	printf("rdmap: %u/%u/%u %s\n", t.layer, t.etype, t.code,
+	       ddp_rdmap_term_str(t.layer, t.etype, t.code));
+	return ddp_rdmap_dev_free(dev) || ddp_ctx_free(ctx);
+}
+PROG
+rdmap_check() { # rdmap_check BINARY: it must decode (0, 1, 2)
+	out=$(LD_LIBRARY_PATH="$libdir" timeout 15 "$1" 2>&1) && echo "$out" | grep -q "^rdmap: 0/1/2 "
+}
 
 # ---------------------------------------------------------------- install
 D=$T/root
@@ -105,6 +130,10 @@ if [ $full = 0 ]; then
 	export PKG_CONFIG_PATH="$libdir/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$D"
 	# shellcheck disable=SC2046
 	check "pkg-config --libs libddp" test "$(echo $(pkg-config --libs libddp))" = "-L$libdir -lddp"
+	# shellcheck disable=SC2046
+	check "an RDMAP program builds from pkg-config libddp-rdmap" \
+		${CC:-cc} -o "$T/rdmap_prog" "$T/rdmap_prog.c" $xflags $(pkg-config --cflags --libs libddp-rdmap)
+	check "the RDMAP program runs against the installed .so" rdmap_check "$T/rdmap_prog"
 	$MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D" prefix=/usr/local \
 		uninstall > /dev/null 2>&1
 	check "make uninstall removes every installed file" test -z "$(find "$D" ! -type d)"
@@ -115,6 +144,8 @@ fi
 check "libddp-mpa.so links libddp.so.$major and libevent_core" \
 	sh -c "readelf -d '$libdir/libddp-mpa.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]' &&
 	       readelf -d '$libdir/libddp-mpa.so.$version' | grep -q 'NEEDED.*libevent_core'"
+check "libddp-rdmap.so links libddp.so.$major" \
+	sh -c "readelf -d '$libdir/libddp-rdmap.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]'"
 check "libddp-sctp.so links libddp.so.$major, usrsctp and libevent_core" \
 	sh -c "readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]' &&
 	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libusrsctp' &&
@@ -147,6 +178,12 @@ check "echo_client builds from pkg-config alone" \
 check "echo_client needs libddp-mpa.so.$major and libddp-sctp.so.$major" \
 	sh -c "readelf -d '$T/echo_client' | grep -q 'NEEDED.*\[libddp-mpa.so.$major\]' &&
 	       readelf -d '$T/echo_client' | grep -q 'NEEDED.*\[libddp-sctp.so.$major\]'"
+# shellcheck disable=SC2046
+check "an RDMAP program builds from pkg-config libddp-rdmap" \
+	$CC -o "$T/rdmap_prog" "$T/rdmap_prog.c" $xflags $(pkg-config --cflags --libs libddp-rdmap)
+check "the RDMAP program needs libddp-rdmap.so.$major" \
+	sh -c "readelf -d '$T/rdmap_prog' | grep -q 'NEEDED.*\[libddp-rdmap.so.$major\]'"
+check "the RDMAP program runs against the installed .so" rdmap_check "$T/rdmap_prog"
 
 # Static: the same tree without the .so files; `pkg-config --static` must
 # name every private dependency (libisal, usrsctp, pthread).
@@ -158,6 +195,11 @@ check "echo_client links statically from pkg-config --static" \
 	$CC -o "$T/echo_client_static" examples/echo_client.c $xflags $sflags
 check "static echo_client needs no libddp*.so" \
 	sh -c "! readelf -d '$T/echo_client_static' | grep -q 'NEEDED.*libddp'"
+# shellcheck disable=SC2046
+check "the RDMAP program links statically from pkg-config --static" \
+	$CC -o "$T/rdmap_static" "$T/rdmap_prog.c" $xflags $(PKG_CONFIG_PATH="$T/sroot/usr/local/lib/pkgconfig" \
+	PKG_CONFIG_SYSROOT_DIR="$T/sroot" pkg-config --static --cflags --libs libddp-rdmap)
+check "the static RDMAP program runs" rdmap_check "$T/rdmap_static"
 
 # ------------------------------------------------------------- run them
 # Ports: the first free pair of 29600/1, 29602/3, ... 29608/9 (another
