@@ -55,6 +55,9 @@ typedef struct sctp_ll_config {
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
 	uint32_t hb_interval_ms; /* default 1000 */
 	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
+	uint32_t peer_idle_ms;	 /* a remote UDP endpoint without an
+				  * association is forgotten after this long
+				  * without datagrams (default 10000) */
 	int stock;		 /* benchmark baseline: none of libddp's tuning
 				  * (no NODELAY, buffers, RTO, heartbeat or
 				  * fragmentation settings) and usrsctp's own
@@ -103,6 +106,11 @@ typedef struct sctp_ll_io_stats {
 	uint64_t rx_calls, tx_calls; /* recvmmsg / sendmmsg + sendmsg */
 	uint64_t tx_gso, rx_gro;     /* GSO super-datagrams, GRO trains */
 	uint64_t tx_drops, mtu_drops, tx_frag;
+	uint64_t peers;		     /* remote UDP endpoints known now */
+	uint64_t rx_unproven;	     /* datagrams from unknown sources that
+				      * were not a valid lone INIT: dropped
+				      * without any state */
+	uint64_t peers_expired, peers_evicted; /* idle peers freed */
 } sctp_ll_io_stats;
 void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
 /* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */
