@@ -53,8 +53,13 @@ typedef struct sctp_ll_config {
 				 * fragmentation (RFC 5043 §9) */
 	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 4 MiB */
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
-	uint32_t hb_interval_ms; /* default 1000 */
-	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
+	/* failure detection (RFC 4960 §8), 0 = default; see the same fields
+	 * of ddp_sctp_config (include/ddp/sctp.h) */
+	uint32_t hb_interval_ms; /* default 5000 */
+	uint32_t rto_min_ms;	 /* default 100 */
+	uint32_t rto_initial_ms; /* default 200 */
+	uint32_t rto_max_ms;	 /* default 10000 */
+	uint16_t path_max_retrans, assoc_max_retrans; /* default 15, 15 */
 	uint32_t peer_idle_ms;	 /* a remote UDP endpoint without an
 				  * association is forgotten after this long
 				  * without datagrams (default 10000) */

@@ -613,10 +613,25 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		ep->cfg.sndbuf = 4u << 20;
 	if (!ep->cfg.rcvbuf)
 		ep->cfg.rcvbuf = 4u << 20;
+	/* slow is not dead (issue 15): a 30 s stall survives */
 	if (!ep->cfg.hb_interval_ms)
-		ep->cfg.hb_interval_ms = 1000;
+		ep->cfg.hb_interval_ms = 5000;
+	if (!ep->cfg.rto_min_ms)
+		ep->cfg.rto_min_ms = 100;
+	if (!ep->cfg.rto_initial_ms)
+		ep->cfg.rto_initial_ms = 200;
 	if (!ep->cfg.rto_max_ms)
-		ep->cfg.rto_max_ms = 1000;
+		ep->cfg.rto_max_ms = 10000;
+	if (ep->cfg.rto_min_ms > ep->cfg.rto_max_ms)
+		ep->cfg.rto_min_ms = ep->cfg.rto_max_ms;
+	if (ep->cfg.rto_initial_ms < ep->cfg.rto_min_ms)
+		ep->cfg.rto_initial_ms = ep->cfg.rto_min_ms;
+	if (ep->cfg.rto_initial_ms > ep->cfg.rto_max_ms)
+		ep->cfg.rto_initial_ms = ep->cfg.rto_max_ms;
+	if (!ep->cfg.path_max_retrans)
+		ep->cfg.path_max_retrans = 15;
+	if (!ep->cfg.assoc_max_retrans)
+		ep->cfg.assoc_max_retrans = 15;
 	global_get();
 	ep->timer = evtimer_new(base, timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);

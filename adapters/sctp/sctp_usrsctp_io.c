@@ -130,17 +130,19 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
 	pp.spp_flags = SPP_HB_ENABLE;
 	pp.spp_hbinterval = c->hb_interval_ms;
-	pp.spp_pathmaxrxt = 4;
+	pp.spp_pathmaxrxt = c->path_max_retrans;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
 	memset(&rto, 0, sizeof(rto));
 	rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
-	rto.srto_initial = 200;
-	rto.srto_min = 100;
+	rto.srto_initial = c->rto_initial_ms;
+	rto.srto_min = c->rto_min_ms;
 	rto.srto_max = c->rto_max_ms;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
 	memset(&ap, 0, sizeof(ap));
 	ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
-	ap.sasoc_asocmaxrxt = 4; /* ~4 s of silence = dead (RTO max 1 s) */
+	/* RFC 4960 §8.1: consecutive unanswered retransmissions and
+	 * heartbeats before the association is declared dead */
+	ap.sasoc_asocmaxrxt = c->assoc_max_retrans;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap));
 	return rc ? DDP_ERR_SYS : 0;
 }
