@@ -294,6 +294,12 @@ static void decide_up(struct sctp_ll_assoc *a)
 	const sctp_ll_config *c = &a->ep->cfg;
 	if (c->require_adaptation &&
 	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
+		/* issue 15: say why (the peer sees the reason in the ABORT) */
+		sctp_usrsctp_abort_reason(a->so, a->adapt_seen ?
+			"DDP refused: wrong Adaptation Layer Indication "
+			"(RFC 5043 §11.1 needs 0x00000001)" :
+			"DDP refused: no Adaptation Layer Indication "
+			"(RFC 5043 §11.1 needs 0x00000001)");
 		assoc_close_socket(a, 1);
 		sctp_usrsctp_go_down(a, DDP_ERR_PROTO);
 		return;

@@ -208,6 +208,20 @@ _Static_assert(sizeof(struct usrsctp_sndrcvinfo) == 128, "usrsctp sctp_sndrcvinf
 int sctp_lower_sosend(struct socket *so, struct sockaddr *addr, struct usrsctp_uio *uio,
 		      void *top, void *control, int flags, struct usrsctp_sndrcvinfo *srcv);
 
+/* RFC 4960 §3.3.10.12 / RFC 6458 §5.3.4 (SCTP_ABORT): ABORT the
+ * association now with a User-Initiated Abort cause whose Upper Layer
+ * Abort Reason is reason, so the peer can read why. */
+int sctp_usrsctp_abort_reason(struct socket *so, const char *reason)
+{
+	struct sctp_sndinfo snd;
+	memset(&snd, 0, sizeof(snd));
+	snd.snd_flags = SCTP_ABORT;
+	return usrsctp_sendv(so, reason, strlen(reason), NULL, 0, &snd,
+			     sizeof(snd), SCTP_SENDV_SNDINFO, 0) < 0 ?
+		       DDP_ERR_SYS :
+		       0;
+}
+
 static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		    const struct iovec *iov, int iovcnt, size_t len)
 {
