@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <ddp/llp.h>
+#include "common/peer_addr.h"
 
 struct ddp_mpa_listener {
 	struct event_base *base;
@@ -34,6 +35,25 @@ static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
 	event_add(l->ev_accept, NULL);
 }
 
+/* At the start-up cap (half-open / slowloris floods) the oldest connection
+ * still in start-up without a complete MPA Request makes room: a new good
+ * client is served, and a slow one holds a slot only until max_startup
+ * newer connections arrived. Returns 1 when a slot was freed. */
+static int evict_oldest(ddp_mpa_listener *l)
+{
+	ddp_mpa_conn *old = mpa_tcp_startup_oldest(l->sc);
+	char a[DDP_ADDR_STRLEN];
+	if (!old)
+		return 0;
+	ddp_llp_log(l->ctx, DDP_LOG_WARN,
+		    "MPA start-up cap %u reached: evicted %s (no MPA Request "
+		    "after %llu ms)",
+		    l->cfg.max_startup, ddp_fd_peer_fmt(old->fd, a),
+		    (unsigned long long)(mpa_tcp_now_ms() - old->born_ms));
+	mpa_tcp_evict(old);
+	return 1;
+}
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	ddp_mpa_listener *l = arg;
@@ -52,10 +72,16 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			}
 			return; /* EAGAIN or a transient error */
 		}
-		if (l->sc->pending >= l->cfg.max_startup) {
-			/* too many connections still in start-up (half-open
-			 * floods): reset this one at once */
+		if (l->sc->pending >= l->cfg.max_startup &&
+		    !evict_oldest(l)) {
+			/* every start-up slot holds a connection whose
+			 * Request waits for the application: refuse */
+			char a[DDP_ADDR_STRLEN];
 			struct linger lg = { 1, 0 };
+			ddp_llp_log(l->ctx, DDP_LOG_WARN,
+				    "MPA start-up cap %u reached, all waiting "
+				    "for the application: refused %s",
+				    l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
 			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 			close(fd);
 			continue;
@@ -66,9 +92,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			close(fd);
 			continue;
 		}
-		c->sc = l->sc;
-		l->sc->refs++;
-		l->sc->pending++;
+		mpa_tcp_startup_add(c, l->sc);
 		mpa_tcp_start(c);
 	}
 }

@@ -16,11 +16,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include <ddp/llp.h>
+#include "common/peer_addr.h"
 
 mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -30,6 +32,13 @@ mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
 /* ------------------------------------------------------ lifetime guard */
 
 static void conn_destroy(ddp_mpa_conn *c);
+
+uint64_t mpa_tcp_now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
 
 void mpa_tcp_startup_put(struct startup_count *sc)
 {
@@ -70,11 +79,42 @@ static void close_socket(ddp_mpa_conn *c, int reset)
 	}
 }
 
+void mpa_tcp_startup_add(ddp_mpa_conn *c, struct startup_count *sc)
+{
+	c->sc = sc;
+	sc->refs++;
+	sc->pending++;
+	c->su_prev = sc->tail;
+	c->su_next = NULL;
+	if (sc->tail)
+		sc->tail->su_next = c;
+	else
+		sc->head = c;
+	sc->tail = c;
+}
+
+ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc)
+{
+	for (ddp_mpa_conn *c = sc->head; c; c = c->su_next)
+		if (!c->app_owned && !c->free_pending)
+			return c;
+	return NULL;
+}
+
 /* The connection is past its start-up (up, failed, rejected or freed). */
 static void startup_done(ddp_mpa_conn *c)
 {
 	if (!c->sc)
 		return;
+	if (c->su_prev)
+		c->su_prev->su_next = c->su_next;
+	else
+		c->sc->head = c->su_next;
+	if (c->su_next)
+		c->su_next->su_prev = c->su_prev;
+	else
+		c->sc->tail = c->su_prev;
+	c->su_prev = c->su_next = NULL;
 	c->sc->pending--;
 	mpa_tcp_startup_put(c->sc);
 	c->sc = NULL;
@@ -101,6 +141,16 @@ static void conn_destroy(ddp_mpa_conn *c)
 	if (c->live)
 		event_free(c->live);
 	free(c);
+}
+
+void mpa_tcp_evict(ddp_mpa_conn *c)
+{
+	if (c->depth) { /* inside one of its callbacks: from the loop */
+		startup_done(c);
+		c->free_pending = 1;
+		return;
+	}
+	conn_destroy(c); /* not finished: TCP reset */
 }
 
 static void deferred_destroy(evutil_socket_t fd, short what, void *arg)
@@ -373,6 +423,10 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
+	char a[DDP_ADDR_STRLEN];
+	ddp_llp_log(c->ctx, DDP_LOG_WARN,
+		    "MPA start-up timed out after %u ms: peer %s", c->timeout_ms,
+		    ddp_fd_peer_fmt(c->fd, a));
 	enter(c);
 	/* RFC 5044 §7.1: SHOULD time out waiting for start-up frames */
 	mpa_conn_on_timeout(c->mc);
@@ -419,6 +473,8 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	if (!c)
 		return DDP_ERR_NOMEM;
 	c->base = base;
+	c->ctx = ctx;
+	c->born_ms = mpa_tcp_now_ms();
 	c->fd = fd;
 	c->ucb = *cb;
 	c->ev = ev;

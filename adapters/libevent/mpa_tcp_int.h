@@ -19,6 +19,8 @@
  * goes last frees it. */
 struct startup_count {
 	unsigned refs, pending;
+	/* the connections in start-up, oldest first (eviction at the cap) */
+	struct ddp_mpa_conn *head, *tail;
 };
 
 struct ddp_mpa_conn {
@@ -29,6 +31,9 @@ struct ddp_mpa_conn {
 	int rd_dry; /* the last recv was short: the socket is empty */
 	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
 	struct startup_count *sc; /* listener's count while starting up */
+	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */
+	ddp_ctx *ctx;		/* log hook */
+	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
 	struct event *live; /* 1 s write-stall check */
 	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
@@ -59,6 +64,15 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 void mpa_tcp_start(ddp_mpa_conn *c);
 /* Drop one reference to a listener's start-up count. */
 void mpa_tcp_startup_put(struct startup_count *sc);
+/* A listener connection enters start-up: counted and listed in sc. */
+void mpa_tcp_startup_add(ddp_mpa_conn *c, struct startup_count *sc);
+/* The oldest connection of sc still in start-up whose MPA Request has
+ * not reached the application (unproductive), or NULL. */
+ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc);
+/* End such a connection now (TCP reset), freeing it: only for one the
+ * application has not seen (!app_owned). */
+void mpa_tcp_evict(ddp_mpa_conn *c);
+uint64_t mpa_tcp_now_ms(void);
 
 /* ------------------------------------------------ mpa_sock_io.c */
 

@@ -507,6 +507,12 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->adaptation = cfg->no_adaptation ? 0 : SCTP_ADAPTATION_DDP;
 	lc->require_adaptation = !cfg->no_adaptation;
 	lc->path_mtu = cfg->path_mtu;
+	lc->hb_interval_ms = cfg->hb_interval_ms;
+	lc->rto_min_ms = cfg->rto_min_ms;
+	lc->rto_initial_ms = cfg->rto_initial_ms;
+	lc->rto_max_ms = cfg->rto_max_ms;
+	lc->path_max_retrans = cfg->path_max_retrans;
+	lc->assoc_max_retrans = cfg->assoc_max_retrans;
 	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
 }
 

@@ -53,8 +53,16 @@ typedef struct sctp_ll_config {
 				 * fragmentation (RFC 5043 §9) */
 	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 4 MiB */
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
-	uint32_t hb_interval_ms; /* default 1000 */
-	uint32_t rto_max_ms;	 /* default 1000 (dead peer < 10 s) */
+	/* failure detection (RFC 4960 §8), 0 = default; see the same fields
+	 * of ddp_sctp_config (include/ddp/sctp.h) */
+	uint32_t hb_interval_ms; /* default 5000 */
+	uint32_t rto_min_ms;	 /* default 100 */
+	uint32_t rto_initial_ms; /* default 200 */
+	uint32_t rto_max_ms;	 /* default 10000 */
+	uint16_t path_max_retrans, assoc_max_retrans; /* default 15, 15 */
+	uint32_t peer_idle_ms;	 /* a remote UDP endpoint without an
+				  * association is forgotten after this long
+				  * without datagrams (default 10000) */
 	int stock;		 /* benchmark baseline: none of libddp's tuning
 				  * (no NODELAY, buffers, RTO, heartbeat or
 				  * fragmentation settings) and usrsctp's own
@@ -103,6 +111,11 @@ typedef struct sctp_ll_io_stats {
 	uint64_t rx_calls, tx_calls; /* recvmmsg / sendmmsg + sendmsg */
 	uint64_t tx_gso, rx_gro;     /* GSO super-datagrams, GRO trains */
 	uint64_t tx_drops, mtu_drops, tx_frag;
+	uint64_t peers;		     /* remote UDP endpoints known now */
+	uint64_t rx_unproven;	     /* datagrams from unknown sources that
+				      * were not a valid lone INIT: dropped
+				      * without any state */
+	uint64_t peers_expired, peers_evicted; /* idle peers freed */
 } sctp_ll_io_stats;
 void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
 /* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */

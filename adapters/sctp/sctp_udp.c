@@ -86,45 +86,6 @@ static void drop_queue(struct sctp_udp *u)
 
 /* ------------------------------------------------------------ peers */
 
-static int same_addr(const struct sockaddr_storage *a, socklen_t al,
-		     const struct sockaddr_storage *b, socklen_t bl)
-{
-	if (al != bl || a->ss_family != b->ss_family)
-		return 0;
-	if (a->ss_family == AF_INET) {
-		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
-	}
-	const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-	return x->sin6_port == y->sin6_port &&
-	       memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
-}
-
-struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
-					 const struct sockaddr_storage *sa,
-					 socklen_t salen, int create)
-{
-	struct sctp_udp_peer *p;
-	for (p = u->peers; p; p = p->next)
-		if (same_addr(&p->sa, p->salen, sa, salen))
-			return p;
-	if (!create)
-		return NULL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->u = u;
-	memcpy(&p->sa, sa, salen);
-	p->salen = salen;
-	sctp_udp_mtu_init(u, p);
-	p->next = u->peers;
-	u->peers = p;
-	if (u->ops.peer_new)
-		u->ops.peer_new(u->user, p);
-	return p;
-}
-
 /* Parse an IPv4/IPv6 literal; port < 0 leaves 0. */
 static int make_addr(const char *addr, int port, struct sockaddr_storage *ss,
 		     socklen_t *sl)
@@ -153,9 +114,23 @@ struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
+	struct sctp_udp_peer *p;
 	if (port <= 0 || port > 65535 || make_addr(addr, port, &ss, &sl))
 		return NULL;
-	return sctp_udp_peer_find(u, &ss, sl, 1);
+	p = sctp_udp_peer_find(u, &ss, sl);
+	return p ? p : sctp_udp_peer_add(u, &ss, sl);
+}
+
+void sctp_udp_set_peer_idle(struct sctp_udp *u, uint32_t ms)
+{
+	u->peer_idle_ms = ms;
+}
+
+static void sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sctp_udp_peers_sweep(arg, sctp_udp_now_ms());
 }
 
 /* ------------------------------------------------------------ socket */
@@ -187,6 +162,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	u->ops = *ops;
 	u->user = user;
 	u->mtu_cap = mtu_cap;
+	u->peer_idle_ms = PEER_IDLE_MS;
 	u->family = ss.ss_family;
 	u->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (u->fd < 0) {
@@ -211,11 +187,16 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 				((struct sockaddr_in6 *)&ss)->sin6_port);
 	u->rd = event_new(base, u->fd, EV_READ | EV_PERSIST, read_cb, u);
 	u->wr = event_new(base, u->fd, EV_WRITE, flush_cb, u);
-	if (!u->rd || !u->wr || sctp_udp_tx_init(u) || sctp_udp_rx_init(u)) {
+	u->sweep = event_new(base, -1, EV_PERSIST, sweep_cb, u);
+	if (!u->rd || !u->wr || !u->sweep || sctp_udp_tx_init(u) || sctp_udp_rx_init(u)) {
 		sctp_udp_close(u);
 		return DDP_ERR_NOMEM;
 	}
 	event_add(u->rd, NULL);
+	{
+		struct timeval sec = { 1, 0 };
+		event_add(u->sweep, &sec);
+	}
 	*out = u;
 	return 0;
 }
@@ -229,21 +210,16 @@ void sctp_udp_close(struct sctp_udp *u)
 	 * the peer instead of it learning from an ICMP error */
 	if (u->tx_mv)
 		sctp_udp_flush(u);
-	while (u->peers) {
-		struct sctp_udp_peer *p = u->peers;
-		u->peers = p->next;
-		if (u->ops.peer_free)
-			u->ops.peer_free(u->user, p);
-		p->u = NULL;
-		free(p);
-	}
 	drop_queue(u);
+	sctp_udp_peers_free_all(u);
 	sctp_udp_tx_free(u);
 	sctp_udp_rx_free(u);
 	if (u->rd)
 		event_free(u->rd);
 	if (u->wr)
 		event_free(u->wr);
+	if (u->sweep)
+		event_free(u->sweep);
 	close(u->fd);
 	free(u);
 }
@@ -273,4 +249,5 @@ void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
 void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
 {
 	*c = u->c;
+	c->peers = u->npeers;
 }

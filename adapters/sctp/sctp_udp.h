@@ -19,13 +19,20 @@
 struct event_base;
 struct sctp_udp;
 
-/* One remote UDP endpoint (one AF_CONN address for usrsctp). */
+/* One remote UDP endpoint (one AF_CONN address for usrsctp), created only
+ * for a proven source (sctp_udp_peers.c): freed when unreferenced and idle
+ * for a while. */
 struct sctp_udp_peer {
-	struct sctp_udp_peer *next;
-	struct sctp_udp *u;	/* NULL once the socket is closed */
+	struct sctp_udp_peer *next;	/* address hash chain */
+	struct sctp_udp_peer *id_next;	/* id hash chain */
+	struct sctp_udp_peer *idle_prev, *idle_next; /* LRU, refs == 0 only */
+	struct sctp_udp *u;
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	uint32_t mtu;	/* IP path MTU (link MTU on a direct route) */
+	uintptr_t id;	/* usrsctp's AF_CONN address, never reused */
+	unsigned refs;	/* associations using it */
+	uint64_t last_ms; /* last datagram in / last reference dropped */
 };
 
 /* Counters (packets, not batches, unless named *_calls). */
@@ -38,6 +45,10 @@ struct sctp_udp_counters {
 	uint64_t tx_drops;	/* queue full or send error */
 	uint64_t mtu_drops;	/* path MTU decreases applied */
 	uint64_t tx_frag;	/* datagrams sent with DF off (RFC 4960 §7.3) */
+	uint64_t rx_unproven;	/* from unknown sources, not a lone INIT:
+				 * dropped without state */
+	uint64_t peers_expired, peers_evicted; /* idle peers freed */
+	uint64_t peers;		/* peers now */
 };
 
 struct sctp_udp_ops {
@@ -65,9 +76,21 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 /* Frees every peer (peer_free first) and drops queued datagrams. */
 void sctp_udp_close(struct sctp_udp *u);
 int sctp_udp_port(const struct sctp_udp *u);
-/* Peer for addr:port (literal), created if new. NULL: bad address / NOMEM. */
+/* Peer for addr:port (literal), created if new. NULL: bad address / NOMEM.
+ * The caller takes a reference (sctp_udp_peer_ref) before the loop runs
+ * again, else the peer may expire. */
 struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
 					int port);
+/* An association uses / stops using p: an unreferenced peer expires after
+ * the idle time without datagrams (sctp_udp_set_peer_idle). */
+void sctp_udp_peer_ref(struct sctp_udp_peer *p);
+void sctp_udp_peer_unref(struct sctp_udp_peer *p);
+/* usrsctp's AF_CONN address of p, and back (NULL: no such peer any more,
+ * e.g. a packet usrsctp emits after we freed the peer). */
+void *sctp_udp_peer_conn_addr(const struct sctp_udp_peer *p);
+struct sctp_udp_peer *sctp_udp_peer_by_id(const void *conn_addr);
+/* Idle time before an unreferenced peer is freed (default 10 s). */
+void sctp_udp_set_peer_idle(struct sctp_udp *u, uint32_t ms);
 /* Queue one SCTP packet for p; the CRC32c is filled in on our copy. A full
  * queue drops it (SCTP retransmits). df: usrsctp's set_df (0: the packet
  * may be IP-fragmented if it no longer fits the path MTU). */

@@ -1,6 +1,7 @@
 /*
  * Internals of our UDP socket (sctp_udp.h), shared by its four files:
- * sctp_udp.c (socket, peers, the send queue, filter, stats),
+ * sctp_udp.c (socket, the send queue, filter, stats), sctp_udp_peers.c
+ * (the peer table: proof, hashing, expiry),
  * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
  * sctp_udp_rx.c (recvmmsg with UDP GRO splitting, CRC check, the ICMP
  * error queue) and sctp_udp_mtu.c (path MTU of each peer from the route,
@@ -27,6 +28,8 @@ struct event;
 #define TX_MSGS 256	   /* mmsghdr entries per sendmmsg */
 #define TX_PKTS 1024	   /* packets (iovecs) per sendmmsg */
 #define RX_MSGS 32	   /* datagrams (or GRO trains) per recvmmsg */
+#define PEER_IDLE_MS 10000 /* unreferenced peer lifetime (default) */
+#define PEER_IDLE_MAX 4096 /* unreferenced peers at most (oldest goes) */
 
 struct pkt {
 	struct pkt *next;
@@ -42,7 +45,12 @@ struct sctp_udp {
 	int wr_pending;
 	struct sctp_udp_ops ops;
 	void *user;
-	struct sctp_udp_peer *peers;
+	/* peer table (sctp_udp_peers.c) */
+	struct sctp_udp_peer **ptab;
+	size_t pcap, npeers, nidle;
+	struct sctp_udp_peer *idle_head, *idle_tail;
+	uint32_t peer_idle_ms;
+	struct event *sweep;
 	struct pkt *q_head, *q_tail;
 	size_t qlen;
 	struct pkt *held;
@@ -66,10 +74,24 @@ struct sctp_udp {
 };
 
 /* sctp_udp.c */
+void sctp_udp_arm_flush(struct sctp_udp *u);
+
+/* sctp_udp_peers.c */
+uint64_t sctp_udp_now_ms(void);
 struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
 					 const struct sockaddr_storage *sa,
-					 socklen_t salen, int create);
-void sctp_udp_arm_flush(struct sctp_udp *u);
+					 socklen_t salen);
+/* A new peer (NULL: no memory); starts idle (unreferenced). */
+struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u,
+					const struct sockaddr_storage *sa,
+					socklen_t salen);
+void sctp_udp_peer_touch(struct sctp_udp *u, struct sctp_udp_peer *p,
+			 uint64_t now);
+void sctp_udp_peers_sweep(struct sctp_udp *u, uint64_t now);
+void sctp_udp_peers_free_all(struct sctp_udp *u);
+/* A lone INIT with verification tag 0: may create a peer. */
+int sctp_udp_proves_peer(const uint8_t *b, size_t n);
+int sctp_udp_crc_ok(uint8_t *b, size_t n);
 
 /* sctp_udp_tx.c */
 int sctp_udp_tx_init(struct sctp_udp *u);
@@ -82,6 +104,7 @@ void sctp_udp_rx_free(struct sctp_udp *u);
 void sctp_udp_read(struct sctp_udp *u);
 /* Fault filter, then CRC check and input: one SCTP packet. */
 void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
+		      const struct sockaddr_storage *sa, socklen_t salen,
 		      uint8_t *b, size_t n);
 
 /* sctp_udp_mtu.c */

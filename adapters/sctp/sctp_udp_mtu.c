@@ -133,12 +133,13 @@ static int same_host(const struct sockaddr_storage *a,
 void sctp_udp_mtu_icmp(struct sctp_udp *u, const struct sockaddr_storage *sa,
 		       uint32_t mtu)
 {
-	for (struct sctp_udp_peer *p = u->peers; p; p = p->next)
-		if (same_host(&p->sa, sa)) {
-			uint32_t m = mtu ? mtu : route_mtu(&p->sa, p->salen);
-			if (m)
-				lower(u, p, m);
-		}
+	for (size_t i = 0; i < u->pcap; i++)
+		for (struct sctp_udp_peer *p = u->ptab[i]; p; p = p->next)
+			if (same_host(&p->sa, sa)) {
+				uint32_t m = mtu ? mtu : route_mtu(&p->sa, p->salen);
+				if (m)
+					lower(u, p, m);
+			}
 }
 
 void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu)

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/crc32c.h"
 
 #define CTL_LEN 64
 #define READ_CALLS 8 /* recvmmsg calls per readable event */
@@ -58,33 +57,40 @@ void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro)
 	u->gro = setsockopt(u->fd, SOL_UDP, UDP_GRO, &v, sizeof(v)) == 0 && v;
 }
 
-static void input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b,
-		  size_t n)
+/* p NULL: an unknown source, which becomes a peer only with a valid lone
+ * INIT (sctp_udp_peers.c); a listener only (ops->learn). */
+static void input(struct sctp_udp *u, struct sctp_udp_peer *p,
+		  const struct sockaddr_storage *sa, socklen_t salen,
+		  uint8_t *b, size_t n)
 {
-	uint32_t want, got;
-	if (n < SCTP_COMMON_HDR)
-		return;
 	/* RFC 4960 §6.8: verify CRC32c before usrsctp sees the packet */
-	want = ddp_crc32c_get_wire(b + SCTP_CSUM_OFF);
-	memset(b + SCTP_CSUM_OFF, 0, 4);
-	got = ddp_crc32c(0, b, n);
-	ddp_crc32c_put_wire(b + SCTP_CSUM_OFF, want);
-	if (got != want) {
+	if (!sctp_udp_crc_ok(b, n)) {
 		u->c.bad_crc++;
 		return;
+	}
+	if (!p) {
+		if (!sa || !sctp_udp_proves_peer(b, n) ||
+		    !(u->ops.learn && u->ops.learn(u->user)) ||
+		    !(p = sctp_udp_peer_add(u, sa, salen))) {
+			u->c.rx_unproven++;
+			return;
+		}
+	} else if (!p->refs) {
+		sctp_udp_peer_touch(u, p, sctp_udp_now_ms());
 	}
 	u->ops.input(u->user, p, b, n);
 }
 
-/* Fault injection hook (tests), then input. */
+/* Fault injection hook (tests), then input. p NULL: from sa (unknown). */
 void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
+		      const struct sockaddr_storage *sa, socklen_t salen,
 		      uint8_t *b, size_t n)
 {
 	unsigned act = u->filter ? u->filter(u->filter_user, b, n) : 0;
 	struct pkt *h;
 	if (act & SCTP_LL_DROP)
 		return;
-	if (act & SCTP_LL_HOLD) {
+	if ((act & SCTP_LL_HOLD) && p) {
 		h = malloc(sizeof(*h) + n);
 		if (h) {
 			h->peer = p;
@@ -95,13 +101,18 @@ void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
 			return;
 		}
 	}
-	input(u, p, b, n);
-	if (act & SCTP_LL_DUP) /* input() restored the checksum field */
-		input(u, p, b, n);
+	if (!p) /* the INIT may create it */
+		input(u, NULL, sa, salen, b, n);
+	else
+		input(u, p, NULL, 0, b, n);
+	if (act & SCTP_LL_DUP) { /* input() restored the checksum field */
+		p = p ? p : sctp_udp_peer_find(u, sa, salen);
+		input(u, p, sa, salen, b, n);
+	}
 	if (u->held) {
 		h = u->held;
 		u->held = NULL;
-		input(u, h->peer, h->data, h->len);
+		input(u, h->peer, NULL, 0, h->data, h->len);
 		free(h);
 	}
 }
@@ -146,7 +157,7 @@ static void read_errqueue(struct sctp_udp *u)
 			    ee.ee_errno != EHOSTUNREACH &&
 			    ee.ee_errno != ENETUNREACH)
 				continue;
-			p = sctp_udp_peer_find(u, &sa, mh.msg_namelen, 0);
+			p = sctp_udp_peer_find(u, &sa, mh.msg_namelen);
 			if (p && u->ops.peer_failed)
 				u->ops.peer_failed(u->user, p);
 		}
@@ -175,14 +186,15 @@ static void one_datagram(struct sctp_udp *u, int i, size_t n)
 		g = n;
 	else
 		u->c.rx_gro++;
-	/* a listener learns new peers; others talk to known ones */
-	p = sctp_udp_peer_find(u, &u->rx_sa[i], mh->msg_namelen,
-			       u->ops.learn && u->ops.learn(u->user));
+	/* O(1); an unknown source is proven packet by packet (input) */
+	p = sctp_udp_peer_find(u, &u->rx_sa[i], mh->msg_namelen);
 	for (size_t off = 0; off < n; off += g) {
 		size_t len = n - off < g ? n - off : g;
 		u->c.rx_pkts++;
-		if (p)
-			sctp_udp_deliver(u, p, b + off, len);
+		if (!p)
+			p = sctp_udp_peer_find(u, &u->rx_sa[i], mh->msg_namelen);
+		sctp_udp_deliver(u, p, &u->rx_sa[i], mh->msg_namelen, b + off,
+				 len);
 	}
 }
 

@@ -82,8 +82,12 @@ static void global_put(void)
 static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df)
 {
+	/* addr is a peer id (sctp_udp_peers.c): a packet for a peer we
+	 * already freed (usrsctp finishing a shutdown) is dropped */
+	struct sctp_udp_peer *p = sctp_udp_peer_by_id(addr);
 	(void)tos;
-	sctp_udp_send(addr, buf, len, set_df);
+	if (p)
+		sctp_udp_send(p, buf, len, set_df);
 	return 0;
 }
 
@@ -156,6 +160,8 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 	 * linger 0 would turn the graceful end into an ABORT */
 	assoc_close_socket(a, !a->graceful);
 	assoc_unlink(a);
+	if (a->peer)
+		sctp_udp_peer_unref(a->peer); /* expires when idle */
 	if (a->work)
 		event_free(a->work);
 	free(a);
@@ -288,6 +294,12 @@ static void decide_up(struct sctp_ll_assoc *a)
 	const sctp_ll_config *c = &a->ep->cfg;
 	if (c->require_adaptation &&
 	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
+		/* issue 15: say why (the peer sees the reason in the ABORT) */
+		sctp_usrsctp_abort_reason(a->so, a->adapt_seen ?
+			"DDP refused: wrong Adaptation Layer Indication "
+			"(RFC 5043 §11.1 needs 0x00000001)" :
+			"DDP refused: no Adaptation Layer Indication "
+			"(RFC 5043 §11.1 needs 0x00000001)");
 		assoc_close_socket(a, 1);
 		sctp_usrsctp_go_down(a, DDP_ERR_PROTO);
 		return;
@@ -377,6 +389,7 @@ static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
 	}
 	a->ep = ep;
 	a->peer = p;
+	sctp_udp_peer_ref(p);
 	a->so = so;
 	a->next = ep->assocs;
 	if (ep->assocs)
@@ -415,7 +428,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	if (!so)
 		return DDP_ERR_SYS;
 	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_peer_max_payload(p));
-	make_conn(&sc, p, 0); /* ephemeral SCTP port */
+	make_conn(&sc, sctp_udp_peer_conn_addr(p), 0); /* ephemeral port */
 	if (rc == 0 && usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
 		rc = DDP_ERR_SYS;
 	if (rc) {
@@ -431,7 +444,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 		a->cb = *cb;
 	a->user = user;
 	/* the SCTP port of a listener is its UDP port (unique per host) */
-	make_conn(&sc, p, (uint16_t)port);
+	make_conn(&sc, sctp_udp_peer_conn_addr(p), (uint16_t)port);
 	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
 	    errno != EINPROGRESS) {
 		assoc_destroy(a);
@@ -450,13 +463,16 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 		struct sockaddr_conn sc;
 		socklen_t l = sizeof(sc);
 		struct socket *so;
-		struct sctp_ll_assoc *a;
+		struct sctp_ll_assoc *a = NULL;
+		struct sctp_udp_peer *p;
 		memset(&sc, 0, sizeof(sc));
 		so = usrsctp_accept(ep->lsock, (struct sockaddr *)&sc, &l);
 		if (!so)
 			return;
 		usrsctp_set_non_blocking(so, 1);
-		a = assoc_new(ep, sc.sconn_addr, so);
+		p = sctp_udp_peer_by_id(sc.sconn_addr);
+		if (p)
+			a = assoc_new(ep, p, so);
 		if (!a) {
 			usrsctp_close(so);
 			continue;
@@ -521,20 +537,20 @@ static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt,
 		      size_t len)
 {
 	(void)user;
-	usrsctp_conninput(p, pkt, len, 0);
+	usrsctp_conninput(sctp_udp_peer_conn_addr(p), pkt, len, 0);
 }
 
 /* one AF_CONN address per remote UDP endpoint */
 static void udp_peer_new(void *user, struct sctp_udp_peer *p)
 {
 	(void)user;
-	usrsctp_register_address(p);
+	usrsctp_register_address(sctp_udp_peer_conn_addr(p));
 }
 
 static void udp_peer_free(void *user, struct sctp_udp_peer *p)
 {
 	(void)user;
-	usrsctp_deregister_address(p);
+	usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
 }
 
 /* ICMP said the peer's port is closed: its associations are gone. */
@@ -603,10 +619,25 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		ep->cfg.sndbuf = 4u << 20;
 	if (!ep->cfg.rcvbuf)
 		ep->cfg.rcvbuf = 4u << 20;
+	/* slow is not dead (issue 15): a 30 s stall survives */
 	if (!ep->cfg.hb_interval_ms)
-		ep->cfg.hb_interval_ms = 1000;
+		ep->cfg.hb_interval_ms = 5000;
+	if (!ep->cfg.rto_min_ms)
+		ep->cfg.rto_min_ms = 100;
+	if (!ep->cfg.rto_initial_ms)
+		ep->cfg.rto_initial_ms = 200;
 	if (!ep->cfg.rto_max_ms)
-		ep->cfg.rto_max_ms = 1000;
+		ep->cfg.rto_max_ms = 10000;
+	if (ep->cfg.rto_min_ms > ep->cfg.rto_max_ms)
+		ep->cfg.rto_min_ms = ep->cfg.rto_max_ms;
+	if (ep->cfg.rto_initial_ms < ep->cfg.rto_min_ms)
+		ep->cfg.rto_initial_ms = ep->cfg.rto_min_ms;
+	if (ep->cfg.rto_initial_ms > ep->cfg.rto_max_ms)
+		ep->cfg.rto_initial_ms = ep->cfg.rto_max_ms;
+	if (!ep->cfg.path_max_retrans)
+		ep->cfg.path_max_retrans = 15;
+	if (!ep->cfg.assoc_max_retrans)
+		ep->cfg.assoc_max_retrans = 15;
 	global_get();
 	ep->timer = evtimer_new(base, timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
@@ -619,6 +650,8 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		return rc;
 	}
 	ep->port = sctp_udp_port(ep->udp);
+	if (cfg->peer_idle_ms)
+		sctp_udp_set_peer_idle(ep->udp, cfg->peer_idle_ms);
 	*out = ep;
 	return 0;
 }
@@ -678,6 +711,10 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->tx_drops = c.tx_drops;
 	st->mtu_drops = c.mtu_drops;
 	st->tx_frag = c.tx_frag;
+	st->peers = c.peers;
+	st->rx_unproven = c.rx_unproven;
+	st->peers_expired = c.peers_expired;
+	st->peers_evicted = c.peers_evicted;
 }
 
 void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)

@@ -68,6 +68,8 @@ void sctp_usrsctp_read_notification(struct sctp_ll_assoc *a,
  * the largest UDP payload (sctp_udp_peer_max_payload) for the path MTU. */
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 			      uint32_t payload);
+/* ABORT with a User-Initiated Abort cause carrying reason (text). */
+int sctp_usrsctp_abort_reason(struct socket *so, const char *reason);
 /* Path MTU of so's association (or of associations it will make). */
 int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload);
 

@@ -130,17 +130,19 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
 	pp.spp_flags = SPP_HB_ENABLE;
 	pp.spp_hbinterval = c->hb_interval_ms;
-	pp.spp_pathmaxrxt = 4;
+	pp.spp_pathmaxrxt = c->path_max_retrans;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
 	memset(&rto, 0, sizeof(rto));
 	rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
-	rto.srto_initial = 200;
-	rto.srto_min = 100;
+	rto.srto_initial = c->rto_initial_ms;
+	rto.srto_min = c->rto_min_ms;
 	rto.srto_max = c->rto_max_ms;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_RTOINFO, &rto, sizeof(rto));
 	memset(&ap, 0, sizeof(ap));
 	ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
-	ap.sasoc_asocmaxrxt = 4; /* ~4 s of silence = dead (RTO max 1 s) */
+	/* RFC 4960 §8.1: consecutive unanswered retransmissions and
+	 * heartbeats before the association is declared dead */
+	ap.sasoc_asocmaxrxt = c->assoc_max_retrans;
 	rc |= set_opt(so, IPPROTO_SCTP, SCTP_ASSOCINFO, &ap, sizeof(ap));
 	return rc ? DDP_ERR_SYS : 0;
 }
@@ -205,6 +207,20 @@ struct usrsctp_sndrcvinfo {
 _Static_assert(sizeof(struct usrsctp_sndrcvinfo) == 128, "usrsctp sctp_sndrcvinfo layout");
 int sctp_lower_sosend(struct socket *so, struct sockaddr *addr, struct usrsctp_uio *uio,
 		      void *top, void *control, int flags, struct usrsctp_sndrcvinfo *srcv);
+
+/* RFC 4960 §3.3.10.12 / RFC 6458 §5.3.4 (SCTP_ABORT): ABORT the
+ * association now with a User-Initiated Abort cause whose Upper Layer
+ * Abort Reason is reason, so the peer can read why. */
+int sctp_usrsctp_abort_reason(struct socket *so, const char *reason)
+{
+	struct sctp_sndinfo snd;
+	memset(&snd, 0, sizeof(snd));
+	snd.snd_flags = SCTP_ABORT;
+	return usrsctp_sendv(so, reason, strlen(reason), NULL, 0, &snd,
+			     sizeof(snd), SCTP_SENDV_SNDINFO, 0) < 0 ?
+		       DDP_ERR_SYS :
+		       0;
+}
 
 static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		    const struct iovec *iov, int iovcnt, size_t len)

@@ -114,6 +114,14 @@ typedef struct ddp_ctx ddp_ctx;		/* STag table + PDs, "the device" */
 typedef struct ddp_pd ddp_pd;		/* protection domain */
 typedef struct ddp_session ddp_session; /* one LLP connection, N streams */
 
+/* Severity of a log message (ddp_ctx_config.log). */
+enum ddp_log_level {
+	DDP_LOG_ERROR = 0, /* a connection / association failed */
+	DDP_LOG_WARN = 1,  /* a peer was refused, evicted or timed out */
+	DDP_LOG_INFO = 2,  /* notable but expected */
+	DDP_LOG_DEBUG = 3,
+};
+
 /* Limits of a context. Zero fields take the defaults shown. */
 typedef struct ddp_ctx_config {
 	uint32_t max_stags;	/* default 65536, at most 2^23 */
@@ -129,6 +137,14 @@ typedef struct ddp_ctx_config {
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);
 	void *random_user;
+	/* Diagnostics of the context and of the adapters built on it (MPA
+	 * listener and connections, SCTP endpoints): every refusal at a cap,
+	 * eviction, time-out and dropped peer message, with the peer's
+	 * address where there is one. msg is one line without a newline,
+	 * valid during the call only; called on the thread that runs the
+	 * event loop / the LLP. NULL (the default): silent. */
+	void (*log)(void *user, enum ddp_log_level level, const char *msg);
+	void *log_user;
 } ddp_ctx_config;
 
 /* Create a context. *out is owned by the caller; free with ddp_ctx_free().

@@ -157,6 +157,16 @@ void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
 /* The LLP finished a graceful close of the stream (both halves). */
 void ddp_llp_closed(ddp_session *s, uint32_t stream);
 
+/* Adapters: report through ctx's log hook (ddp_ctx_config.log), printf
+ * style, cut at 255 octets. Nothing is formatted without a hook. ctx may
+ * be NULL (no-op). */
+void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt,
+		 ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,8 +65,12 @@ typedef struct ddp_mpa_config {
 				 * check every second), default 8000: a dead
 				 * peer is reported within 10 s */
 	unsigned max_startup;	/* listener: connections in MPA start-up at
-				 * once (default 1024); more are reset at once
-				 * (half-open floods cost bounded memory) */
+				 * once (default 1024). At the cap the oldest
+				 * one whose MPA Request is not complete is
+				 * reset to make room (slowloris floods cannot
+				 * lock new clients out); only when every one
+				 * waits for the application is the new one
+				 * reset. Either is logged (ctx log hook) */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
 				 * default 1 MiB */
 	const char *tcp_congestion; /* TCP congestion control of our sockets

@@ -79,6 +79,22 @@ typedef struct ddp_sctp_config {
 				 * each can hold nstreams reorder windows of
 				 * up to ~230 KiB; a peer beyond it is
 				 * ABORTed */
+	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. A peer that
+	 * answers nothing (no SACK, no HEARTBEAT-ACK) is declared dead
+	 * (assoc callback DDP_ERR_LLP) once assoc_max_retrans consecutive
+	 * retransmission / heartbeat time-outs pass: roughly the sum of the
+	 * backed-off RTOs (doubling from rto_initial up to rto_max) plus the
+	 * heartbeat interval. Defaults (heartbeat 5 s, RTO 100 ms initial 200
+	 * ms max 10 s, 15 retransmissions per path and association) ride out
+	 * a stall of at least 30 s (measured: 10 would end it after ~35 s)
+	 * and give up after about a minute of silence, like TCP; an ICMP port unreachable still ends it at once. Smaller
+	 * values detect a dead peer sooner (e.g. 1000 / 1000 / 4: ~3 s). */
+	uint32_t hb_interval_ms;    /* heartbeat on an idle path (5000) */
+	uint32_t rto_min_ms;	    /* 100 */
+	uint32_t rto_initial_ms;    /* 200 */
+	uint32_t rto_max_ms;	    /* 10000 */
+	uint16_t path_max_retrans;  /* 15 */
+	uint16_t assoc_max_retrans; /* 15 */
 	ddp_ctx *ctx;		/* required */
 	ddp_session_config session; /* nstreams is set from the association;
 				     * reorder_window is raised to at least

@@ -251,6 +251,12 @@ static void peer_init(struct peer *p, const char *name, int listen_,
 	c.port = -1;
 	c.nstreams = 16;
 	c.ctx = p->ctx;
+	/* fast failure detection for the dead-peer cases (the defaults ride
+	 * out a 30 s stall: test_sctp_stall) */
+	c.hb_interval_ms = 1000;
+	c.rto_max_ms = 1000;
+	c.path_max_retrans = 4;
+	c.assoc_max_retrans = 4;
 	c.session.pd = p->pd;
 	c.session.max_posted = NPOST;
 	c.ddp.deliver = deliver;

@@ -166,20 +166,47 @@ static void test_ll_messages_cross_unfragmented_and_intact(void **st)
 	event_base_free(b);
 }
 
+/* An ABORT chunk (type 6) carrying a User-Initiated Abort cause (12,
+ * RFC 4960 §3.3.10.12): its Upper Layer Abort Reason is copied out. */
+static char abort_reason[256];
+static unsigned find_abort_reason(void *user, uint8_t *p, size_t n)
+{
+	(void)user;
+	if (n >= 20 && p[12] == 6) {
+		size_t clen = (size_t)(p[14] << 8 | p[15]);
+		for (size_t off = 16; off + 4 <= 12 + clen && off + 4 <= n;) {
+			unsigned code = (unsigned)(p[off] << 8 | p[off + 1]);
+			size_t len = (size_t)(p[off + 2] << 8 | p[off + 3]);
+			if (len < 4 || off + len > n)
+				break;
+			if (code == 12 && len - 4 < sizeof(abort_reason)) {
+				memcpy(abort_reason, p + off + 4, len - 4);
+				abort_reason[len - 4] = 0;
+			}
+			off += (len + 3) & ~(size_t)3;
+		}
+	}
+	return SCTP_LL_PASS;
+}
+
 /* RFC 5043 §11.1: a peer without the DDP adaptation indication gets no
- * DDP association. */
+ * DDP association, and an ABORT that says why (issue 15 finding 7). */
 static void test_ll_peer_without_adaptation_is_refused(void **st)
 {
 	struct event_base *b = event_base_new();
 	sctp_ll_ep *se, *ce;
 	(void)st;
+	abort_reason[0] = 0;
 	make_pair(b, &se, &ce, 0);
+	sctp_ll_set_filter(ce, find_abort_reason, NULL);
 	run_until(b, &server.down, 5);
 	assert_true(server.down);
 	assert_false(server.up);
 	assert_int_equal(server.down_status, DDP_ERR_PROTO);
 	run_until(b, &client.down, 5);
 	assert_true(client.down);
+	print_message("ABORT reason seen by the peer: \"%s\"\n", abort_reason);
+	assert_non_null(strstr(abort_reason, "Adaptation Layer Indication"));
 	sctp_ll_ep_free(ce);
 	sctp_ll_ep_free(se);
 	event_base_free(b);
