@@ -66,9 +66,30 @@ void bench_fail(struct bench_result *r, const char *fmt, ...)
 	r->failed = 1;
 }
 
-static const char *mode_name(enum bench_mode m)
+static const char *const mode_names[] = { "untagged", "tagged", "rtt", "write", "read",
+					   "read-rtt" };
+
+const char *bench_mode_name(enum bench_mode m)
 {
-	return m == MODE_TAGGED ? "tagged" : m == MODE_RTT ? "rtt" : "untagged";
+	return (unsigned)m <= MODE_LAST ? mode_names[m] : "?";
+}
+
+int bench_mode_parse(const char *name)
+{
+	for (int i = 0; i <= MODE_LAST; i++)
+		if (!strcmp(name, mode_names[i]))
+			return i;
+	return -1;
+}
+
+int bench_mode_rtt(enum bench_mode m)
+{
+	return m == MODE_RTT || m == MODE_READ_RTT;
+}
+
+int bench_mode_rdma(enum bench_mode m)
+{
+	return m == MODE_WRITE || m == MODE_READ || m == MODE_READ_RTT;
 }
 
 void bench_progress(const struct bench_params *p, const struct bench_result *r, double elapsed)
@@ -77,7 +98,7 @@ void bench_progress(const struct bench_params *p, const struct bench_result *r, 
 		return;
 	double mbs = elapsed > 0 ? (double)r->bytes / elapsed / 1e6 : 0;
 	fprintf(stderr, "\r  %-13s %-8s %6zu B x%-3d %5.1f s  %9.1f MB/s  %10.0f msg/s   ", p->llp,
-		mode_name(p->mode), p->size, p->streams, elapsed, mbs,
+		bench_mode_name(p->mode), p->size, p->streams, elapsed, mbs,
 		elapsed > 0 ? (double)r->msgs / elapsed : 0);
 	fflush(stderr);
 }

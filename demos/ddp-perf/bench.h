@@ -10,7 +10,19 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 
-enum bench_mode { MODE_UNTAGGED = 0, MODE_TAGGED, MODE_RTT };
+/* MODE_WRITE / MODE_READ / MODE_READ_RTT: RDMA Write, RDMA Read and the
+ * 64-octet Read round trip over libddp-rdmap (mpa and sctp only). */
+enum bench_mode { MODE_UNTAGGED = 0, MODE_TAGGED, MODE_RTT, MODE_WRITE, MODE_READ, MODE_READ_RTT };
+#define MODE_LAST MODE_READ_RTT
+
+/* The mode's name ("untagged", "tagged", "rtt", "write", "read",
+ * "read-rtt"); bench_mode_parse: -1 for an unknown name. */
+const char *bench_mode_name(enum bench_mode m);
+int bench_mode_parse(const char *name);
+/* One message at a time, a mean round trip is reported (rtt, read-rtt). */
+int bench_mode_rtt(enum bench_mode m);
+/* Over libddp-rdmap queue pairs (write, read, read-rtt). */
+int bench_mode_rdma(enum bench_mode m);
 
 /* A server child of this process (two-process and netns modes): totals
  * the client reads from shared memory after each run. */

@@ -77,6 +77,10 @@ static void rtt_ping(struct drun *d)
 static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 {
 	struct drun *d = user;
+	if (d->dev) {
+		rdma_callbacks.deliver(s, dl, d->dev);
+		return;
+	}
 	if (dl->status)
 		return;
 	const struct bench_params *p = d->p;
@@ -141,6 +145,10 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
 {
 	struct drun *d = user;
+	if (d->dev) {
+		rdma_callbacks.send_done(s, stream, ctx, status, d->dev);
+		return;
+	}
 	if (d->p->mode == MODE_RTT) {
 		if (ctx) /* server echo done: give the buffer back */
 			ddp_post_recv(s, stream, 0, ctx, d->p->size, NULL);
@@ -162,6 +170,10 @@ static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	struct drun *d = user;
+	if (d->dev && rdma_callbacks.error) {
+		rdma_callbacks.error(s, e, d->dev);
+		return;
+	}
 	bench_fail(d->r, "DDP error layer %u type 0x%x code 0x%02x on stream %u", e->layer, e->etype,
 		   e->code, e->stream);
 	if (d->serving)
@@ -170,10 +182,20 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 		event_base_loopbreak(d->base);
 }
 
+static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev,
+			    int status, void *user)
+{
+	struct drun *d = user;
+	if (d->dev && rdma_callbacks.stream_event)
+		rdma_callbacks.stream_event(s, stream, ev, status, d->dev);
+}
+
+/* The RDMA modes (d->dev set) hand every event to the RDMAP dispatcher. */
 const ddp_callbacks drun_callbacks = {
 	.deliver = on_deliver,
 	.send_done = on_send_done,
 	.error = on_error,
+	.stream_event = on_stream_event,
 };
 
 /* ----------------------------------------------------------- set-up */
@@ -181,6 +203,8 @@ const ddp_callbacks drun_callbacks = {
 int drun_rx_ready(struct drun *d, struct bstream *b)
 {
 	const struct bench_params *p = d->p;
+	if (d->dev)
+		return rdma_rx_ready(d, b);
 	if (p->mode == MODE_RTT) {
 		for (int i = 0; i < 4; i++) {
 			if (ddp_post_recv(b->rx_s, b->rx_st, 0, b->rbuf + (size_t)i * p->size, p->size,
@@ -203,6 +227,8 @@ int drun_rx_ready(struct drun *d, struct bstream *b)
 int drun_tx_ready(struct drun *d, struct bstream *b)
 {
 	const struct bench_params *p = d->p;
+	if (d->dev) /* the queue pair comes with full operation */
+		return 0;
 	if (p->mode == MODE_RTT) {
 		for (int i = 0; i < 4; i++)
 			if (ddp_post_recv(b->tx_s, b->tx_st, 0, b->sbuf + (size_t)i * p->size, p->size,
@@ -220,6 +246,10 @@ int drun_tx_ready(struct drun *d, struct bstream *b)
 
 static void drun_go(struct drun *d)
 {
+	if (d->dev) {
+		rdma_go(d);
+		return;
+	}
 	if (d->p->mode == MODE_RTT) {
 		rtt_ping(d);
 		return;
@@ -235,6 +265,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	bench_progress(d->p, d->r, el);
 	if (el >= d->p->duration || d->r->failed) {
 		d->stop = 1;
+		if (!d->r->failed && d->dev && rdma_drain(d, el))
+			return;
 		event_base_loopbreak(d->base);
 	}
 }
@@ -282,6 +314,8 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 			return -1;
 	}
 	bench_fill(d->src, p->size, 1);
+	if (bench_mode_rdma(p->mode) && rdma_init(d))
+		return -1;
 	for (int i = 0; i < n; i++) {
 		d->bs[i].rbuf = malloc((size_t)DEPTH * p->size);
 		d->bs[i].sbuf = malloc(4 * p->size);
@@ -330,7 +364,7 @@ void drun_loop(struct drun *d)
 		d->r->bytes = (uint64_t)((double)(d->r->bytes - d->credit_b0) * k);
 		d->r->msgs = (uint64_t)((double)(d->r->msgs - d->credit_m0) * k);
 	}
-	if (d->p->mode == MODE_RTT && d->r->msgs)
+	if (bench_mode_rtt(d->p->mode) && d->r->msgs)
 		d->r->rtt_us = d->rtt_sum / (double)d->r->msgs * 1e6;
 	if (d->tick) {
 		event_free(d->tick);
@@ -347,6 +381,7 @@ void drun_count_copies(struct drun *d, ddp_session *s)
 
 void drun_free(struct drun *d)
 {
+	rdma_free(d);
 	for (int i = 0; d->bs && i < d->n; i++) {
 		if (d->bs[i].stag)
 			ddp_stag_invalidate(d->ctx, d->bs[i].stag);
@@ -397,7 +432,7 @@ int wire_params_get(const uint8_t *in, size_t len, struct wire_params *w)
 	w->size = (uint32_t)in[5] | (uint32_t)in[6] << 8 | (uint32_t)in[7] << 16;
 	w->run = (uint32_t)in[8] | (uint32_t)in[9] << 8 | (uint32_t)in[10] << 16 |
 		 (uint32_t)in[11] << 24;
-	if (!w->n || w->n > 1024 || w->index >= w->n || w->mode > MODE_RTT || !w->size ||
+	if (!w->n || w->n > 1024 || w->index >= w->n || w->mode > MODE_LAST || !w->size ||
 	    w->size > (1u << 24) - 1)
 		return -1;
 	return 0;
@@ -408,7 +443,7 @@ void drun_server_report(struct drun *d, const char *llp)
 	double secs = d->t0 > 0 ? now_s() - d->t0 : 0;
 	printf("{\"role\":\"server\",\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,"
 	       "\"seconds\":%.3f,\"mbytes_per_s\":%.2f,\"msgs\":%llu,\"ok\":%s}\n",
-	       llp, d->p->mode == MODE_TAGGED ? "tagged" : d->p->mode == MODE_RTT ? "rtt" : "untagged",
+	       llp, bench_mode_name(d->p->mode),
 	       d->p->size, d->n, secs, secs > 0 ? (double)d->r->bytes / secs / 1e6 : 0,
 	       (unsigned long long)d->r->msgs, d->r->failed ? "false" : "true");
 	fflush(stdout);

@@ -4,6 +4,7 @@
 #define DDP_PERF_DRV_DDP_H
 
 #include <ddp/ddp.h>
+#include <ddp/rdmap.h>
 
 #include "bench.h"
 
@@ -25,6 +26,10 @@ struct bstream {
 	uint8_t *rbuf, *sbuf;
 	int tx_ready;
 	void *llp_tx, *llp_rx; /* the driver's connection objects */
+	ddp_rdmap_qp *qp, *rqp;	/* RDMA modes: requester's, responder's
+				 * (one process: both here) */
+	uint32_t sink;		/* RDMA modes, requester: Read sink STag */
+	int fenced;		/* write: the closing Read completed */
 };
 
 struct drun {
@@ -44,6 +49,8 @@ struct drun {
 	struct event *tick;
 	double t0, c0, rtt_t, rtt_sum;
 	double credit_t0, credit_t1;	/* client role: first and last credit */
+	ddp_rdmap_dev *dev;	/* RDMA modes (drv_rdma.c) */
+	int fences;		/* write: closing Reads outstanding */
 	uint64_t credit_b0, credit_m0;	/* counted up to the first credit */
 };
 
@@ -61,6 +68,25 @@ void drun_free(struct drun *d);
 /* The receiver's STag of a tagged run, as accept private data (4 octets). */
 void stag_put(uint8_t out[4], uint32_t stag);
 uint32_t stag_get(const uint8_t *in, size_t len);
+
+/* RDMA modes (drv_rdma.c): queue pairs on the benchmark streams.
+ * RDMA_DEPTH is the IRD and ORD both ends ask for. */
+#define RDMA_DEPTH 16
+extern ddp_callbacks rdma_callbacks; /* the dispatcher's (user: d->dev) */
+int rdma_init(struct drun *d);
+/* Responder: register the region the peer writes or reads (b->stag). */
+int rdma_rx_ready(struct drun *d, struct bstream *b);
+/* A queue pair on (s, stream) with the negotiated ird/ord; requester: the
+ * end that posts (b->stag: the responder's region). */
+int rdma_qp_start(struct drun *d, struct bstream *b, ddp_session *s, uint32_t stream,
+		  uint32_t ird, uint32_t ord, int requester);
+/* Free the queue pairs on s (NULL: all): before the session goes. */
+void rdma_qp_drop(struct drun *d, ddp_session *s);
+void rdma_go(struct drun *d);
+/* The measured time is up: 1 while the run still drains (write: a Read
+ * behind the Writes proves they were placed), 0 when it may end. */
+int rdma_drain(struct drun *d, double elapsed);
+void rdma_free(struct drun *d);
 
 /* Benchmark parameters a client sends the server in the private data of
  * its MPA Request / SCTP Initiate (12 octets, little endian). run tells

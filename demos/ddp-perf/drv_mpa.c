@@ -31,13 +31,41 @@ static ddp_mpa_config base_config(ddp_pd *pd, const struct bench_params *p)
 	cfg.session.pd = pd;
 	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
 	cfg.no_crc = p->no_crc; /* RFC 5044 §7.1: CRCs unless both ends say C=0 */
+	cfg.ird = cfg.ord = RDMA_DEPTH; /* the RDMA modes' Read depth */
 	return cfg;
+}
+
+/* RDMA modes: a queue pair on the connection that became fully
+ * operational (ours: the requester's; an accepted one: the responder's). */
+static int qp_on_connected(struct drun *d, ddp_mpa_conn *c, struct bstream *b, int requester)
+{
+	ddp_mpa_info info;
+	if (!d->dev || !b || ddp_mpa_get_info(c, &info) != 0)
+		return 0;
+	return rdma_qp_start(d, b, ddp_mpa_session(c), 0, info.ird, info.ord, requester);
+}
+
+static struct bstream *rx_of(struct drun *d, ddp_mpa_conn *c)
+{
+	for (int i = 0; d->bs && i < d->n; i++)
+		if (d->bs[i].rx_s && d->bs[i].rx_s == ddp_mpa_session(c))
+			return &d->bs[i];
+	return NULL;
 }
 
 static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
 	struct mrun *m = user;
 	if (ev == DDP_MPA_CONNECTED) {
+		int mine = 0;
+		for (int i = 0; i < m->d.n; i++)
+			if (m->cli[i] == c) {
+				mine = 1;
+				if (qp_on_connected(&m->d, c, &m->d.bs[i], 1))
+					goto failed;
+			}
+		if (!mine && qp_on_connected(&m->d, c, rx_of(&m->d, c), 0))
+			goto failed;
 		/* our own connections learn the receiver's STag from the Reply */
 		for (int i = 0; i < m->d.n; i++) {
 			ddp_mpa_info info;
@@ -53,6 +81,9 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 		}
 		if (++m->up == m->want_up && !m->d.started)
 			drun_measure(&m->d);
+		return;
+failed:
+		event_base_loopbreak(m->d.base);
 		return;
 	}
 	if (!m->d.stop)
@@ -85,7 +116,7 @@ static int run_mpa_local(struct event_base *base, const struct bench_params *p,
 {
 	struct mrun m = { 0 };
 	int client = p->role == 2;
-	int n = p->mode == MODE_RTT ? 1 : p->streams;
+	int n = bench_mode_rtt(p->mode) ? 1 : p->streams;
 	if (drun_init(&m.d, base, p, r, n, NULL, NULL)) {
 		bench_fail(r, "out of memory");
 		drun_free(&m.d);
@@ -134,6 +165,7 @@ static int run_mpa_local(struct event_base *base, const struct bench_params *p,
 	drun_loop(&m.d);
 out:
 	m.d.stop = 1;
+	rdma_qp_drop(&m.d, NULL); /* before the sessions go */
 	for (int i = 0; i < n; i++) {
 		if (m.cli[i]) {
 			drun_count_copies(&m.d, ddp_mpa_session(m.cli[i]));
@@ -160,6 +192,7 @@ static void end_run(struct mrun *m)
 			drun_count_copies(&m->d, ddp_mpa_session(m->srv[i]));
 	drun_server_report(&m->d, "mpa");
 	bench_server_done(m->srv_p, m->r.copied);
+	rdma_qp_drop(&m->d, NULL);
 	for (int i = 0; i < m->nsrv; i++)
 		if (m->srv[i])
 			ddp_mpa_conn_free(m->srv[i]);
@@ -173,11 +206,15 @@ static void end_run(struct mrun *m)
 static void srv_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
 	struct mrun *m = user;
-	if (ev == DDP_MPA_CONNECTED)
+	if (ev == DDP_MPA_CONNECTED) {
+		if (m->active && qp_on_connected(&m->d, c, rx_of(&m->d, c), 0))
+			fprintf(stderr, "ddp-perf: %s\n", m->r.why);
 		return;
+	}
 	for (int i = 0; i < m->nsrv; i++)
 		if (m->srv[i] == c) {
 			drun_count_copies(&m->d, ddp_mpa_session(c));
+			rdma_qp_drop(&m->d, ddp_mpa_session(c));
 			m->srv[i] = NULL;
 			ddp_mpa_conn_free(c);
 			m->d.closed++;

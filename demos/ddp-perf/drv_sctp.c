@@ -28,6 +28,7 @@ struct srun {
 
 static void end_run(struct srun *m)
 {
+	rdma_qp_drop(&m->d, NULL); /* before the session goes */
 	drun_count_copies(&m->d, m->ss);
 	drun_server_report(&m->d, "sctp");
 	bench_server_done(m->srv_p, m->r.copied);
@@ -49,6 +50,7 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		}
 		if (!m->d.stop)
 			bench_fail(m->d.r, "SCTP association down: %s", ddp_strerror(status));
+		rdma_qp_drop(&m->d, s);
 		if (a == m->ca)
 			m->ca = NULL;
 		if (s == m->cs)
@@ -70,7 +72,9 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		struct wire_params w = { (uint16_t)i, (uint16_t)m->d.n, (uint8_t)p->mode,
 					 (uint32_t)p->size, run };
 		wire_params_put(pd, &w);
-		int rc = ddp_sctp_initiate(a, (uint32_t)i, pd, sizeof(pd));
+		ddp_sctp_ird_ord io = { .ird = RDMA_DEPTH, .ord = RDMA_DEPTH };
+		int rc = m->d.dev ? ddp_sctp_initiate_enhanced(a, (uint32_t)i, &io, pd, sizeof(pd))
+				  : ddp_sctp_initiate(a, (uint32_t)i, pd, sizeof(pd));
 		if (rc)
 			bench_fail(m->d.r, "initiate: %s", ddp_strerror(rc));
 	}
@@ -109,6 +113,26 @@ static int server_initiate(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, c
 	return 0;
 }
 
+static uint32_t min_depth(uint32_t peer_ird)
+{
+	return peer_ird < RDMA_DEPTH ? peer_ird : RDMA_DEPTH;
+}
+
+/* Accept a stream: RDMA modes with an Enhanced Accept and the responder's
+ * queue pair made first (the requester may post at once). */
+static int accept_stream(struct srun *m, ddp_sctp_assoc *a, uint32_t stream, const uint8_t spd[4])
+{
+	if (!m->d.dev)
+		return ddp_sctp_accept(a, stream, spd, 4);
+	ddp_sctp_ird_ord peer, io = { .ird = RDMA_DEPTH };
+	if (ddp_sctp_peer_ird_ord(a, stream, &peer))
+		return -1;
+	io.ord = (uint16_t)min_depth(peer.ird);
+	if (rdma_qp_start(&m->d, &m->d.bs[stream], ddp_sctp_session(a), stream, io.ird, io.ord, 0))
+		return -1;
+	return ddp_sctp_accept_enhanced(a, stream, &io, spd, 4);
+}
+
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
 		   const void *pd, size_t len, void *user)
 {
@@ -126,8 +150,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 		b->rx_s = ddp_sctp_session(a);
 		b->rx_st = stream;
 		uint8_t spd[4];
-		if (drun_rx_ready(&m->d, b) ||
-		    (stag_put(spd, b->stag), ddp_sctp_accept(a, stream, spd, sizeof(spd))))
+		if (drun_rx_ready(&m->d, b) || (stag_put(spd, b->stag), accept_stream(m, a, stream, spd)))
 			bench_fail(m->d.r, "accept on stream %u failed", stream);
 		return;
 	}
@@ -142,8 +165,17 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 	b->tx_s = m->cs;
 	b->tx_st = stream;
 	b->stag = stag_get(pd, len);
-	if (drun_tx_ready(&m->d, b))
+	ddp_sctp_ird_ord peer;
+	if (m->d.dev) {
+		if (ddp_sctp_peer_ird_ord(a, stream, &peer) ||
+		    rdma_qp_start(&m->d, b, m->cs, stream, RDMA_DEPTH, min_depth(peer.ird), 1)) {
+			bench_fail(m->d.r, "no RDMAP queue pair on stream %u", stream);
+			event_base_loopbreak(m->d.base);
+			return;
+		}
+	} else if (drun_tx_ready(&m->d, b)) {
 		bench_fail(m->d.r, "posting credit buffers failed");
+	}
 	if (++m->accepted == m->d.n)
 		drun_measure(&m->d);
 }
@@ -165,7 +197,7 @@ static int run_sctp_local(struct event_base *base, const struct bench_params *p,
 {
 	struct srun m = { 0 };
 	int client = p->role == 2;
-	int n = p->mode == MODE_RTT ? 1 : p->streams;
+	int n = bench_mode_rtt(p->mode) ? 1 : p->streams;
 	if (drun_init(&m.d, base, p, r, n, NULL, NULL)) {
 		bench_fail(r, "out of memory");
 		drun_free(&m.d);
@@ -196,6 +228,7 @@ fail:
 	bench_fail(r, "SCTP set-up: %s", ddp_strerror(rc));
 out:
 	m.d.stop = 1;
+	rdma_qp_drop(&m.d, NULL); /* before the sessions go */
 	drun_count_copies(&m.d, m.cs);
 	drun_count_copies(&m.d, m.ss);
 	ddp_sctp_ep_free(m.cep);

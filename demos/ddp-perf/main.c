@@ -140,8 +140,8 @@ static void pick_median(struct row *w)
 	for (int i = 1; i < REPS; i++)
 		for (int j = i; j > 0; j--) {
 			const struct bench_result *a = &w->s[idx[j - 1]], *b = &w->s[idx[j]];
-			double va = w->p.mode == MODE_RTT ? a->rtt_us : a->secs > 0 ? a->bytes / a->secs : 0;
-			double vb = w->p.mode == MODE_RTT ? b->rtt_us : b->secs > 0 ? b->bytes / b->secs : 0;
+			double va = bench_mode_rtt(w->p.mode) ? a->rtt_us : a->secs > 0 ? a->bytes / a->secs : 0;
+			double vb = bench_mode_rtt(w->p.mode) ? b->rtt_us : b->secs > 0 ? b->bytes / b->secs : 0;
 			if (va <= vb)
 				break;
 			int t = idx[j];
@@ -306,7 +306,7 @@ static const char *pick_cc(const char *want)
 static void usage(void)
 {
 	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock,udp}] "
-			"[--mode {untagged,tagged,rtt}] [--size N] [--streams N] [--duration S]\n"
+			"[--mode {untagged,tagged,rtt,write,read,read-rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
 			"                [--one-process | --netns] [--mtu N (link MTU of the SCTP-family\n"
 			"                 rows and of --netns's veth pair, default 1500 there)]\n"
@@ -339,14 +339,15 @@ static int in_list(char *const *items, int n, const char *s)
 }
 
 /* The comparison's rows: per size and stream count the raw baselines and
- * the four DDP rows, then the round trips. */
+ * the four DDP rows, then RDMA Write and Read at 64 KiB x 1 (a group of
+ * their own), then the round trips (with the 64-octet RDMA Read). */
 static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *const *llps,
 		      int nllps)
 {
 	static const int streams[] = { 1, 16 };
 	static const char *raws[] = { "tcp", "usrsctp", "usrsctp-stock", "udp" };
 	static const char *ddps[] = { "mpa", "sctp" };
-	x->rows = calloc((size_t)nsizes * 2 * 8 + 4, sizeof(*x->rows));
+	x->rows = calloc((size_t)nsizes * 2 * 8 + 4 + 6, sizeof(*x->rows));
 	if (!x->rows)
 		return -1;
 	/* 1.5 s per row in REPS interleaved samples */
@@ -373,14 +374,25 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 					x->rows[n++].p.mode = m ? MODE_TAGGED : MODE_UNTAGGED;
 				}
 		}
-	static const char *rtts[] = { "tcp", "mpa", "usrsctp", "sctp" };
-	for (int k = 0; k < 4; k++) {
+	int rdma = 0;
+	for (int k = 0; k < 2; k++)
+		for (int m = 0; m < 2 && in_list(llps, nllps, ddps[k]); m++, rdma = 1) {
+			x->rows[n].group = g;
+			x->rows[n].p = t;
+			x->rows[n].p.llp = ddps[k];
+			x->rows[n].p.mode = m ? MODE_READ : MODE_WRITE;
+			x->rows[n].p.size = 65536;
+			x->rows[n++].p.streams = 1;
+		}
+	g += rdma;
+	static const char *rtts[] = { "tcp", "mpa", "mpa", "usrsctp", "sctp", "sctp" };
+	for (int k = 0; k < 6; k++) {
 		if (!in_list(llps, nllps, rtts[k]))
 			continue;
 		x->rows[n].group = g;
 		x->rows[n].p = t;
 		x->rows[n].p.llp = rtts[k];
-		x->rows[n].p.mode = MODE_RTT;
+		x->rows[n].p.mode = k == 2 || k == 5 ? MODE_READ_RTT : MODE_RTT;
 		x->rows[n].p.size = 64;
 		x->rows[n++].p.streams = 1;
 	}
@@ -411,12 +423,11 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'l': one->llp = optarg; x.single = 1; break;
 		case 'm':
-			one->mode = !strcmp(optarg, "tagged") ? MODE_TAGGED
-				    : !strcmp(optarg, "rtt") ? MODE_RTT : MODE_UNTAGGED;
-			if (strcmp(optarg, "tagged") && strcmp(optarg, "rtt") && strcmp(optarg, "untagged")) {
+			if ((c = bench_mode_parse(optarg)) < 0) {
 				usage();
 				return 2;
 			}
+			one->mode = (enum bench_mode)c;
 			x.single = 1;
 			break;
 		case 's': one->size = strtoul(optarg, NULL, 0); x.single = 1; break;
@@ -468,6 +479,12 @@ int main(int argc, char **argv)
 	if (one->size == 0 || one->size > (1u << 24) || one->streams < 1 || one->streams > 1024 ||
 	    one->duration <= 0 || (one->mtu && (one->mtu < 576 || one->mtu > 65535))) {
 		usage();
+		return 2;
+	}
+	if (bench_mode_rdma(one->mode) && one->llp && strcmp(one->llp, "mpa") &&
+	    strcmp(one->llp, "sctp")) {
+		fprintf(stderr, "ddp-perf: --mode %s runs over DDP: --llp mpa or sctp\n",
+			bench_mode_name(one->mode));
 		return 2;
 	}
 	if (one->no_crc && (!one->llp || strcmp(one->llp, "mpa"))) {

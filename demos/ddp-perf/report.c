@@ -8,7 +8,7 @@
 
 const char *mode_str(enum bench_mode m)
 {
-	return m == MODE_TAGGED ? "tagged" : m == MODE_RTT ? "rtt" : "untagged";
+	return bench_mode_name(m);
 }
 
 int raw_llp(const char *llp)
@@ -61,7 +61,7 @@ static const struct row *baseline(const struct row *rows, int n, const struct ro
 		const struct row *b = &rows[i];
 		if (strcmp(b->p.llp, raw) || b->p.size != w->p.size || b->p.streams != w->p.streams)
 			continue;
-		if ((b->p.mode == MODE_RTT) != (w->p.mode == MODE_RTT))
+		if (bench_mode_rtt(b->p.mode) != bench_mode_rtt(w->p.mode))
 			continue;
 		return b;
 	}
@@ -85,9 +85,9 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		char ratio[16] = "", stock[16] = "", udp[16] = "", note[32] = "";
 		const char *raw = !strcmp(w->p.llp, "mpa") ? "tcp"
 				  : !strcmp(w->p.llp, "sctp") ? "usrsctp" : NULL;
-		const char *mode = raw_llp(w->p.llp) && w->p.mode != MODE_RTT ? "raw"
+		const char *mode = raw_llp(w->p.llp) && !bench_mode_rtt(w->p.mode) ? "raw"
 										: mode_str(w->p.mode);
-		if (w->p.mode == MODE_RTT) {
+		if (bench_mode_rtt(w->p.mode)) {
 			const struct row *b = raw ? baseline(rows, n, w, raw) : NULL;
 			snprintf(note, sizeof(note), "rtt %.1f us", w->r.rtt_us);
 			if (b && b->r.rtt_us > 0)
@@ -95,7 +95,7 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		} else if (raw) {
 			ratio_to(ratio, sizeof(ratio), rows, n, w, raw);
 		}
-		if (!strcmp(w->p.llp, "sctp") && w->p.mode != MODE_RTT) {
+		if (!strcmp(w->p.llp, "sctp") && !bench_mode_rtt(w->p.mode)) {
 			ratio_to(stock, sizeof(stock), rows, n, w, "usrsctp-stock");
 			ratio_to(udp, sizeof(udp), rows, n, w, "udp");
 		}
@@ -114,6 +114,8 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 	       "usrsctp with default settings;\nvs udp: DDP/SCTP vs raw UDP datagrams of the SCTP "
 	       "packet size (sendmmsg/recvmmsg, no GSO; counted at the receiver, drops not).\n"
 	       "rtt ratio: DDP round trip / raw round trip (lower is better). CPU s/GB counts %s.\n"
+	       "write, read: RDMA Write / RDMA Read over libddp-rdmap, ratio vs the same raw baseline;"
+	       " read-rtt: one 64-octet RDMA Read at a time, vs the raw round trip.\n"
 	       "%s%d samples of %.1f s, taken in turns with the other rows of its size and stream count.\n"
 	       "TCP congestion control of tcp and mpa: %s (--tcp-cc).\n"
 	       "Heap: %s.\n"
@@ -136,7 +138,7 @@ int report_plot(const struct row *rows, int n, const char *png, const struct rep
 	FILE *f = fdopen(fd, "w");
 	for (int i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
-		if (w->r.failed || w->p.mode == MODE_RTT)
+		if (w->r.failed || bench_mode_rtt(w->p.mode))
 			continue;
 		fprintf(f, "\"%s %s %zuK x%d\" %.1f\n", w->p.llp,
 			raw_llp(w->p.llp) ? "raw" : mode_str(w->p.mode), w->p.size / 1024, w->p.streams,

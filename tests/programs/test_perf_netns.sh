@@ -1,6 +1,6 @@
 #!/bin/sh
 # ddp-perf --netns: the whole comparison (every LLP, one size, 1 and 16
-# streams, the round trips) between two network namespaces that ddp-perf
+# streams, RDMA Write and Read, the round trips) between two network namespaces that ddp-perf
 # makes and removes itself, joined by a veth pair at MTU 1500, server and
 # client in two processes. Short runs: every row must be there and have
 # succeeded; the speed is not checked. The namespaces must be gone after.
@@ -29,12 +29,24 @@ for llp in tcp mpa usrsctp sctp; do
 	grep -q "\"llp\":\"$llp\",\"mode\":\"rtt\"" "$out" || fail "no rtt row of $llp"
 	rows=$((rows + 1))
 done
+for llp in mpa sctp; do # RDMA Write and Read (64 KiB x 1), the Read round trip
+	for mode in write read; do
+		grep -q "\"llp\":\"$llp\",\"mode\":\"$mode\",\"size\":65536,\"streams\":1," "$out" ||
+			fail "no $mode row of $llp"
+		rows=$((rows + 1))
+	done
+	grep -q "\"llp\":\"$llp\",\"mode\":\"read-rtt\",\"size\":64," "$out" ||
+		fail "no read-rtt row of $llp"
+	rows=$((rows + 1))
+done
 [ "$(wc -l <"$out")" = $rows ] || fail "$(wc -l <"$out") rows, expected $rows"
 [ "$(grep -c '"ok":true' "$out")" = $rows ] || fail "failed rows: $(grep -v '"ok":true' "$out")"
 [ "$(grep -c '"topology":"netns-veth-mtu1500"' "$out")" = $rows ] || fail "topology not netns-veth-mtu1500"
 grep '"llp":"udp"' "$out" | grep -q '"udp_payload":1472' || fail "udp datagrams are not 1500 - 28 octets"
-grep '"mode":"rtt"' "$out" | grep -q '"rtt_us":0.00' && fail "an rtt row without a round trip"
-grep -v '"mode":"rtt"' "$out" | grep -q '"mbytes_per_s":0.00,' && fail "a row that moved nothing"
+grep '"mode":"\(read-\)\{0,1\}rtt"' "$out" | grep -q '"rtt_us":0.00' &&
+	fail "an rtt row without a round trip"
+grep -v '"mode":"\(read-\)\{0,1\}rtt"' "$out" | grep -q '"mbytes_per_s":0.00,' &&
+	fail "a row that moved nothing"
 # the table names the topology
 tbl=$(timeout 30 "$perf" --netns --duration 0.3 --sizes 1024 --llps udp,sctp 2>&1) || fail "table run: $tbl"
 echo "$tbl"

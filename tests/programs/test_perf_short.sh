@@ -29,6 +29,25 @@ for llp in tcp udp sctp; do
 	echo "$out" | grep -q '"topology":"loopback-1proc"' || fail "$llp --one-process: $out"
 	echo "$out" | grep -q '"mbytes_per_s":0.00,' && fail "$llp --one-process moved nothing: $out"
 done
+# RDMA Write / Read / Read round trip over libddp-rdmap, both DDP LLPs, in
+# two processes (default) and one: ok, something moved, a round trip
+for llp in mpa sctp; do
+	for mode in write read read-rtt; do
+		for topo in "" --one-process; do
+			size=16384; [ "$mode" = read-rtt ] && size=64
+			out=$(timeout 30 "$perf" $topo --llp "$llp" --mode "$mode" --size "$size" \
+				--streams 2 --duration 0.3 --json) || fail "$llp $mode $topo: exit $?: $out"
+			echo "$out"
+			echo "$out" | grep -q "\"mode\":\"$mode\"" || fail "$llp $mode $topo: $out"
+			echo "$out" | grep -q '"ok":true' || fail "$llp $mode $topo failed: $out"
+			echo "$out" | grep -q '"msgs_per_s":0.0,' && fail "$llp $mode $topo moved nothing: $out"
+			if [ "$mode" = read-rtt ]; then
+				echo "$out" | grep -q '"rtt_us":0.00,' && fail "$llp read-rtt $topo: no rtt: $out"
+			fi
+		done
+	done
+done
+"$perf" --llp tcp --mode write >/dev/null 2>&1 && fail "--mode write accepted for tcp"
 # udp: loopback datagrams are the route's MTU (65536) - 28, capped at 65507;
 # --mtu is the link MTU; no rtt mode
 out=$(timeout 30 "$perf" --llp udp --duration 0.2 --json) || fail "udp: $out"
@@ -71,7 +90,14 @@ echo "$tbl" | grep -q "^Topology: loopback, server and client in two processes" 
 # a short comparison of two LLPs: the ratio columns are filled in
 tbl=$(timeout 60 "$perf" --sizes 16384 --llps usrsctp,udp,sctp --duration 0.3) || fail "comparison: $tbl"
 echo "$tbl"
-[ "$(echo "$tbl" | grep -c '^sctp .*x .*x ')" = 4 ] || fail "sctp rows without both ratios: $tbl"
+[ "$(echo "$tbl" | grep -c '^sctp  *\(un\)\{0,1\}tagged .*x .*x ')" = 4 ] ||
+	fail "sctp rows without both ratios: $tbl"
+# ... with the RDMA rows: Write and Read at 64 KiB x 1 (no 64 KiB baseline
+# here, so no ratio) and the 64-octet Read round trip against usrsctp's
+for mode in write read; do
+	echo "$tbl" | grep -q "^sctp  *$mode  *65536  *1  *[0-9]" || fail "no sctp $mode row: $tbl"
+done
+echo "$tbl" | grep -q '^sctp  *read-rtt  *64  *1 .*x .*rtt' || fail "no sctp read-rtt row: $tbl"
 "$perf" --llps bogus >/dev/null 2>&1 && fail "--llps bogus accepted"
 if command -v gnuplot >/dev/null 2>&1; then
 	[ -s "$png" ] || fail "--plot wrote nothing"
