@@ -44,6 +44,11 @@ ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 		if (r > 0) {
 			if ((size_t)r < want)
 				c->rd_dry = 1;
+			/* bounded work per readable event (MPA_TCP_RD_BUDGET) */
+			if ((size_t)r >= c->rd_budget)
+				c->rd_dry = 1;
+			else
+				c->rd_budget -= (size_t)r;
 			return r;
 		}
 		if (r == 0)

@@ -273,10 +273,17 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 			/* Flush later in this same loop iteration: everything the
 			 * ULP posts from the callbacks running now leaves in one
 			 * writev, without a round through epoll. on_write waits
-			 * for EV_WRITE only when the socket is full. */
-			if (err)
+			 * for EV_WRITE only when the socket is full. Not from
+			 * inside on_write itself (completions there make the ULP
+			 * send again): an event that re-activates itself runs
+			 * again in the same pass of libevent's active queue, and
+			 * with a peer draining the socket on another CPU that
+			 * pass never ends and timers starve (a 0.5 s ddp-perf
+			 * run took 10 s). on_write's epilogue waits for EV_WRITE
+			 * through epoll instead. */
+			if (err && !c->in_write)
 				event_active(c->wev, EV_WRITE, 1);
-			else
+			else if (!err)
 				event_del(c->wev);
 		}
 		return;
@@ -332,6 +339,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	ddp_mpa_conn *c = arg;
 	enter(c);
 	c->rd_dry = 0;
+	c->rd_budget = MPA_TCP_RD_BUDGET;
 	mpa_conn_on_readable(c->mc);
 	leave(c);
 }
@@ -381,7 +389,9 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			mpa_tcp_start(c);
 		}
 	} else {
+		c->in_write = 1;
 		mpa_conn_on_writable(c->mc);
+		c->in_write = 0;
 		if ((++c->flushes & 63) == 0)
 			refresh_emss(c);
 		if (c->fd >= 0 && c->mc) {

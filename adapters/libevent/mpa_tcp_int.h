@@ -23,12 +23,22 @@ struct startup_count {
 	struct ddp_mpa_conn *head, *tail;
 };
 
+/* Octets one readable event reads at most before it returns to the loop:
+ * a peer that keeps the socket full (a sender on another CPU) must not
+ * hold the event loop in one callback, where the application's timers and
+ * the other connections would starve. epoll is level-triggered, so the
+ * rest is read on the next pass. */
+#define MPA_TCP_RD_BUDGET (2u << 20)
+
 struct ddp_mpa_conn {
 	struct event_base *base;
 	int fd;
 	int connecting;		/* TCP connect in progress */
 	struct event *rev, *wev, *tmo;
-	int rd_dry; /* the last recv was short: the socket is empty */
+	int rd_dry; /* the last recv was short: the socket is empty, or this
+		     * readable event used up its budget (MPA_TCP_RD_BUDGET) */
+	size_t rd_budget; /* octets this readable event may still read */
+	int in_write;	  /* inside on_write: its epilogue re-arms EV_WRITE */
 	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
 	struct startup_count *sc; /* listener's count while starting up */
 	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */

@@ -102,6 +102,8 @@ static void set_want_write(mpa_conn *c, int on)
  * (up to FPDU_POOL_MAX, 256 KiB) instead of a malloc and a free per FPDU,
  * which were 4-5 % of a sender's CPU at MTU 1500 (1454-octet FPDUs). */
 #define FPDU_BLOCK 512
+#define FLUSH_MAX_CALLS 16 /* writev calls per flush (each up to
+			    * WRITEV_MAX pieces, ~480 KiB at MTU 1500) */
 #define FPDU_POOL_MAX 512
 
 static int fpdu_new(mpa_conn *c, const struct iovec *iov, int iovcnt,
@@ -319,7 +321,13 @@ static int flush(mpa_conn *c)
 	if (c->in_flush)
 		return 0;
 	c->in_flush = 1;
-	while (c->q_head && c->phase == PH_FULL) {
+	/* Bounded work per flush: completions run from here (ddp_llp_tx_done
+	 * -> send_done) and a ULP that sends again from them keeps the queue
+	 * full; with a peer that drains the socket on another CPU this loop
+	 * would never end and the event loop (timers, other connections)
+	 * would starve. What is left goes on the next writable event. */
+	for (int calls = 0; c->q_head && c->phase == PH_FULL &&
+			    calls < FLUSH_MAX_CALLS; calls++) {
 		int n = 0;
 		size_t total = 0;
 		for (mpa_fpdu *f = c->q_head; f && n < WRITEV_MAX; f = f->next) {
