@@ -255,6 +255,14 @@ int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
 	return 0;
 }
 
+/* The STag is bound to this stream: to the stream itself, or to the PD of
+ * the stream (RFC 5041 §8, DDP-SEC-4). */
+static int mr_bound_to(const struct ddp_mr *mr, const ddp_session *s, uint32_t stream)
+{
+	return mr->session ? mr->session == s && mr->stream == stream
+			   : mr->pd == s->st[stream].pd;
+}
+
 int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag)
 {
 	if (!ctx || !s || stream >= s->cfg.nstreams)
@@ -264,8 +272,7 @@ int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, ui
 		return DDP_ERR_NOENT;
 	/* Only an STag this stream could name may be invalidated by its peer
 	 * (same binding rule as placement, RFC 5041 §8 DDP-SEC-4). */
-	if (mr->session ? (mr->session != s || mr->stream != stream)
-			: (mr->pd != s->st[stream].pd))
+	if (!mr_bound_to(mr, s, stream))
 		return DDP_ERR_ACCESS;
 	mr_destroy(ctx, mr);
 	return 0;
@@ -298,8 +305,7 @@ int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_
 	struct ddp_mr *mr = stag_lookup(ctx, stag);
 	if (!mr)
 		return DDP_ERR_NOENT;
-	if (mr->session ? (mr->session != s || mr->stream != stream)
-			: (mr->pd != s->st[stream].pd))
+	if (!mr_bound_to(mr, s, stream))
 		return DDP_ERR_ACCESS;
 	if (!(mr->access & DDP_ACCESS_REMOTE_READ))
 		return DDP_ERR_ACCESS;
