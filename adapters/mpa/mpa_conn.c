@@ -57,8 +57,7 @@ struct mpa_conn {
 	mpa_tx_stream tx;
 	mpa_deframer rx;
 	uint8_t *rx_ring;	/* MPA_RING_ALLOC octets for rx (or NULL) */
-	mpa_fpdu *pool;		/* spare FPDU blocks of FPDU_BLOCK octets */
-	unsigned npool;
+	mpa_fpdu_pool pool;	/* FPDU memory for reuse */
 	uint32_t mulpdu;
 	int tx_ok;		/* responder: a valid FPDU came in (§7.1.4) */
 	int expect_rtr;		/* responder: first FPDU must be an RTR */
@@ -97,65 +96,15 @@ static void set_want_write(mpa_conn *c, int on)
 	raise_ev(c, MPA_CEV_WANT_WRITE, on, 0);
 }
 
-/* FPDU memory: every data FPDU without markers (header, a few payload
- * pieces, trailer) fits one FPDU_BLOCK; such blocks are kept for reuse
- * (up to FPDU_POOL_MAX, 256 KiB) instead of a malloc and a free per FPDU,
- * which were 4-5 % of a sender's CPU at MTU 1500 (1454-octet FPDUs). */
-#define FPDU_BLOCK 512
 #define FLUSH_MAX_CALLS 16 /* writev calls per flush (each up to
 			    * WRITEV_MAX pieces, ~480 KiB at MTU 1500) */
-#define FPDU_POOL_MAX 512
-
-static int fpdu_new(mpa_conn *c, const struct iovec *iov, int iovcnt,
-		    size_t len, mpa_fpdu **out)
-{
-	if (mpa_fpdu_size(&c->tx, iovcnt, len) > FPDU_BLOCK)
-		return mpa_fpdu_build(&c->tx, iov, iovcnt, len, out);
-	mpa_fpdu *mem = c->pool;
-	if (mem)
-		c->pool = mem->next;
-	else if (!(mem = malloc(FPDU_BLOCK)))
-		return DDP_ERR_NOMEM;
-	else
-		c->npool++; /* counts blocks alive, pooled or queued */
-	int rc = mpa_fpdu_build_in(&c->tx, iov, iovcnt, len, mem, out);
-	if (rc < 0) {
-		mem->next = c->pool;
-		c->pool = mem;
-		return rc;
-	}
-	mem->pooled = 1;
-	return rc;
-}
-
-static void fpdu_free(mpa_conn *c, mpa_fpdu *f)
-{
-	if (f->pooled && c->npool <= FPDU_POOL_MAX) {
-		f->next = c->pool;
-		c->pool = f;
-		return;
-	}
-	if (f->pooled)
-		c->npool--;
-	free(f);
-}
-
-static void drop_pool(mpa_conn *c)
-{
-	while (c->pool) {
-		mpa_fpdu *f = c->pool;
-		c->pool = f->next;
-		free(f);
-	}
-	c->npool = 0;
-}
 
 static void drop_queue(mpa_conn *c)
 {
 	mpa_fpdu *f = c->q_head;
 	while (f) {
 		mpa_fpdu *n = f->next;
-		fpdu_free(c, f);
+		mpa_fpdu_pool_put(&c->pool, f);
 		f = n;
 	}
 	c->q_head = c->q_tail = NULL;
@@ -368,7 +317,7 @@ static int flush(mpa_conn *c)
 			if (!c->q_head)
 				c->q_tail = NULL;
 			int pending = f->pending;
-			fpdu_free(c, f);
+			mpa_fpdu_pool_put(&c->pool, f);
 			if (pending && c->s)
 				ddp_llp_tx_done(c->s, 0);
 			if (c->phase != PH_FULL)
@@ -408,7 +357,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	}
 	if (len > c->mulpdu)
 		return DDP_ERR_TOOBIG;
-	int rc = fpdu_new(c, iov, iovcnt, len, &f);
+	int rc = mpa_fpdu_pool_build(&c->pool, &c->tx, iov, iovcnt, len, &f);
 	if (rc < 0)
 		return rc;
 	f->pending = 1;
@@ -771,7 +720,7 @@ void mpa_conn_free(mpa_conn *c)
 	if (!c)
 		return;
 	drop_queue(c);
-	drop_pool(c);
+	mpa_fpdu_pool_drain(&c->pool);
 	free(c->rx_ring);
 	free(c);
 }

@@ -194,3 +194,48 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	*out = f;
 	return 0;
 }
+
+int mpa_fpdu_pool_build(mpa_fpdu_pool *p, mpa_tx_stream *t,
+			const struct iovec *iov, int iovcnt, size_t ulpdu_len,
+			mpa_fpdu **out)
+{
+	if (!p || !t || mpa_fpdu_size(t, iovcnt, ulpdu_len) > MPA_FPDU_BLOCK)
+		return mpa_fpdu_build(t, iov, iovcnt, ulpdu_len, out);
+	mpa_fpdu *mem = p->free;
+	if (mem)
+		p->free = mem->next;
+	else if (!(mem = malloc(MPA_FPDU_BLOCK)))
+		return DDP_ERR_NOMEM;
+	else
+		p->alive++;
+	int rc = mpa_fpdu_build_in(t, iov, iovcnt, ulpdu_len, mem, out);
+	if (rc < 0) {
+		mem->next = p->free;
+		p->free = mem;
+		return rc;
+	}
+	mem->pooled = 1;
+	return rc;
+}
+
+void mpa_fpdu_pool_put(mpa_fpdu_pool *p, mpa_fpdu *f)
+{
+	if (f->pooled && p->alive <= MPA_FPDU_POOL_MAX) {
+		f->next = p->free;
+		p->free = f;
+		return;
+	}
+	if (f->pooled)
+		p->alive--;
+	free(f);
+}
+
+void mpa_fpdu_pool_drain(mpa_fpdu_pool *p)
+{
+	while (p->free) {
+		mpa_fpdu *f = p->free;
+		p->free = f->next;
+		free(f);
+		p->alive--;
+	}
+}

@@ -88,6 +88,28 @@ size_t mpa_fpdu_size(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len);
 int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 		      size_t ulpdu_len, void *mem, mpa_fpdu **out);
 
+/* FPDU memory kept for reuse by one connection: every data FPDU without
+ * markers (header, a few payload pieces, trailer) fits one block of
+ * MPA_FPDU_BLOCK octets; up to MPA_FPDU_POOL_MAX blocks (256 KiB) are kept
+ * instead of a malloc and a free per FPDU, which were 4-5 % of a sender's
+ * CPU at MTU 1500 (1442-octet FPDUs). Zero-initialise; not thread-safe. */
+#define MPA_FPDU_BLOCK 512
+#define MPA_FPDU_POOL_MAX 512
+typedef struct mpa_fpdu_pool {
+	mpa_fpdu *free;		/* spare blocks (linked by next) */
+	unsigned alive;		/* blocks allocated: spare or in use */
+} mpa_fpdu_pool;
+
+/* As mpa_fpdu_build, in a pooled block when the FPDU fits one (else
+ * malloc'ed as by mpa_fpdu_build). Give it back with mpa_fpdu_pool_put. */
+int mpa_fpdu_pool_build(mpa_fpdu_pool *p, mpa_tx_stream *t,
+			const struct iovec *iov, int iovcnt, size_t ulpdu_len,
+			mpa_fpdu **out);
+/* Return an FPDU made by mpa_fpdu_pool_build or mpa_fpdu_build. */
+void mpa_fpdu_pool_put(mpa_fpdu_pool *p, mpa_fpdu *f);
+/* Free the spare blocks (those in use are put back first). */
+void mpa_fpdu_pool_drain(mpa_fpdu_pool *p);
+
 /* ------------------------------------------------------------- rx side */
 
 /* Read callback: read up to n octets into dst. Returns > 0 octets read,

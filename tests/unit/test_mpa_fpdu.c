@@ -280,6 +280,45 @@ static void test_framer_build_in_matches_build(void **state)
 	assert_int_equal(t.pos, 0);
 }
 
+/* The FPDU pool reuses a block given back, keeps at most
+ * MPA_FPDU_POOL_MAX, and hands FPDUs too big for a block (markers on a
+ * long ULPDU) to malloc; drain frees every spare block. */
+static void test_fpdu_pool_reuses_blocks(void **state)
+{
+	static uint8_t payload[8000];
+	uint8_t h[18];
+	mpa_fpdu_pool pool = { 0 };
+	mpa_tx_stream t = { .crc = 1 };
+	send_hdr(h, 0, 1, 0);
+	struct iovec iov[2] = { { h, 18 }, { payload, 1424 } };
+	mpa_fpdu *a, *b;
+	assert_int_equal(mpa_fpdu_pool_build(&pool, &t, iov, 2, 18 + 1424, &a), 0);
+	assert_true(a->pooled);
+	mpa_fpdu_pool_put(&pool, a);
+	assert_int_equal(mpa_fpdu_pool_build(&pool, &t, iov, 2, 18 + 1424, &b), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(pool.alive, 1);
+	mpa_fpdu_pool_put(&pool, b);
+	mpa_tx_stream tm = { .markers = 1, .crc = 1 };
+	iov[1].iov_len = sizeof payload;
+	assert_int_equal(mpa_fpdu_pool_build(&pool, &tm, iov, 2, 18 + sizeof payload, &a), 0);
+	assert_false(a->pooled);
+	mpa_fpdu_pool_put(&pool, a);
+	assert_int_equal(pool.alive, 1);
+	/* past the cap blocks are freed, not kept */
+	mpa_fpdu *many[MPA_FPDU_POOL_MAX + 8];
+	iov[1].iov_len = 100;
+	for (int i = 0; i < MPA_FPDU_POOL_MAX + 8; i++)
+		assert_int_equal(mpa_fpdu_pool_build(&pool, &t, iov, 2, 118, &many[i]), 0);
+	assert_int_equal(pool.alive, MPA_FPDU_POOL_MAX + 8);
+	for (int i = 0; i < MPA_FPDU_POOL_MAX + 8; i++)
+		mpa_fpdu_pool_put(&pool, many[i]);
+	assert_true(pool.alive <= MPA_FPDU_POOL_MAX + 1);
+	mpa_fpdu_pool_drain(&pool);
+	assert_int_equal(pool.alive, 0);
+	assert_null(pool.free);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_framer_markers_every_512_with_correct_fpduptr),
 		cmocka_unit_test(test_framer_crc_off_writes_zero_and_rejects_bad_args),
 		cmocka_unit_test(test_framer_build_in_matches_build),
+		cmocka_unit_test(test_fpdu_pool_reuses_blocks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
