@@ -182,6 +182,7 @@ static void ll_config(const struct bench_params *p, int stock, int n, sctp_ll_co
 		lc->port = -1;
 		lc->nstreams = 16;
 		lc->stock = 1;
+		lc->path_mtu = p->mtu; /* --mtu: the IP path, not tuning */
 	} else {
 		ddp_sctp_config dc = { .port = -1, .nstreams = 16, .path_mtu = p->mtu };
 		sctp_ddp_ll_config(&dc, lc); /* exactly the DDP path's settings */
