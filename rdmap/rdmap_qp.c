@@ -409,9 +409,14 @@ void rdmapi_qp_error(struct ddp_rdmap_qp *qp, const ddp_error_info *e)
 
 void rdmapi_qp_stream_event(struct ddp_rdmap_qp *qp, enum ddp_stream_event ev, int status)
 {
-	if (ev == DDP_EV_HALF_CLOSED)
-		return;
-	qp->ended = 1;
+	/* The peer closed its sending half (FIN, SCTP stream reset): nothing
+	 * more can arrive, so no receive, Read Response or Terminate will;
+	 * the queue pair ends as for a closed stream (the terminate callback
+	 * with t = NULL, outstanding work requests flushed). rping's client,
+	 * for one, ends its last iteration with a disconnect and nothing
+	 * else. */
+	if (ev != DDP_EV_HALF_CLOSED)
+		qp->ended = 1;
 	fail(qp, NULL, 0);
 }
 
