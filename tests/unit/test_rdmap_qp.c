@@ -408,6 +408,28 @@ static void test_rdmap_siw_terminate_received_and_flushed(void **state)
 	fx_free(f);
 }
 
+/* The peer closes its sending half (FIN, SCTP stream reset) with work
+ * outstanding: nothing more can arrive, so the queue pair ends: the
+ * terminate callback runs once with t = NULL and the receive that can
+ * never complete is flushed (rping's client ends its
+ * last iteration with exactly such a disconnect). */
+static void test_rdmap_peer_half_close_ends_the_qp(void **state)
+{
+	struct fx *f = fx_new(1, 1, 1, 1, 0);
+	struct side *b = &f->sd[1];
+	assert_int_equal(ddp_rdmap_post_recv(b->qp, f->rbuf[0], 256, f->rbuf[0]), 0);
+	ddp_llp_peer_closed(memllp_session(f->m, 1), 0);
+	assert_int_equal(b->nterm, 1);
+	assert_true(b->term_null);
+	assert_true(ddp_rdmap_qp_failed(b->qp));
+	ddp_rdmap_qp_free(b->qp);
+	b->qp = NULL;
+	assert_int_equal(b->nwc, 1); /* the receive, flushed */
+	assert_int_equal(b->wc[0].kind, DDP_RDMAP_WC_RECV);
+	assert_true(b->wc[0].status < 0);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
@@ -424,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_rdmap_read_to_wrap_terminates),
 		cmocka_unit_test(test_rdmap_bad_version_and_opcode_terminate),
 		cmocka_unit_test(test_rdmap_siw_terminate_received_and_flushed),
+		cmocka_unit_test(test_rdmap_peer_half_close_ends_the_qp),
 	};
 	return cmocka_run_group_tests(t, NULL, NULL);
 }
