@@ -263,17 +263,31 @@ static int mr_bound_to(const struct ddp_mr *mr, const ddp_session *s, uint32_t s
 			   : mr->pd == s->st[stream].pd;
 }
 
-int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag)
+/* The region of stag as the peer on (s, stream) may name it: 0, or
+ * DDP_ERR_INVAL / DDP_ERR_NOENT (no such STag) / DDP_ERR_ACCESS (bound
+ * elsewhere). */
+static int peer_region(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+		       struct ddp_mr **out)
 {
 	if (!ctx || !s || stream >= s->cfg.nstreams)
 		return DDP_ERR_INVAL;
 	struct ddp_mr *mr = stag_lookup(ctx, stag);
 	if (!mr)
 		return DDP_ERR_NOENT;
-	/* Only an STag this stream could name may be invalidated by its peer
-	 * (same binding rule as placement, RFC 5041 §8 DDP-SEC-4). */
 	if (!mr_bound_to(mr, s, stream))
 		return DDP_ERR_ACCESS;
+	*out = mr;
+	return 0;
+}
+
+int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag)
+{
+	struct ddp_mr *mr;
+	/* Only an STag this stream could name may be invalidated by its peer
+	 * (same binding rule as placement, RFC 5041 §8 DDP-SEC-4). */
+	int rc = peer_region(ctx, s, stream, stag, &mr);
+	if (rc)
+		return rc;
 	mr_destroy(ctx, mr);
 	return 0;
 }
@@ -300,13 +314,12 @@ int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access)
 int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
 			  uint64_t to, uint64_t len, void **ptr)
 {
-	if (!ctx || !s || !ptr || stream >= s->cfg.nstreams)
+	struct ddp_mr *mr;
+	if (!ptr)
 		return DDP_ERR_INVAL;
-	struct ddp_mr *mr = stag_lookup(ctx, stag);
-	if (!mr)
-		return DDP_ERR_NOENT;
-	if (!mr_bound_to(mr, s, stream))
-		return DDP_ERR_ACCESS;
+	int rc = peer_region(ctx, s, stream, stag, &mr);
+	if (rc)
+		return rc;
 	if (!(mr->access & DDP_ACCESS_REMOTE_READ))
 		return DDP_ERR_ACCESS;
 	if (len && to > UINT64_MAX - (len - 1))
