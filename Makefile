@@ -60,8 +60,12 @@ EXTLIBS += -lm
 CORE_SRC   := $(sort $(wildcard src/*.c))
 COMMON_SRC := $(sort $(wildcard adapters/common/*.c))
 MPA_SRC    := $(sort $(wildcard adapters/mpa/*.c))
-SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c))
-EV_SRC     := $(sort $(wildcard adapters/libevent/*.c))
+# adapters/<llp>/ holds each LLP's protocol code (no libevent, no socket
+# headers); adapters/libevent/ the event-loop and socket glue of both,
+# mpa_* for MPA/TCP and sctp_* (UDP encapsulation, usrsctp) for SCTP.
+# Each library takes its LLP's protocol code and its glue.
+SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c) $(wildcard adapters/libevent/sctp_*.c))
+EV_SRC     := $(sort $(wildcard adapters/libevent/mpa_*.c))
 RDMAP_SRC  := $(sort $(wildcard rdmap/*.c))
 SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 

@@ -9,7 +9,7 @@
  * the next-hop MTU). It only goes down during the peer's life (no probing
  * upwards, RFC 1191 §6.3 style increases are not tracked).
  */
-#include "sctp/sctp_udp_int.h"
+#include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
 #include <netinet/in.h>

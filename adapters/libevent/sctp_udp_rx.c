@@ -7,7 +7,7 @@
  * socket's error queue (IP_RECVERR): port/host unreachable fails the
  * peer, "fragmentation needed" / "packet too big" lowers its path MTU.
  */
-#include "sctp/sctp_udp_int.h"
+#include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
 #include <linux/errqueue.h>

@@ -4,7 +4,7 @@
  * info. The other half (endpoints, associations, notifications) is
  * sctp_usrsctp.c; only these two files include usrsctp.h.
  */
-#include "sctp/sctp_usrsctp_int.h"
+#include "libevent/sctp_usrsctp_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -23,7 +23,7 @@
  * (the oldest is freed first), so a flood of valid INITs from ever new
  * sources costs bounded memory too.
  */
-#include "sctp/sctp_udp_int.h"
+#include "libevent/sctp_udp_int.h"
 
 #include <netinet/in.h>
 #include <stdlib.h>

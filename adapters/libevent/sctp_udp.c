@@ -2,7 +2,7 @@
  * the socket, its peers, the send queue, the test filter and counters.
  * Batches out: sctp_udp_tx.c; batches in: sctp_udp_rx.c; path MTU:
  * sctp_udp_mtu.c. */
-#include "sctp/sctp_udp_int.h"
+#include "libevent/sctp_udp_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

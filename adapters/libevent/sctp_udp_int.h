@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "sctp/sctp_udp.h"
+#include "libevent/sctp_udp.h"
 
 struct event;
 

@@ -7,7 +7,7 @@
  * socket (sctp_udp.c) and everything DDP (sctp_ddp.c, sctp_rx.c,
  * sctp_stream.c) are outside them.
  */
-#include "sctp/sctp_usrsctp_int.h"
+#include "libevent/sctp_usrsctp_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
-#include "sctp/sctp_udp.h"
+#include "libevent/sctp_udp.h"
 
 #define TICK_MS 10	   /* usrsctp timer granularity */
 

@@ -9,7 +9,7 @@
  * ENOTSUP/EOPNOTSUPP switches GSO off for the socket and the same packets
  * go out plainly. EMSGSIZE lowers the peer's path MTU (sctp_udp_mtu.c).
  */
-#include "sctp/sctp_udp_int.h"
+#include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
 #include <netinet/in.h>
