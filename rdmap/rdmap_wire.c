@@ -106,27 +106,7 @@ const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code)
 			return "RDMAP local catastrophic error";
 		return code <= 0x09 ? c[code] : "unspecified error";
 	}
-	if (layer == DDP_LAYER_DDP) {
-		static const char *const t[] = { "invalid STag", "base or bounds violation",
-						 "STag not associated with DDP stream",
-						 "TO wrap", "invalid DDP version" };
-		static const char *const u[] = { "", "invalid QN", "invalid MSN, no buffer",
-						 "invalid MSN, MSN range", "invalid MO",
-						 "DDP message too long", "invalid DDP version" };
-		static const char *const l[] = { "", "SSN out of window", "segment over MULPDU",
-						 "segment shorter than a header",
-						 "data after teardown", "bad session control" };
-		if (etype == DDP_ETYPE_CATASTROPHIC)
-			return "DDP local catastrophic error";
-		if (etype == DDP_ETYPE_TAGGED)
-			return t[code];
-		return etype == DDP_ETYPE_UNTAGGED ? u[code] : l[code];
-	}
-	static const char *const m[] = { "", "TCP connection closed", "MPA CRC error",
-					  "MPA marker error", "unexpected MPA frame",
-					  "MPA local catastrophic", "insufficient IRD",
-					  "no matching RTR" };
-	return m[code];
+	return ddp_error_str(layer, etype, code); /* DDP and LLP layers: libddp */
 }
 
 /* Hdrct bits of octet 2 in the RFC layout (0x80/0x40/0x20) and in siw's

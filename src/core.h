@@ -166,6 +166,13 @@ struct ddp_stream {
 	uint8_t traffic;      /* a message was queued or a segment came in:
 			       * the PD is fixed (ddp_stream_set_pd) */
 	uint32_t epoch;	      /* bumped on reset/abort; guards callback loops */
+	uint8_t wr_armed;     /* the writable callback is wanted */
+	uint64_t wr_lowat;    /* ... once txq_bytes is at most this */
+	uint64_t txq_bytes;   /* payload octets queued and not completed */
+	void *udata;	      /* ddp_stream_set_user_data() */
+	struct stream_counts {
+		uint64_t msgs_tx, octets_tx, msgs_rx, octets_rx, errors;
+	} cnt;
 };
 
 struct ddp_session {
@@ -184,6 +191,7 @@ struct ddp_session {
 	struct iovec *scratch;	 /* segment iov build area */
 	int scratch_cap;
 	uint8_t closing, conn_closed, conn_abortive;
+	void *udata; /* ddp_session_set_user_data() */
 };
 
 /* session.c */
@@ -196,6 +204,7 @@ void session_check_all_closed(ddp_session *s);
 void tx_pump(ddp_session *s, struct ddp_stream *st);
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status);
+void tx_writable_check(ddp_session *s, struct ddp_stream *st);
 
 /* rx.c */
 void rx_deliver_ready(ddp_session *s, struct ddp_stream *st);

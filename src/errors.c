@@ -27,3 +27,37 @@ const char *ddp_strerror(int err)
 	}
 	return "unknown error";
 }
+
+/* RFC 5041 §7.2 (layer 1) and RFC 5044 §8 / RFC 6581 §8 (layer 2, MPA).
+ * EType 3 of layer 1 is reserved for the LLP; its codes are libddp's own
+ * (DDP_ECODE_LLP_*, ddp.h). */
+const char *ddp_error_str(uint8_t layer, uint8_t etype, uint8_t code)
+{
+	static const char *const tagged[] = { "invalid STag", "base or bounds violation",
+					      "STag not associated with DDP stream",
+					      "TO wrap", "invalid DDP version" };
+	static const char *const untagged[] = { NULL, "invalid QN", "invalid MSN, no buffer",
+						"invalid MSN, MSN range", "invalid MO",
+						"DDP message too long", "invalid DDP version" };
+	static const char *const llp[] = { NULL, "SSN out of window", "segment over MULPDU",
+					   "segment shorter than a header",
+					   "data after teardown", "bad session control" };
+	static const char *const mpa[] = { NULL, "TCP connection closed", "MPA CRC error",
+					   "MPA marker error", "unexpected MPA frame",
+					   "MPA local catastrophic", "insufficient IRD",
+					   "no matching RTR" };
+	const char *r = NULL;
+	if (layer == DDP_LAYER_DDP) {
+		if (etype == DDP_ETYPE_CATASTROPHIC && code == 0)
+			r = "DDP local catastrophic error";
+		else if (etype == DDP_ETYPE_TAGGED && code < sizeof(tagged) / sizeof(*tagged))
+			r = tagged[code];
+		else if (etype == DDP_ETYPE_UNTAGGED && code < sizeof(untagged) / sizeof(*untagged))
+			r = untagged[code];
+		else if (etype == DDP_ETYPE_LLP && code < sizeof(llp) / sizeof(*llp))
+			r = llp[code];
+	} else if (layer == DDP_LAYER_LLP && etype == 0 && code < sizeof(mpa) / sizeof(*mpa)) {
+		r = mpa[code];
+	}
+	return r ? r : "undefined error";
+}

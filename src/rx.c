@@ -193,6 +193,9 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 		d.len = msg_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)msg_bytes;
 		d.stag = r->stag;
 		d.to = r->to;
+		/* the segments of a tagged message are contiguous (DDP-SEG-5):
+		 * it ends where its L=1 segment ends */
+		d.to_first = r->to + r->payload - msg_bytes;
 	} else {
 		struct uq *q = &st->uq[r->qn];
 		/* Messages of a queue complete in MSN order; a peer that skips or
@@ -221,6 +224,8 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 		d.buf_len = e.len;
 		d.buf_ctx = e.ctx;
 	}
+	st->cnt.msgs_rx++;
+	st->cnt.octets_rx += d.len;
 	s->cb.deliver(s, &d, s->user);
 }
 

@@ -177,6 +177,7 @@ int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf, size_
 void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype,
 		  uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
 {
+	st->cnt.errors++;
 	if (st->errored)
 		return;
 	st->errored = 1;

@@ -64,10 +64,26 @@ int ddp_ctx_free(ddp_ctx *ctx)
 {
 	if (!ctx)
 		return 0;
-	if (ctx->nsessions || ctx->npds || ctx->map.used)
+	if (ctx->nsessions || ctx->npds || ctx->map.used) {
+		ddp_llp_log(ctx, DDP_LOG_ERROR,
+			    "ddp_ctx_free: still alive: %u session(s), %u PD(s), %u STag(s)%s",
+			    ctx->nsessions, ctx->npds, ctx->map.used,
+			    ctx->nsessions ? " (an adapter object freed inside a callback is "
+					     "released on the next event-loop pass)" : "");
 		return DDP_ERR_BUSY;
+	}
 	stag_map_free(&ctx->map);
 	free(ctx);
+	return 0;
+}
+
+int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out)
+{
+	if (!ctx || !out)
+		return DDP_ERR_INVAL;
+	out->sessions = ctx->nsessions;
+	out->pds = ctx->npds;
+	out->stags = ctx->map.used;
 	return 0;
 }
 

@@ -47,8 +47,14 @@ static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		return DDP_ERR_CLOSED;
 	if (st->errored && !st->sends_after_error)
 		return DDP_ERR_STREAM;
-	if (st->txq_len >= s->cfg.max_tx_queued)
+	if (st->txq_len >= s->cfg.max_tx_queued) {
+		/* backpressure: tell the ULP when a message completed */
+		if (!st->wr_armed || st->wr_lowat != UINT64_MAX) {
+			st->wr_armed = 1;
+			st->wr_lowat = UINT64_MAX;
+		}
 		return DDP_ERR_LIMIT;
+	}
 	if (ensure_scratch(s, iovcnt + 1))
 		return DDP_ERR_NOMEM;
 	struct tx_msg *m = ddp_malloc_(sizeof(*m) + (size_t)iovcnt * sizeof(struct iovec));
@@ -75,6 +81,7 @@ static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		st->txq = m;
 	st->txq_tail = m;
 	st->txq_len++;
+	st->txq_bytes += total;
 	st->traffic = 1;
 	if (!st->tx_cur)
 		st->tx_cur = m;
@@ -203,14 +210,32 @@ void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 		if (!st->txq)
 			st->txq_tail = NULL;
 		st->txq_len--;
+		st->txq_bytes -= m->total;
+		st->cnt.msgs_tx++;
+		st->cnt.octets_tx += m->total;
 		void *ctx = m->ctx;
 		free(m);
 		if (s->cb.send_done)
 			s->cb.send_done(s, st->idx, ctx, 0, s->user);
 	}
 	st->in_complete = 0;
-	if (st->epoch != epoch)
+	if (st->epoch != epoch) {
 		tx_complete_ready(s, st); /* what completed after a reset inside a callback */
+		return;
+	}
+	tx_writable_check(s, st);
+}
+
+/* The writable callback, once per arming, when the stream can take a
+ * message and its queued octets fell to the armed level. */
+void tx_writable_check(ddp_session *s, struct ddp_stream *st)
+{
+	if (!st->wr_armed || st->dead || st->tx_state != TX_OPEN ||
+	    st->txq_len >= s->cfg.max_tx_queued || st->txq_bytes > st->wr_lowat)
+		return;
+	st->wr_armed = 0;
+	if (s->cb.writable)
+		s->cb.writable(s, st->idx, s->user);
 }
 
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
@@ -218,6 +243,8 @@ void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
 	struct tx_msg *m = st->txq;
 	st->txq = st->txq_tail = st->tx_cur = NULL;
 	st->txq_len = 0;
+	st->txq_bytes = 0;
+	st->wr_armed = 0; /* nothing more will be sent on a flushed stream */
 	while (m) {
 		struct tx_msg *next = m->next;
 		void *ctx = m->ctx;

@@ -226,8 +226,20 @@ static void t_stream_event(ddp_session *s, uint32_t st,
 	}
 }
 
-static const ddp_callbacks trampolines = { t_deliver, t_send_done, t_error,
-					   t_stream_event };
+static void t_writable(ddp_session *s, uint32_t st, void *user)
+{
+	ddp_mpa_conn *c = user;
+	if (c->ucb.writable) {
+		enter(c);
+		c->ucb.writable(s, st, c->user);
+		leave_cb(c);
+	}
+}
+
+static const ddp_callbacks trampolines = {
+	.deliver = t_deliver, .send_done = t_send_done, .error = t_error,
+	.stream_event = t_stream_event, .writable = t_writable,
+};
 
 /* ---------------------------------------------------------- socket io */
 

@@ -50,6 +50,13 @@ enum ddp_err {
 /* Human readable text for a DDP_ERR_* code (never NULL, static storage). */
 const char *ddp_strerror(int err);
 
+/* Name of an error report's (layer, type, code) triple as RFC 5041 §7.2
+ * (layer DDP), RFC 5044 §8 / RFC 6581 (layer LLP: MPA) and libddp's LLP
+ * type 3 codes define it, e.g. (1, 1, 0x00) "invalid STag"; layer 0
+ * (RDMAP) names come from ddp_rdmap_term_str() in ddp/rdmap.h.
+ * "undefined error" for a triple no RFC defines. Static storage. */
+const char *ddp_error_str(uint8_t layer, uint8_t etype, uint8_t code);
+
 /* RFC 5040 §4.8 / RFC 5041 §7.2 error numbers carried in error reports. */
 enum ddp_layer { DDP_LAYER_RDMAP = 0, DDP_LAYER_DDP = 1, DDP_LAYER_LLP = 2 };
 
@@ -152,8 +159,20 @@ typedef struct ddp_ctx_config {
 int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
 
 /* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
- * created from it still exist (nothing is freed then). NULL is a no-op. */
+ * created from it still exist (nothing is freed then), and says which
+ * through the log hook (DDP_LOG_ERROR) and ddp_ctx_live(). An adapter
+ * object freed inside one of its callbacks is released when that
+ * callback's frame unwinds or, for MPA connections, on the next pass of
+ * the event loop: run the loop once more (EVLOOP_NONBLOCK) before this
+ * call. NULL is a no-op. */
 int ddp_ctx_free(ddp_ctx *ctx);
+
+/* What still holds a context alive (see ddp_ctx_free()). */
+typedef struct ddp_ctx_live {
+	uint32_t sessions, pds, stags;
+} ddp_ctx_live;
+/* Errors: DDP_ERR_INVAL (NULL). */
+int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out);
 
 /* Protection domains (RFC 5041 §8, DDP-SEC-1).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_LIMIT. */
@@ -238,6 +257,10 @@ typedef struct ddp_delivery {
 	uint32_t stag;
 	uint64_t to;	   /* TO of the L=1 (last) segment's first octet,
 			    * not of the message's start */
+	uint64_t to_first; /* TO of the message's first octet: the message
+			    * placed [to_first, to_first + len) of the STag's
+			    * buffer (tagged segments of one message are
+			    * contiguous, RFC 5041 §4.2 / DDP-SEG-5) */
 } ddp_delivery;
 
 enum ddp_stream_event {
@@ -265,6 +288,12 @@ typedef struct ddp_callbacks {
 	/* Stream lifecycle (half-closed, closed, aborted). Optional. */
 	void (*stream_event)(ddp_session *s, uint32_t stream,
 			     enum ddp_stream_event ev, int status, void *user);
+	/* Backpressure: the stream can take more again. Called once per
+	 * arming, outside any ddp_send_*() call: armed by a send refused
+	 * with DDP_ERR_LIMIT (the queue of max_tx_queued messages was full;
+	 * called when a message completed) and by
+	 * ddp_stream_notify_writable(). Optional. */
+	void (*writable)(ddp_session *s, uint32_t stream, void *user);
 } ddp_callbacks;
 
 typedef struct ddp_session_config {
@@ -303,6 +332,48 @@ ddp_ctx *ddp_session_ctx(const ddp_session *s);
 /* Payload octets the library itself copied (staging, whole-segment entry,
  * contiguous tx build). The header-first receive path leaves it at 0. */
 uint64_t ddp_session_copied_bytes(const ddp_session *s);
+/* Application data of a session and of each of its streams: slots the
+ * library never reads (unlike the callbacks' user pointer, which an
+ * adapter may own). NULL until set. Setting on a bad stream: DDP_ERR_INVAL;
+ * getting from a NULL session or a bad stream: NULL. */
+void ddp_session_set_user_data(ddp_session *s, void *data);
+void *ddp_session_user_data(const ddp_session *s);
+int ddp_stream_set_user_data(ddp_session *s, uint32_t stream, void *data);
+void *ddp_stream_user_data(const ddp_session *s, uint32_t stream);
+
+/* Counters of one stream, or of a whole session (the sum over its
+ * streams). Octets are ULP payload octets, headers not included. */
+typedef struct ddp_stats {
+	uint64_t msgs_tx, octets_tx; /* messages the LLP took completely
+				      * (send_done with status 0) */
+	uint64_t msgs_rx, octets_rx; /* messages delivered (status 0) */
+	uint64_t errors;	     /* DDP/LLP errors detected on the stream(s);
+				      * only the first per stream is reported
+				      * (DDP-ERR-1), later ones are counted */
+	uint64_t copied;	     /* session only (0 per stream): payload
+				      * octets the library copied, as
+				      * ddp_session_copied_bytes() */
+	uint64_t queued_msgs, queued_octets; /* submitted and not yet completed:
+				      * what ddp_stream_queued() reports */
+} ddp_stats;
+/* Errors: DDP_ERR_INVAL (NULL, bad stream). */
+int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out);
+int ddp_session_get_stats(const ddp_session *s, ddp_stats *out);
+
+/* Octets submitted on a stream with ddp_send_*() and not yet completed
+ * (send_done not yet called); *msgs (may be NULL) gets the message count,
+ * which is capped by ddp_session_config.max_tx_queued. 0 for a NULL
+ * session or a bad stream. */
+uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs);
+
+/* Ask for the writable callback once the stream's queued octets are at
+ * most lowat and a message can be queued. Returns 1 when that already
+ * holds (nothing is armed, the ULP may send now), 0 when armed (the
+ * callback runs later, never inside this call).
+ * Errors: DDP_ERR_INVAL (NULL, bad stream, no writable callback),
+ * DDP_ERR_CLOSED (the stream can send nothing more). */
+int ddp_stream_notify_writable(ddp_session *s, uint32_t stream, uint64_t lowat);
+
 /* Bind a stream to a PD (NULL: none) before its traffic: once a message
  * was queued on it or a segment arrived, the binding is fixed.
  * Errors: DDP_ERR_INVAL (NULL session, bad stream, PD of another

@@ -110,7 +110,7 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 #endif
 }
 
-static const ddp_callbacks cbs = { deliver, NULL, on_error, NULL };
+static const ddp_callbacks cbs = { .deliver = deliver, .error = on_error };
 
 static uint32_t fixed_random(void *user)
 {

@@ -148,7 +148,9 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 	maybe_finish(p->w);
 }
 
-static const ddp_callbacks cbs = { on_deliver, on_send_done, on_error, NULL };
+static const ddp_callbacks cbs = {
+	.deliver = on_deliver, .send_done = on_send_done, .error = on_error,
+};
 
 static void post_all(struct peer *p)
 {

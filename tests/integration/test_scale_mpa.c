@@ -133,7 +133,9 @@ static void s_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev
 		ddp_session_close(s, 0);
 }
 
-static const ddp_callbacks s_cbs = {s_deliver, s_send_done, NULL, s_stream_event};
+static const ddp_callbacks s_cbs = {
+	.deliver = s_deliver, .send_done = s_send_done, .stream_event = s_stream_event,
+};
 
 static void s_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
@@ -209,7 +211,7 @@ static void c_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t cod
 	c_open_more(sd);
 }
 
-static const ddp_callbacks c_cbs = {c_deliver, NULL, NULL, NULL};
+static const ddp_callbacks c_cbs = { .deliver = c_deliver };
 
 static void c_open_more(struct side *sd)
 {

@@ -117,7 +117,9 @@ static void s_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev
 		ddp_session_close(s, 0); /* the client is done: so are we */
 }
 
-static const ddp_callbacks s_cbs = {s_deliver, NULL, s_error, s_stream_event};
+static const ddp_callbacks s_cbs = {
+	.deliver = s_deliver, .error = s_error, .stream_event = s_stream_event,
+};
 
 static void s_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
@@ -254,7 +256,7 @@ static void c_send_done(ddp_session *s, uint32_t st, void *mctx, int status, voi
 	c_maybe_next(cc);
 }
 
-static const ddp_callbacks c_cbs = {c_deliver, c_send_done, NULL, NULL};
+static const ddp_callbacks c_cbs = { .deliver = c_deliver, .send_done = c_send_done };
 
 static void c_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {

@@ -26,7 +26,9 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 	cnt.err = *e;
 }
 
-const ddp_callbacks count_cbs = { on_deliver, on_send_done, on_error, NULL };
+const ddp_callbacks count_cbs = {
+	.deliver = on_deliver, .send_done = on_send_done, .error = on_error,
+};
 
 void count_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err,
 		     uint8_t code, void *user)

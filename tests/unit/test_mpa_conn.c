@@ -147,8 +147,10 @@ static void d_stream_event(ddp_session *s, uint32_t st,
 	e->evcount[ev]++;
 }
 
-static const ddp_callbacks cbs = { d_deliver, d_send_done, d_error,
-				   d_stream_event };
+static const ddp_callbacks cbs = {
+	.deliver = d_deliver, .send_done = d_send_done, .error = d_error,
+	.stream_event = d_stream_event,
+};
 
 struct pair {
 	ddp_ctx *ctx;
