@@ -161,6 +161,7 @@ struct ddp_stream {
 	uint8_t in_complete;  /* tx_complete_ready() running (no recursion) */
 	uint8_t errored;      /* first error reported (DDP-ERR-1) */
 	uint8_t dead;	      /* aborted / failed / closed: no traffic */
+	uint8_t aborted;      /* dead by an abort: the connection ends abortively */
 	uint8_t llp_closed;   /* close_stream already called */
 	uint8_t sends_after_error; /* DDP-ERR-4 allowance */
 	uint8_t traffic;      /* a message was queued or a segment came in:

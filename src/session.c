@@ -237,6 +237,7 @@ static void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int
 	if (st->dead)
 		return;
 	st->dead = 1;
+	st->aborted = abortive != 0;
 	st->tx_state = TX_CLOSED;
 	/* the LLP drops its references to queued payload first, then the
 	 * payload goes back to the ULP */
@@ -257,16 +258,21 @@ void session_check_all_closed(ddp_session *s)
 {
 	if (s->conn_closed)
 		return;
-	int any_abort = 0;
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++) {
 		struct ddp_stream *st = &s->st[i];
 		/* closed both ways, or stopped by an error and closed by the ULP */
 		if (!st->dead && !(st->tx_state == TX_CLOSED &&
 				   (st->rx_state == RX_PEER_CLOSED || st->errored)))
 			return;
-		if (st->errored)
-			any_abort = 1;
 	}
+	/* A stream stopped by an error that the ULP then closed gracefully
+	 * (after its one message, DDP-ERR-4, e.g. an RDMAP Terminate) ends the
+	 * connection gracefully too (FIN / SHUTDOWN), so that message reaches
+	 * the peer before the end of the connection; only an abort (of a
+	 * stream or of the session) is abortive. */
+	int any_abort = 0;
+	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
+		any_abort |= s->st[i].aborted;
 	s->conn_closed = 1;
 	s->ops->close(s->llp, any_abort || s->conn_abortive);
 }
