@@ -193,7 +193,17 @@ struct ddp_session {
 	int scratch_cap;
 	uint8_t closing, conn_closed, conn_abortive;
 	void *udata; /* ddp_session_set_user_data() */
+	uint32_t in_cb; /* callbacks of this session on the stack */
 };
+
+/* Every callback into the ULP goes through here: while one runs,
+ * ddp_session_free() of its session is refused (DDP_ERR_BUSY). */
+#define CALLBACK(s, name, ...)                   \
+	do {                                     \
+		(s)->in_cb++;                    \
+		(s)->cb.name(__VA_ARGS__);       \
+		(s)->in_cb--;                    \
+	} while (0)
 
 /* session.c */
 void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype,

@@ -226,7 +226,7 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 	}
 	st->cnt.msgs_rx++;
 	st->cnt.octets_rx += d.len;
-	s->cb.deliver(s, &d, s->user);
+	CALLBACK(s, deliver, s, &d, s->user);
 }
 
 /* Advance the contiguous prefix and deliver every message it completes. */

@@ -95,10 +95,16 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 	return 0;
 }
 
-void ddp_session_free(ddp_session *s)
+int ddp_session_free(ddp_session *s)
 {
 	if (!s)
-		return;
+		return 0;
+	if (s->in_cb) {
+		/* the calling frame still uses the session */
+		ddp_llp_log(s->ctx, DDP_LOG_ERROR,
+			    "ddp_session_free inside a callback of that session: refused");
+		return DDP_ERR_BUSY;
+	}
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
 		s->st[i].dead = 1; /* callbacks below cannot post or send again */
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
@@ -123,6 +129,7 @@ void ddp_session_free(ddp_session *s)
 	free(s->scratch);
 	free(s->st);
 	free(s);
+	return 0;
 }
 
 uint32_t ddp_session_nstreams(const ddp_session *s)
@@ -198,7 +205,7 @@ void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t 
 		e.seg_len = seg_len > UINT32_MAX ? UINT32_MAX : (uint32_t)seg_len;
 		e.have_segment = 1;
 	}
-	s->cb.error(s, &e, s->user);
+	CALLBACK(s, error, s, &e, s->user);
 }
 
 /* Give every posted buffer back (status) and complete every queued send. */
@@ -223,7 +230,7 @@ void stream_flush(ddp_session *s, struct ddp_stream *st, int status)
 			d.buf = e.buf;
 			d.buf_len = e.len;
 			d.buf_ctx = e.ctx;
-			s->cb.deliver(s, &d, s->user);
+			CALLBACK(s, deliver, s, &d, s->user);
 			if (st->epoch != epoch)
 				return;
 		}
@@ -247,7 +254,7 @@ static void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int
 	}
 	stream_flush(s, st, status);
 	if (s->cb.stream_event)
-		s->cb.stream_event(s, st->idx, abortive ? DDP_EV_ABORTED : DDP_EV_CLOSED,
+		CALLBACK(s, stream_event, s, st->idx, abortive ? DDP_EV_ABORTED : DDP_EV_CLOSED,
 				   abortive ? status : 0, s->user);
 	session_check_all_closed(s);
 }
@@ -366,7 +373,7 @@ void ddp_llp_peer_closed(ddp_session *s, uint32_t stream)
 	/* RFC 5041 §6 (DDP-TRD-4): tell the ULP, keep sending. */
 	st->rx_state = RX_PEER_CLOSED;
 	if (s->cb.stream_event)
-		s->cb.stream_event(s, stream, DDP_EV_HALF_CLOSED, 0, s->user);
+		CALLBACK(s, stream_event, s, stream, DDP_EV_HALF_CLOSED, 0, s->user);
 	session_check_all_closed(s);
 }
 

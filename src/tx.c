@@ -216,7 +216,7 @@ void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 		void *ctx = m->ctx;
 		free(m);
 		if (s->cb.send_done)
-			s->cb.send_done(s, st->idx, ctx, 0, s->user);
+			CALLBACK(s, send_done, s, st->idx, ctx, 0, s->user);
 	}
 	st->in_complete = 0;
 	if (st->epoch != epoch) {
@@ -235,7 +235,7 @@ void tx_writable_check(ddp_session *s, struct ddp_stream *st)
 		return;
 	st->wr_armed = 0;
 	if (s->cb.writable)
-		s->cb.writable(s, st->idx, s->user);
+		CALLBACK(s, writable, s, st->idx, s->user);
 }
 
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
@@ -250,7 +250,7 @@ void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
 		void *ctx = m->ctx;
 		free(m);
 		if (s->cb.send_done)
-			s->cb.send_done(s, st->idx, ctx, status, s->user);
+			CALLBACK(s, send_done, s, st->idx, ctx, status, s->user);
 		m = next;
 	}
 }

@@ -321,10 +321,12 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
  * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
  * and may not post or send again);
  * STags bound to its streams are invalidated. Does not call the LLP; use
- * ddp_session_close() first for an orderly end. NULL is a no-op. Not from
- * inside one of this session's callbacks: free it after the callback has
- * returned (ddp_stream_abort() and ddp_session_close() work inside them). */
-void ddp_session_free(ddp_session *s);
+ * ddp_session_close() first for an orderly end. NULL is a no-op (0).
+ * Sessions an adapter made (MPA, SCTP) are freed by the adapter.
+ * Errors: DDP_ERR_BUSY when called inside one of this session's callbacks
+ * (nothing is freed; free it after the callback has returned;
+ * ddp_stream_abort() and ddp_session_close() work inside them). */
+int ddp_session_free(ddp_session *s);
 
 uint32_t ddp_session_nstreams(const ddp_session *s);
 uint32_t ddp_session_mulpdu(const ddp_session *s);

@@ -318,6 +318,32 @@ static void test_ctx_free_says_what_is_alive(void **state)
 	assert_int_equal(ddp_ctx_free(ctx), 0);
 }
 
+static int free_rc = 1;
+static void free_inside_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	(void)d, (void)user;
+	free_rc = ddp_session_free(s);
+}
+
+/* Lifecycle: freeing a session inside its own callback is refused, not a
+ * use after free; after the callback it works. */
+static void test_session_free_inside_its_callback_is_refused(void **state)
+{
+	(void)state;
+	static const ddp_callbacks cb = { .deliver = free_inside_deliver };
+	memllp_cfg cfg = { .seed = 7 };
+	cfg.cb[1] = &cb;
+	memllp *m;
+	assert_int_equal(memllp_new(&cfg, &m), 0);
+	static uint8_t rb[64];
+	ddp_session *b = memllp_session(m, 1);
+	assert_int_equal(ddp_post_recv(b, 0, 0, rb, sizeof(rb), NULL), 0);
+	assert_int_equal(send_u(memllp_session(m, 0), 0, 10), 0);
+	memllp_pump(m);
+	assert_int_equal(free_rc, DDP_ERR_BUSY);
+	memllp_free(m); /* frees both sessions: b is still alive */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_tagged_delivery_reports_the_first_to),
 		cmocka_unit_test(test_error_triples_have_names),
 		cmocka_unit_test(test_ctx_free_says_what_is_alive),
+		cmocka_unit_test(test_session_free_inside_its_callback_is_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
