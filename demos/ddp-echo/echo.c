@@ -9,10 +9,11 @@ struct ebuf {
 	struct echo_conn *c;
 	uint32_t stream, qn;
 	uint8_t *data;
+	int posted;   /* posted on the stream (not delivered, not flushed) */
+	int echoing;  /* its echo is being sent (back to the pool on send_done) */
 };
 
 struct echo_conn {
-	struct echo_conn *next;
 	ddp_session *s;
 	char label[64];
 	struct echo_stats *st;
@@ -22,14 +23,11 @@ struct echo_conn {
 	struct ebuf **bufs; /* per stream: nqueues * depth, NULL until started */
 };
 
-static struct echo_conn *conns; /* all live echo sessions */
-
+/* The session's user-data slot names its echo_conn: no lookup. NULL once
+ * echo_conn_free() ran (the session is being torn down). */
 struct echo_conn *echo_find(const ddp_session *s)
 {
-	for (struct echo_conn *c = conns; c; c = c->next)
-		if (c->s == s)
-			return c;
-	return NULL;
+	return ddp_session_user_data(s);
 }
 
 const char *echo_label(const ddp_session *s)
@@ -41,8 +39,9 @@ const char *echo_label(const ddp_session *s)
 static void repost(struct ebuf *b)
 {
 	/* fails only when the stream is gone; the buffer then waits in the
-	 * pool until echo_conn_free() */
-	ddp_post_recv(b->c->s, b->stream, b->qn, b->data, b->c->buf_size, b);
+	 * pool until the stream is re-initiated (echo_stream_start) or
+	 * echo_conn_free() */
+	b->posted = ddp_post_recv(b->c->s, b->stream, b->qn, b->data, b->c->buf_size, b) == 0;
 }
 
 static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -51,6 +50,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	struct ebuf *b = d->buf_ctx;
 	if (d->tagged || !b || !echo_find(s)) /* !find: session being torn down */
 		return;
+	b->posted = 0;
 	if (d->status) { /* flushed by a stream reset: keep it posted */
 		repost(b);
 		return;
@@ -59,14 +59,20 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	st->bytes += d->len;
 	struct iovec v = { b->data, d->len };
 	/* same stream, same QN, same RsvdULP; our own MSN sequence */
-	if (ddp_send_untagged(s, d->stream, d->qn, d->rsvdulp, &v, 1, b) != 0)
+	b->echoing = 1;
+	if (ddp_send_untagged(s, d->stream, d->qn, d->rsvdulp, &v, 1, b) != 0) {
+		b->echoing = 0;
 		repost(b);
+	}
 }
 
 static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
 {
-	if (ctx && echo_find(s))
-		repost(ctx);
+	struct ebuf *b = ctx;
+	if (b && echo_find(s)) {
+		b->echoing = 0;
+		repost(b);
+	}
 }
 
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
@@ -112,8 +118,7 @@ struct echo_conn *echo_conn_new(ddp_session *s, const char *label, struct echo_s
 		free(c);
 		return NULL;
 	}
-	c->next = conns;
-	conns = c;
+	ddp_session_set_user_data(s, c);
 	st->sessions++;
 	st->active++;
 	return c;
@@ -123,8 +128,22 @@ int echo_stream_start(struct echo_conn *c, uint32_t stream)
 {
 	if (stream >= c->nstreams)
 		return DDP_ERR_INVAL;
-	if (c->bufs[stream])
+	if (c->bufs[stream]) {
+		/* a re-initiated stream (after a Terminate or a close): its new
+		 * DDP stream session starts with no buffers posted (the old
+		 * ones were flushed); post every buffer that is back in the
+		 * pool, the ones still echoing follow on send_done */
+		for (unsigned i = 0; i < c->nqueues * c->depth; i++) {
+			struct ebuf *b = &c->bufs[stream][i];
+			if (b->posted || b->echoing)
+				continue;
+			int rc = ddp_post_recv(c->s, stream, b->qn, b->data, c->buf_size, b);
+			if (rc)
+				return rc;
+			b->posted = 1;
+		}
 		return 0;
+	}
 	unsigned n = c->nqueues * c->depth;
 	struct ebuf *b = calloc(n, sizeof(*b));
 	if (!b)
@@ -140,6 +159,7 @@ int echo_stream_start(struct echo_conn *c, uint32_t stream)
 		int rc = ddp_post_recv(c->s, stream, b[i].qn, b[i].data, c->buf_size, &b[i]);
 		if (rc)
 			return rc;
+		b[i].posted = 1;
 	}
 	return 0;
 }
@@ -148,11 +168,7 @@ void echo_conn_free(struct echo_conn *c)
 {
 	if (!c)
 		return;
-	for (struct echo_conn **p = &conns; *p; p = &(*p)->next)
-		if (*p == c) {
-			*p = c->next;
-			break;
-		}
+	ddp_session_set_user_data(c->s, NULL);
 	for (uint32_t i = 0; i < c->nstreams; i++) {
 		if (!c->bufs[i])
 			continue;

@@ -196,6 +196,133 @@ static void test_echo_sctp_streams(void **state)
 	free(c);
 }
 
+/* A stream whose DDP stream session ended (ddp_stream_close: session
+ * Terminate) and is initiated again gets a new session with MSNs from 1:
+ * ddp-echo must post its buffers again, else the first message of the new
+ * session is answered with (2, 0x02) "invalid MSN, no buffer". */
+struct reinit {
+	ddp_sctp_assoc *a;
+	ddp_session *s;
+	int round, got, bad, failed, closed, up;
+	uint32_t next_msn[3];
+	uint8_t rbuf[6][4096];
+	uint8_t sbuf[NMSG][3000];
+};
+
+static void r_start(struct reinit *r)
+{
+	memset(r->next_msn, 0, sizeof(r->next_msn));
+	r->got = 0;
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(ddp_post_recv(r->s, 0, i / 2, r->rbuf[i], 4096, NULL), 0);
+	for (unsigned k = 0; k < NMSG; k++) {
+		size_t n = len_of(0, k);
+		fill(r->sbuf[k], n, 0, k);
+		struct iovec v = { r->sbuf[k], n };
+		assert_int_equal(ddp_send_untagged(r->s, 0, k % 3, 0x5500000000ull | k, &v, 1, NULL),
+				 0);
+	}
+}
+
+static void r_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	struct reinit *r = user;
+	if (d->status)
+		return; /* our buffers flushed by the close */
+	unsigned k = (unsigned)(d->rsvdulp & 0xffff);
+	if (k >= NMSG || d->len != len_of(0, k) || memcmp(d->buf, r->sbuf[k], d->len) != 0 ||
+	    d->msn != ++r->next_msn[d->qn])
+		r->bad++;
+	if (++r->got < NMSG) {
+		ddp_post_recv(s, 0, d->qn, d->buf, d->buf_len, NULL);
+		return;
+	}
+	if (r->round == 0)
+		assert_int_equal(ddp_stream_close(s, 0), 0); /* session Terminate */
+	else
+		event_base_loopbreak(base);
+}
+
+static void r_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	struct reinit *r = user;
+	r->failed = 1;
+	fprintf(stderr, "reinit: error %u/%u/0x%02x on stream %u\n", e->layer, e->etype, e->code,
+		e->stream);
+	event_base_loopbreak(base);
+}
+
+/* The same stream id again: a new DDP stream session. DDP_ERR_BUSY while
+ * the old session's chunks may be in flight (RFC 5043 §6): retry. */
+static void r_reinitiate(evutil_socket_t fd, short what, void *arg)
+{
+	struct reinit *r = arg;
+	int rc = ddp_sctp_initiate(r->a, 0, "again", 5);
+	if (rc == DDP_ERR_BUSY) {
+		struct timeval tv = { 0, 20000 };
+		event_base_once(base, -1, EV_TIMEOUT, r_reinitiate, r, &tv);
+		return;
+	}
+	assert_int_equal(rc, 0);
+}
+
+static void r_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+			   void *user)
+{
+	struct reinit *r = user;
+	if (ev != DDP_EV_CLOSED || r->round != 0)
+		return;
+	r->closed = 1;
+	r->round = 1;
+	r_reinitiate(-1, 0, r);
+}
+
+static void r_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
+{
+	struct reinit *r = user;
+	if (status) {
+		r->failed = 1;
+		r->a = NULL;
+		event_base_loopbreak(base);
+		return;
+	}
+	r->s = s;
+	r->up = 1;
+	assert_int_equal(ddp_sctp_initiate(a, 0, "hi", 2), 0);
+}
+
+static void r_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
+		  const void *pd, size_t n, void *user)
+{
+	struct reinit *r = user;
+	if (ev == DDP_SCTP_ACCEPTED && stream == 0)
+		r_start(r);
+	else
+		r->failed = 1;
+}
+
+static void test_echo_sctp_reinitiated_stream(void **state)
+{
+	struct reinit *r = calloc(1, sizeof(*r));
+	ddp_sctp_config cfg = { .port = -1, .nstreams = 2, .ctx = ctx, .user = r };
+	cfg.ddp.deliver = r_deliver;
+	cfg.ddp.error = r_error;
+	cfg.ddp.stream_event = r_stream_event;
+	cfg.sctp.assoc = r_assoc;
+	cfg.sctp.session_ctl = r_ctl;
+	ddp_sctp_ep *ep;
+	assert_int_equal(ddp_sctp_ep_new(base, &cfg, &ep), 0);
+	assert_int_equal(ddp_sctp_connect(ep, "127.0.0.1", SPORT, &r->a), 0);
+	run_loop(15);
+	assert_false(r->failed);
+	assert_true(r->closed);
+	assert_int_equal(r->round, 1);
+	assert_int_equal(r->got, NMSG); /* every echo of the second session */
+	assert_int_equal(r->bad, 0);
+	ddp_sctp_ep_free(ep);
+	free(r);
+}
+
 /* -------------------------------------------------------------- HTTP */
 
 static void test_echo_status_page(void **state)
@@ -287,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_echo_mpa_rev1_markers_nocrc),
 		cmocka_unit_test(test_echo_sctp_streams),
 		cmocka_unit_test(test_echo_status_page),
+		cmocka_unit_test(test_echo_sctp_reinitiated_stream),
 	};
 	return cmocka_run_group_tests(tests, start_server, stop_server);
 }
