@@ -13,9 +13,11 @@
 #   libddp-rdmap RDMAP (RFC 5040) on the DDP API: rdmap/            libddp-rdmap.pc
 #                (needs libddp only, so it is built in every configuration)
 # Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
-# ddp/sctp.h, ddp/rdmap.h. ddp/debug.h is NOT installed: its hooks (MSN wrap, failmalloc)
-# break protocol invariants on purpose and exist for the test suite, which
-# links the static build-tree libraries.
+# ddp/sctp.h, ddp/rdmap.h: every file under include/ddp/ is installed, and
+# include/ddp/ holds nothing else (test_symbols.sh checks it). Test hooks live
+# in internal headers beside the code they reach: src/ddp_debug.h (MSN wrap,
+# failmalloc: they break protocol invariants on purpose); the test suite
+# reaches them through the static build-tree libraries.
 # Namespace: every installed library, shared AND static, defines exactly the
 # functions declared in its installed headers as globals (libddp also the
 # ddp_crc32c* and ddp_*_fmt helpers of adapters/common that libddp-mpa and

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The installed libraries keep their internals to themselves (issue 14):
 # `make install` into a temporary DESTDIR, then
+#  - every header under include/ddp/ is installed (no internal one there);
 #  - every installed libddp*.a and libddp*.so defines only ddp_* globals
 #    (`nm -g --defined-only`), no ddp_debug_* test hook, and each .a exports
 #    exactly the functions its .so exports;
@@ -57,6 +58,19 @@ if ! timeout 240 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D"
 	echo "FAIL: make install"
 	exit 1
 fi
+
+# include/ddp/ holds the public headers only: every one is installed (test
+# hooks live in internal headers, e.g. src/ddp_debug.h)
+for h in include/ddp/*.h; do
+	[ -f "$h" ] || continue
+	b=${h##*/}
+	case "$xflags" in *SYMBOLS_CORE_ONLY*) case $b in mpa.h | sctp.h) continue ;; esac ;; esac
+	if [ -f "$D/usr/local/include/ddp/$b" ]; then
+		ok "$h is installed"
+	else
+		bad "$h is under include/ddp/ but not installed (an internal header belongs beside its code)"
+	fi
+done
 
 # defined globals of a file, one name per line
 globals() {
