@@ -16,8 +16,12 @@
 # ddp/sctp.h, ddp/rdmap.h: every file under include/ddp/ is installed, and
 # include/ddp/ holds nothing else (test_symbols.sh checks it). Test hooks live
 # in internal headers beside the code they reach: src/ddp_debug.h (MSN wrap,
-# failmalloc: they break protocol invariants on purpose); the test suite
-# reaches them through the static build-tree libraries.
+# failmalloc: they break protocol invariants on purpose) and
+# adapters/sctp/sctp_ddp.h (e.g. an endpoint without the DDP adaptation
+# indication); the test suite and the programs reach them through the static
+# build-tree libraries. adapters/sctp/sctp_ll.h's `stock` (usrsctp's own
+# defaults) is a setting of that internal API for ddp-perf's raw usrsctp
+# baseline, not a public knob.
 # Namespace: every installed library, shared AND static, defines exactly the
 # functions declared in its installed headers as globals (libddp also the
 # ddp_crc32c* and ddp_*_fmt helpers of adapters/common that libddp-mpa and
