@@ -7,17 +7,28 @@
 #
 # Installed libraries (each as .a and as .so with SONAME lib*.so.MAJOR):
 #   libddp       the DDP core (src/) + CRC32c (adapters/common)      libddp.pc
-#   libddp-mpa   MPA/TCP: adapters/mpa + adapters/libevent          libddp-mpa.pc
-#   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp               libddp-sctp.pc
+#   libddp-mpa   MPA/TCP: adapters/mpa + adapters/libevent/mpa_*    libddp-mpa.pc
+#   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp +             libddp-sctp.pc
+#                adapters/libevent/sctp_*
 #   libddp-rdmap RDMAP (RFC 5040) on the DDP API: rdmap/            libddp-rdmap.pc
 #                (needs libddp only, so it is built in every configuration)
 # Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
-# ddp/sctp.h, ddp/rdmap.h. ddp/debug.h is NOT installed: its hooks (MSN wrap, failmalloc)
-# break protocol invariants on purpose and exist for the test suite, which
-# links the static build-tree libraries. The shared libraries export exactly
-# the functions declared in the installed headers (plus the ddp_crc32c*
-# helpers the adapters share), so the ddp_debug_* hooks and the internal
-# helpers of each library stay local to it.
+# ddp/sctp.h, ddp/rdmap.h: every file under include/ddp/ is installed, and
+# include/ddp/ holds nothing else (test_symbols.sh checks it). Test hooks live
+# in internal headers beside the code they reach: src/ddp_debug.h (MSN wrap,
+# failmalloc: they break protocol invariants on purpose) and
+# adapters/sctp/sctp_ddp.h (e.g. an endpoint without the DDP adaptation
+# indication); the test suite and the programs reach them through the static
+# build-tree libraries. adapters/sctp/sctp_ll.h's `stock` (usrsctp's own
+# defaults) is a setting of that internal API for ddp-perf's raw usrsctp
+# baseline, not a public knob.
+# Namespace: every installed library, shared AND static, defines exactly the
+# functions declared in its installed headers as globals (libddp also the
+# ddp_crc32c* and ddp_*_fmt helpers of adapters/common that libddp-mpa and
+# libddp-sctp call): all ddp_*. The ddp_debug_* hooks and the internal
+# helpers of each library (stream_error, mpa_conn_new, sctp_udp_open, ...)
+# stay local to it, so an application's own names never clash with them,
+# linked dynamically or statically. tests/programs/test_symbols.sh checks it.
 
 DDP_VERSION := $(shell sed -n 's/^AC_INIT.\[libddp\]. *\[\([0-9.]*\)\].*/\1/p' configure.ac 2>/dev/null)
 ifeq ($(DDP_VERSION),)
@@ -32,6 +43,7 @@ includedir ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
 INSTALL ?= install
 NM ?= nm
+OBJCOPY ?= objcopy
 
 PKG_LIBDIR := $(BUILD)/lib
 PKG_STATIC := $(BUILD)/lib/static
@@ -72,24 +84,32 @@ ifneq ($(SAN),1)
 PKG_NOUNDEF := -Wl,--no-undefined
 endif
 
-# ------------------------------------------------------------ shared libs
-# Export map: the ddp_* functions named in the library's public headers that
-# its objects define; everything else is local.
-define pkg_map_rule
-$(PKG_GEN)/$(1).map: $(2) $(3)
+# ------------------------------------------------------------ export lists
+# $(PKG_GEN)/NAME.syms: the ddp_* functions named in the library's public
+# headers that its objects define, one per line. Both the shared library's
+# version script (NAME.map) and the installed archive (below) take it, so
+# libNAME.so and libNAME.a export exactly the same symbols.
+define pkg_syms_rule
+$(PKG_GEN)/$(1).syms: $(2) $(3)
 	@mkdir -p $$(dir $$@)
-	$$(Q)LC_ALL=C $$(NM) -g --defined-only $(2) | awk 'NF==3 {print $$$$3}' | sort -u > $$@.def
-	$$(Q){ echo '{'; echo 'global:'; \
-	  LC_ALL=C grep -ho 'ddp_[A-Za-z0-9_]* *(' $(3) | tr -d ' (' | LC_ALL=C sort -u | \
-	  LC_ALL=C comm -12 - $$@.def | sed 's/.*/	&;/'; \
+	$$(Q)LC_ALL=C $$(NM) -g --defined-only $(2) | awk 'NF==3 {print $$$$3}' | LC_ALL=C sort -u > $$@.def
+	$$(Q)LC_ALL=C grep -ho 'ddp_[A-Za-z0-9_]* *(' $(3) | tr -d ' (' | LC_ALL=C sort -u | \
+	  LC_ALL=C comm -12 - $$@.def > $$@.tmp
+	$$(Q)rm -f $$@.def
+	@# an empty list would keep every symbol global in the archive
+	$$(Q)test -s $$@.tmp || { echo "$$@: no public function found" >&2; rm -f $$@.tmp; exit 1; }
+	$$(Q)mv $$@.tmp $$@
+$(PKG_GEN)/$(1).map: $(PKG_GEN)/$(1).syms
+	$$(Q){ echo '{'; echo 'global:'; sed 's/.*/	&;/' $$<; \
 	  echo 'local:'; echo '	*;'; echo '};'; } > $$@.tmp
-	$$(Q)rm -f $$@.def && mv $$@.tmp $$@
+	$$(Q)mv $$@.tmp $$@
 endef
-$(eval $(call pkg_map_rule,libddp,$(PKG_CORE_OBJ),$(PKG_CORE_HDR)))
-$(eval $(call pkg_map_rule,libddp-mpa,$(PKG_MPA_OBJ),$(PKG_MPA_HDR)))
-$(eval $(call pkg_map_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(PKG_SCTP_HDR)))
-$(eval $(call pkg_map_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(PKG_RDMAP_HDR)))
+$(eval $(call pkg_syms_rule,libddp,$(PKG_CORE_OBJ),$(PKG_CORE_HDR)))
+$(eval $(call pkg_syms_rule,libddp-mpa,$(PKG_MPA_OBJ),$(PKG_MPA_HDR)))
+$(eval $(call pkg_syms_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(PKG_SCTP_HDR)))
+$(eval $(call pkg_syms_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(PKG_RDMAP_HDR)))
 
+# ------------------------------------------------------------ shared libs
 # $(1) name, $(2) objects, $(3) extra prerequisites (libraries linked by
 # path), $(4) -l flags. Leaves the SONAME and dev symlinks beside the file.
 define pkg_so_rule
@@ -107,12 +127,24 @@ $(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lus
 $(eval $(call pkg_so_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(call pkg_so,libddp),))
 
 # Static archives for installation (the build tree's own libddp.a holds src/
-# only; the installed one also holds adapters/common).
+# only; the installed one also holds adapters/common). The build tree's
+# archives (build/lib/libddp_*.a) keep every internal function global: the
+# tests call them. An installed archive instead holds ONE relocatable object,
+# its library's objects joined by `cc -r` (cross-file calls resolved inside
+# it), in which objcopy --keep-global-symbols leaves only NAME.syms global:
+# helpers such as stream_error, tx_pump, mpa_conn_new or sctp_udp_open
+# become local, so an application may define the same names and libddp's
+# calls still reach its own. Cross-library calls (libddp-mpa, -sctp and
+# -rdmap into libddp: the ddp_llp_* entry points, ddp_crc32c*, ...) use
+# functions on libddp's list. Cost: a static link takes a whole library, not
+# only the objects it references.
 define pkg_a_rule
-$(PKG_STATIC)/$(1).a: $(2)
+$(PKG_STATIC)/$(1).a: $(2) $(PKG_GEN)/$(1).syms mk/install.mk
 	@mkdir -p $$(dir $$@)
-	@rm -f $$@
-	$$(Q)$$(AR) rcs $$@ $$^
+	@rm -f $$@ $(PKG_STATIC)/$(1).o
+	$$(Q)$$(CC) -r -nostdlib -o $(PKG_STATIC)/$(1).o $(2)
+	$$(Q)$$(OBJCOPY) --keep-global-symbols=$(PKG_GEN)/$(1).syms $(PKG_STATIC)/$(1).o
+	$$(Q)$$(AR) rcs $$@ $(PKG_STATIC)/$(1).o
 endef
 $(eval $(call pkg_a_rule,libddp,$(PKG_CORE_OBJ)))
 $(eval $(call pkg_a_rule,libddp-mpa,$(PKG_MPA_OBJ)))

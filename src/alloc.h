@@ -1,5 +1,5 @@
 /* Every allocation of the core goes through here so tests can fail the Nth
- * one (include/ddp/debug.h: ddp_debug_fail_alloc). */
+ * one (ddp_debug.h: ddp_debug_fail_alloc). */
 #ifndef DDP_ALLOC_H
 #define DDP_ALLOC_H
 

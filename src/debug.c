@@ -1,5 +1,5 @@
-/* Test hooks (include/ddp/debug.h). */
-#include <ddp/debug.h>
+/* Test hooks (ddp_debug.h). */
+#include "ddp_debug.h"
 #include <stdlib.h>
 
 #include "alloc.h"

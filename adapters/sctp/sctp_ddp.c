@@ -504,8 +504,8 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->port = cfg->port;
 	lc->nstreams = cfg->nstreams ? cfg->nstreams : 64;
 	/* RFC 5043 §11.1: send and require the DDP adaptation code point */
-	lc->adaptation = cfg->no_adaptation ? 0 : SCTP_ADAPTATION_DDP;
-	lc->require_adaptation = !cfg->no_adaptation;
+	lc->adaptation = SCTP_ADAPTATION_DDP;
+	lc->require_adaptation = 1;
 	lc->path_mtu = cfg->path_mtu;
 	lc->hb_interval_ms = cfg->hb_interval_ms;
 	lc->rto_min_ms = cfg->rto_min_ms;
@@ -516,8 +516,9 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
 }
 
-int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
-		    ddp_sctp_ep **out)
+/* ddp_sctp_ep_new; plain: sctp_ddp_ep_new_no_adaptation (sctp_ddp.h) */
+static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain,
+		  ddp_sctp_ep **out)
 {
 	sctp_ll_config lc;
 	ddp_sctp_ep *ep;
@@ -536,6 +537,10 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	if (!ep->cfg.max_assocs)
 		ep->cfg.max_assocs = 256;
 	sctp_ddp_ll_config(cfg, &lc);
+	if (plain) {
+		lc.adaptation = 0;
+		lc.require_adaptation = 0;
+	}
 	rc = sctp_ll_ep_new(base, &lc, &ep->ll);
 	if (rc) {
 		free(ep);
@@ -543,6 +548,18 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	}
 	*out = ep;
 	return 0;
+}
+
+int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
+		    ddp_sctp_ep **out)
+{
+	return ep_new(base, cfg, 0, out);
+}
+
+int sctp_ddp_ep_new_no_adaptation(struct event_base *base,
+				  const ddp_sctp_config *cfg, ddp_sctp_ep **out)
+{
+	return ep_new(base, cfg, 1, out);
 }
 
 void ddp_sctp_ep_free(ddp_sctp_ep *ep)

@@ -103,9 +103,6 @@ typedef struct ddp_sctp_config {
 	ddp_callbacks ddp;	/* data-path callbacks of every session */
 	ddp_sctp_callbacks sctp;
 	void *user;		/* passed to every callback */
-	/* Testing only: behave like a plain SCTP endpoint that neither sends
-	 * nor requires the DDP Adaptation Layer Indication. */
-	int no_adaptation;
 } ddp_sctp_config;
 
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.

@@ -251,9 +251,11 @@ static void peer_init(struct peer *p, const char *name, int listen_, int noad)
 	c.sctp.assoc = on_assoc;
 	c.sctp.session_ctl = on_ctl;
 	c.user = p;
-	c.no_adaptation = noad;
 	c.max_pending_initiates = 2;
-	assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
+	if (noad) /* a plain SCTP endpoint (sctp_ddp.h) */
+		assert_int_equal(sctp_ddp_ep_new_no_adaptation(base, &c, &p->ep), 0);
+	else
+		assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
 	if (listen_)
 		assert_int_equal(ddp_sctp_listen(p->ep), 0);
 }

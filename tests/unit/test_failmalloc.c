@@ -13,10 +13,11 @@
 #include <cmocka.h>
 
 #include <ddp/ddp.h>
-#include <ddp/debug.h>
 #include <ddp/llp.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ddp_debug.h"
 
 struct qseg {
 	size_t len;

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include <ddp/debug.h>
+#include "ddp_debug.h"
 
 #include "memllp.h"
 

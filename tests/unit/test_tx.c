@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ddp/debug.h>
+#include "ddp_debug.h"
 
 #include "chopper.h"
 #include "ddpwire.h"

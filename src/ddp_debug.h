@@ -1,6 +1,9 @@
-/* Test hooks of the DDP core. Not for production use: they break the
- * protocol's invariants on purpose so tests can reach corner cases (an MSN
- * about to wrap, RFC 5041 §4.3) without sending 2^32 messages. */
+/* Test hooks of the DDP core (src/debug.c). Internal: not installed, and
+ * not exported by the installed libraries (mk/install.mk); the test suite
+ * reaches them through the build tree's static libraries. Not for
+ * production use: they break the protocol's invariants on purpose so tests
+ * can reach corner cases (an MSN about to wrap, RFC 5041 §4.3) without
+ * sending 2^32 messages. */
 #ifndef DDP_DEBUG_H
 #define DDP_DEBUG_H
 
