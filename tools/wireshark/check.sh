@@ -1,7 +1,7 @@
 #!/bin/sh
 # Self-check of ddp_sctp.lua with tshark + text2pcap (not part of make check:
 # tshark is optional). Builds SCTP DATA chunks with PPID 16/17 by hand
-# (layouts: ../shared/spec/sctp-adaptation.md §3, RFC 6581 §7) and compares
+# (layouts: RFC 5043 §3, RFC 6581 §7) and compares
 # the decoded fields. Exit 0 pass, 1 fail, 77 skipped (no tshark/text2pcap).
 #   sh tools/wireshark/check.sh
 set -u

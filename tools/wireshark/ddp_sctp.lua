@@ -1,5 +1,5 @@
 -- Wireshark dissector for DDP over SCTP (RFC 5043, RFC 6581 §7), as libddp
--- sends it (see ../../../shared/spec/sctp-adaptation.md §3).
+-- sends it (RFC 5043 §3, RFC 6581 §7; docs/design.md).
 --
 --   SCTP PPID 16  DDP Segment Chunk:  DDP-SSN(16) | DDP segment (RFC 5041)
 --                 the DDP segment goes to Wireshark's own "iwarp_ddp_rdmap"
