@@ -367,8 +367,15 @@ int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq)
 		w->base++;
 		return 0;
 	}
-	if (order_mark(w, sq, SLOT_SKIP, 0, 0, NULL))
-		return DDP_ERR_NOMEM;
+	int rc = order_mark(w, sq, SLOT_SKIP, 0, 0, NULL);
+	if (rc) {
+		/* Not recorded (DDP_ERR_LIMIT: the context's max_reorder_bytes,
+		 * DDP_ERR_NOMEM): the stream could never get past seq. Stop it
+		 * as ddp_llp_rx_end does when a segment cannot be held: a local
+		 * catastrophic error (RFC 5041 §7.2), first error wins. */
+		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, NULL, 0, 0);
+		return rc;
+	}
 	rx_deliver_ready(s, st);
 	return 0;
 }
