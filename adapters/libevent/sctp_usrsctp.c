@@ -21,6 +21,7 @@
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
+#include "common/peer_addr.h"
 #include "libevent/sctp_udp.h"
 
 #define TICK_MS 10	   /* usrsctp timer granularity */
@@ -768,4 +769,14 @@ void sctp_ll_free(sctp_ll_assoc *a)
 	if (a->in_cb)
 		return; /* work_cb frees it */
 	assoc_destroy(a);
+}
+
+const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
+{
+	if (!a || !a->peer) {
+		strcpy(buf, "?");
+		return buf;
+	}
+	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa,
+			    a->peer->salen, buf);
 }

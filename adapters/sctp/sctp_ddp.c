@@ -6,9 +6,41 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ------------------------------------------------------------ allocation */
+
+/* Every allocation of this file goes through xmalloc/xcalloc so a test can
+ * fail them (sctp_ddp_debug_fail_alloc, sctp_ddp_int.h): the core's
+ * failmalloc hook (ddp_debug_fail_alloc) does not reach the adapter. */
+static long fail_after = -1;
+
+void sctp_ddp_debug_fail_alloc(long n)
+{
+	fail_after = n;
+}
+
+static int alloc_fails(void)
+{
+	if (fail_after < 0)
+		return 0;
+	if (fail_after == 0)
+		return 1;
+	fail_after--;
+	return 0;
+}
+
+static void *xmalloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *xcalloc(size_t nmemb, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(nmemb, size);
+}
 
 /* ------------------------------------------------------------ control tx */
 
@@ -50,7 +82,7 @@ static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
 		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
 	}
-	p = malloc(sizeof(*p));
+	p = xmalloc(sizeof(*p));
 	if (!p)
 		return DDP_ERR_NOMEM;
 	rc = sctp_ctl_encode(p->buf, sizeof(p->buf), &m, &p->len);
@@ -86,8 +118,6 @@ static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 	}
 }
 
-/* ------------------------------------------------------------ actions */
-
 static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 		    enum ddp_sctp_event ev, int status, const void *pd,
 		    size_t len)
@@ -107,8 +137,74 @@ static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
 	ulp_ctl(a, sid, DDP_SCTP_CANCELLED, DDP_ERR_ABORTED, NULL, 0);
 }
 
-void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
-		      const struct sctp_act *act)
+/* ------------------------------------------------------------ trace */
+
+/* Control-plane anomalies the peer can cause at will (issue 15): reported
+ * through the context's log hook with the peer and the stream, the first
+ * SCTP_TRACE_FIRST per association, then only a count (every
+ * SCTP_TRACE_EVERY more, and once when the association goes). */
+#define SCTP_TRACE_FIRST 8
+#define SCTP_TRACE_EVERY 1024
+
+static void trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what)
+{
+	char peer[SCTP_LL_ADDR_STRLEN];
+	ddp_ctx *ctx = a->ep->cfg.ctx;
+	a->trace_n++;
+	if (a->trace_n <= SCTP_TRACE_FIRST) {
+		ddp_llp_log(ctx, DDP_LOG_WARN, "ddp-sctp: peer %s stream %u: %s%s",
+			    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
+			    a->trace_n == SCTP_TRACE_FIRST ?
+				    " (further ones on this association are counted)" :
+				    "");
+		return;
+	}
+	if ((a->trace_n - SCTP_TRACE_FIRST) % SCTP_TRACE_EVERY == 0)
+		ddp_llp_log(ctx, DDP_LOG_WARN,
+			    "ddp-sctp: peer %s: %llu control-plane anomalies so far",
+			    sctp_ll_peer_fmt(a->ll, peer),
+			    (unsigned long long)a->trace_n);
+}
+
+/* The count of the ones not logged, when the association goes. */
+static void trace_summary(struct ddp_sctp_assoc *a)
+{
+	char peer[SCTP_LL_ADDR_STRLEN];
+	if (a->trace_n <= SCTP_TRACE_FIRST)
+		return;
+	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
+		    "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
+		    sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
+		    (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
+}
+
+/* ------------------------------------------------------------ rx skip */
+
+/* A control chunk used up DDP-SSN ssn of the peer: the core's in-order
+ * window must skip it (ddp_llp_rx_skip). When that cannot be recorded
+ * (DDP_ERR_LIMIT: the context's max_reorder_bytes; DDP_ERR_NOMEM) the core
+ * has stopped the stream with a local catastrophic error (RFC 5041 §7.2,
+ * first error wins): the data behind that DDP-SSN could never be
+ * delivered. Logged here; the ULP sees the stream error. */
+static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
+{
+	char peer[SCTP_LL_ADDR_STRLEN];
+	int rc = ddp_llp_rx_skip(a->s, sid, ssn);
+	if (rc == 0)
+		return 0;
+	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_ERROR,
+		    "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): stream stopped",
+		    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn,
+		    ddp_strerror(rc));
+	/* the core stopped it already; this only makes sure (no-op then) */
+	ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0);
+	return rc;
+}
+
+/* ------------------------------------------------------------ actions */
+
+static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
+		    const struct sctp_act *act)
 {
 	struct sctp_sstream *ss = &a->st[sid];
 	unsigned f = act->flags;
@@ -139,9 +235,21 @@ void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
 		ddp_llp_closed(a->s, sid);
 }
 
+static const char *ctl_name(uint16_t code)
+{
+	switch (code) {
+	case SCTP_CTL_ACCEPT: return "Accept";
+	case SCTP_CTL_REJECT: return "Reject";
+	case SCTP_CTL_TERMINATE: return "Terminate";
+	case SCTP_CTL_ENH_ACCEPT: return "Enhanced Accept";
+	case SCTP_CTL_ENH_REJECT: return "Enhanced Reject";
+	default: return "control message";
+	}
+}
+
 /* A PPID-17 message arrived on stream sid. */
-void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
-		     const uint8_t *buf, size_t len)
+static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
+		   size_t len)
 {
 	struct sctp_sstream *ss = &a->st[sid];
 	struct sctp_ctl_msg m;
@@ -153,11 +261,22 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
 		/* RFC 5043 §6.1: a broken control message ends the session */
 		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
-		sctp_ddp_actions(a, sid, &act);
+		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
+			trace(a, sid, "malformed session control message ignored "
+				      "(no session)");
+		actions(a, sid, &act);
 		return;
 	}
 	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
 	sctp_stream_rx_ctl(&ss->sm, &m, cap_ok, &act);
+	if ((act.flags & SCTP_ACT_DROP) && m.code != SCTP_CTL_INITIATE &&
+	    m.code != SCTP_CTL_ENH_INITIATE) {
+		/* an answer or Terminate for no session of ours */
+		char what[96];
+		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)",
+			 ctl_name(m.code), sctp_sst_name(ss->sm.state));
+		trace(a, sid, what);
+	}
 	if (act.flags & SCTP_ACT_RESET) {
 		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
 		if (ss->used)
@@ -171,24 +290,26 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 		ss->has_peer_io = 1;
 	}
 	if (act.flags & SCTP_ACT_ULP_INITIATE) {
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		/* DDP-SSN 0 after the reset: the window's base, no memory
+		 * needed, so this cannot fail short of a bug (reported) */
+		rx_skip(a, sid, m.ssn);
 		ss->ulp_pending = 1;
 		a->pending_init++;
 		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.pd, m.pd_len);
-		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
 	}
 	if (act.flags & SCTP_ACT_ACCEPTED) {
 		/* tell the ULP first, then release data that overtook it */
 		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.pd, m.pd_len);
 		if (a->down)
 			return;
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
 		ddp_llp_writable(a->s);
 	}
 	if (act.flags & SCTP_ACT_REJECTED) {
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		rx_skip(a, sid, m.ssn); /* the session is over either way */
 		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
 			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
 						       DDP_ERR_REJECTED,
@@ -198,13 +319,13 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
 	}
 	if (act.flags & SCTP_ACT_SKIP)
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
 	if (!a->down)
-		sctp_ddp_actions(a, sid, &act);
+		actions(a, sid, &act);
 }
 
 /* Association-level failure (wrong PPID, ...): ABORT. */
-void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
+static void fatal(struct ddp_sctp_assoc *a, int err)
 {
 	if (a->down)
 		return;
@@ -212,6 +333,40 @@ void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
 	if (a->s)
 		ddp_llp_failed(a->s, UINT32_MAX, err);
 	sctp_ll_close(a->ll, 1);
+}
+
+/* The receive machine (sctp_rx.c) reads; this acts on what it reports. */
+void sctp_ddp_readable(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rx_out o;
+	char peer[SCTP_LL_ADDR_STRLEN];
+
+	while (!a->down && !a->fatal) {
+		switch (sctp_rx_next(a, &o)) {
+		case SCTP_RX_ACTIONS:
+			actions(a, o.sid, &o.act);
+			break;
+		case SCTP_RX_CONTROL:
+			ctl_in(a, o.sid, o.ctl, o.ctl_len);
+			break;
+		case SCTP_RX_ORDERED:
+			/* RFC 5043 §5.1 (sender MUST send U=1): accepted,
+			 * the DDP-SSN orders it (README "Ordered chunks") */
+			trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
+						"ordered (U=0) session control chunk accepted" :
+						"ordered (U=0) DDP segment chunk accepted");
+			break;
+		case SCTP_RX_FATAL:
+			ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
+				    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
+				    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid,
+				    (unsigned)o.ppid);
+			fatal(a, o.err);
+			return;
+		default:
+			return;
+		}
+	}
 }
 
 /* ------------------------------------------------------------ LLP ops */
@@ -295,7 +450,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	uint8_t ssnb[SCTP_SSN_LEN];
 	struct iovec small[16], *v = small;
 	if (iovcnt + 1 > 16) {
-		v = malloc((size_t)(iovcnt + 1) * sizeof(*v));
+		v = xmalloc((size_t)(iovcnt + 1) * sizeof(*v));
 		if (!v)
 			return DDP_ERR_AGAIN;
 	}
@@ -390,8 +545,8 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 		return DDP_ERR_LLP;
 	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
 	a->tx_max_msg = a->max_msg;
-	a->st = calloc(a->nstreams, sizeof(*a->st));
-	a->stage = malloc(a->max_msg + 1);
+	a->st = xcalloc(a->nstreams, sizeof(*a->st));
+	a->stage = xmalloc(a->max_msg + 1);
 	if (!a->st || !a->stage)
 		return DDP_ERR_NOMEM;
 	for (uint32_t i = 0; i < a->nstreams; i++)
@@ -424,7 +579,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 		return;
 	case SCTP_LL_EV_READABLE:
 		if (a->s)
-			sctp_rx_readable(a);
+			sctp_ddp_readable(a);
 		return;
 	case SCTP_LL_EV_DRY:
 		for (uint32_t i = 0; i < a->nstreams && !a->down; i++) {
@@ -433,7 +588,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 			a->st[i].inflight = 0;
 			act.flags = sctp_stream_tx_confirmed(&a->st[i].sm);
 			if (act.flags)
-				sctp_ddp_actions(a, (uint16_t)i, &act);
+				actions(a, (uint16_t)i, &act);
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
@@ -454,6 +609,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 			status = a->fatal;
 		else if (status == DDP_ERR_ABORTED)
 			status = DDP_ERR_LLP;
+		trace_summary(a);
 		c->sctp.assoc(a, a->s, status, c->user);
 		assoc_free(a);
 		return;
@@ -464,7 +620,7 @@ static const sctp_ll_assoc_cb ll_cbs = { ll_event };
 
 static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 {
-	struct ddp_sctp_assoc *a = calloc(1, sizeof(*a));
+	struct ddp_sctp_assoc *a = xcalloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
 	a->ep = ep;
@@ -526,7 +682,7 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
 	    !cfg->sctp.session_ctl || !cfg->ddp.deliver)
 		return DDP_ERR_INVAL;
-	ep = calloc(1, sizeof(*ep));
+	ep = xcalloc(1, sizeof(*ep));
 	if (!ep)
 		return DDP_ERR_NOMEM;
 	ep->base = base;
