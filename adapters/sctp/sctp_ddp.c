@@ -451,8 +451,10 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	struct iovec small[16], *v = small;
 	if (iovcnt + 1 > 16) {
 		v = xmalloc((size_t)(iovcnt + 1) * sizeof(*v));
+		/* not DDP_ERR_AGAIN: nothing would ever retry it (no
+		 * writable wake-up follows a failed allocation) */
 		if (!v)
-			return DDP_ERR_AGAIN;
+			return DDP_ERR_NOMEM;
 	}
 	sctp_ssn_put(ssnb, ssn);
 	v[0].iov_base = ssnb;
