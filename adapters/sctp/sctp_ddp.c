@@ -558,17 +558,100 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	 * have in flight (SCTP_TX_INFLIGHT < SCTP_RX_WIN) */
 	if (sc.reorder_window < SCTP_RX_WIN)
 		sc.reorder_window = SCTP_RX_WIN;
-	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &c->ddp, c->user,
+	/* through this file's frames (ddp_sctp_ep_free inside them) */
+	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a,
 			       &a->s);
 }
+
+/* ------------------------------------------------------------ frames */
+
+/* Every callback to the application runs inside a frame of this file:
+ * ll_event() / on_accept() for the SCTP callbacks, the w_* wrappers for
+ * the DDP callbacks of its sessions (which the core may run inside the
+ * application's own ddp_* call, e.g. send_done inside ddp_send_*). In such
+ * a frame ddp_sctp_ep_free() only marks the endpoint; when the outermost
+ * frame unwinds the free is handed to the event loop (ep_finish), where no
+ * frame of the core, of this file or of the low-level glue is left on the
+ * stack: the usual deferred free of libevent. */
+static void ep_enter(ddp_sctp_ep *ep)
+{
+	ep->depth++;
+}
+
+static void ep_destroy(ddp_sctp_ep *ep);
+
+static void ep_finish(void *arg)
+{
+	ep_destroy(arg);
+}
+
+static void ep_leave(ddp_sctp_ep *ep)
+{
+	if (--ep->depth > 0 || !ep->free_pending || ep->free_queued)
+		return;
+	ep->free_queued = 1;
+	if (sctp_ll_ep_defer(ep->ll, ep_finish, ep) != 0)
+		/* no memory for the deferral: leak rather than free what
+		 * the frames below still use */
+		ddp_llp_log(ep->cfg.ctx, DDP_LOG_ERROR,
+			    "ddp-sctp: endpoint free deferred without memory: leaked");
+}
+
+/* The DDP callbacks of the sessions, through the endpoint's frame. */
+static void w_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.deliver(s, d, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
+			int status, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.send_done(s, stream, msg_ctx, status, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.error(s, e, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_stream_event(ddp_session *s, uint32_t stream,
+			   enum ddp_stream_event ev, int status, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.stream_event(s, stream, ev, status, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
+		      int status);
 
 static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 		     void *user)
 {
 	struct ddp_sctp_assoc *a = user;
+	ddp_sctp_ep *ep = a->ep;
+	(void)ll;
+	ep_enter(ep);
+	if (!ep->free_pending)
+		ll_event_(a, ev, status);
+	ep_leave(ep);
+}
+
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
+		      int status)
+{
 	const ddp_sctp_config *c = &a->ep->cfg;
 	int rc;
-	(void)ll;
 
 	switch (ev) {
 	case SCTP_LL_EV_UP:
@@ -638,6 +721,10 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 {
 	ddp_sctp_ep *ep = user;
 	(void)lep;
+	if (ep->free_pending) { /* being freed: take nothing new */
+		sctp_ll_free(ll);
+		return;
+	}
 	/* every association can hold nstreams reorder windows and pending
 	 * Initiates: their number is capped (ABORT beyond it) */
 	if (ep->nassocs >= ep->cfg.max_assocs) {
@@ -689,6 +776,10 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		return DDP_ERR_NOMEM;
 	ep->base = base;
 	ep->cfg = *cfg;
+	ep->wcb.deliver = w_deliver;
+	ep->wcb.send_done = cfg->ddp.send_done ? w_send_done : NULL;
+	ep->wcb.error = cfg->ddp.error ? w_error : NULL;
+	ep->wcb.stream_event = cfg->ddp.stream_event ? w_stream_event : NULL;
 	if (!ep->cfg.max_pending_initiates)
 		ep->cfg.max_pending_initiates = 64;
 	if (!ep->cfg.max_assocs)
@@ -703,10 +794,12 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 	return 0;
 }
 
-void ddp_sctp_ep_free(ddp_sctp_ep *ep)
+static void ep_destroy(ddp_sctp_ep *ep)
 {
-	if (!ep)
-		return;
+	/* the sessions' frees run DDP callbacks: a ddp_sctp_ep_free() from
+	 * them is a no-op, and nothing is deferred any more */
+	ep->free_pending = ep->free_queued = 1;
+	ep->depth = 1;
 	while (ep->assocs) {
 		struct ddp_sctp_assoc *a = ep->assocs;
 		a->down = 1; /* no callbacks from here on */
@@ -714,6 +807,22 @@ void ddp_sctp_ep_free(ddp_sctp_ep *ep)
 	}
 	sctp_ll_ep_free(ep->ll);
 	free(ep);
+}
+
+void ddp_sctp_ep_free(ddp_sctp_ep *ep)
+{
+	if (!ep || ep->free_pending)
+		return;
+	if (ep->depth > 0) {
+		/* inside one of its callbacks: the frame still uses the
+		 * associations. No assoc / session_ctl callback from here on
+		 * (a->down); the rest when the frame unwinds (ep_leave). */
+		ep->free_pending = 1;
+		for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next)
+			a->down = 1;
+		return;
+	}
+	ep_destroy(ep);
 }
 
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep)

@@ -99,6 +99,10 @@ struct ddp_sctp_ep {
 	sctp_ll_ep *ll;
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
+	int depth;	  /* callback frames of this endpoint on the stack */
+	int free_pending; /* ddp_sctp_ep_free() called inside one of them */
+	int free_queued;  /* ep_finish handed to the event loop */
+	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 };
 
 /* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
