@@ -137,47 +137,6 @@ static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
 	ulp_ctl(a, sid, DDP_SCTP_CANCELLED, DDP_ERR_ABORTED, NULL, 0);
 }
 
-/* ------------------------------------------------------------ trace */
-
-/* Control-plane anomalies the peer can cause at will (issue 15): reported
- * through the context's log hook with the peer and the stream, the first
- * SCTP_TRACE_FIRST per association, then only a count (every
- * SCTP_TRACE_EVERY more, and once when the association goes). */
-#define SCTP_TRACE_FIRST 8
-#define SCTP_TRACE_EVERY 1024
-
-static void trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what)
-{
-	char peer[SCTP_LL_ADDR_STRLEN];
-	ddp_ctx *ctx = a->ep->cfg.ctx;
-	a->trace_n++;
-	if (a->trace_n <= SCTP_TRACE_FIRST) {
-		ddp_llp_log(ctx, DDP_LOG_WARN, "ddp-sctp: peer %s stream %u: %s%s",
-			    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
-			    a->trace_n == SCTP_TRACE_FIRST ?
-				    " (further ones on this association are counted)" :
-				    "");
-		return;
-	}
-	if ((a->trace_n - SCTP_TRACE_FIRST) % SCTP_TRACE_EVERY == 0)
-		ddp_llp_log(ctx, DDP_LOG_WARN,
-			    "ddp-sctp: peer %s: %llu control-plane anomalies so far",
-			    sctp_ll_peer_fmt(a->ll, peer),
-			    (unsigned long long)a->trace_n);
-}
-
-/* The count of the ones not logged, when the association goes. */
-static void trace_summary(struct ddp_sctp_assoc *a)
-{
-	char peer[SCTP_LL_ADDR_STRLEN];
-	if (a->trace_n <= SCTP_TRACE_FIRST)
-		return;
-	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
-		    "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
-		    sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
-		    (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
-}
-
 /* ------------------------------------------------------------ rx skip */
 
 /* A control chunk used up DDP-SSN ssn of the peer: the core's in-order
@@ -262,7 +221,7 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		/* RFC 5043 §6.1: a broken control message ends the session */
 		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
 		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
-			trace(a, sid, "malformed session control message ignored "
+			sctp_trace(a, sid, "malformed session control message ignored "
 				      "(no session)");
 		actions(a, sid, &act);
 		return;
@@ -275,7 +234,7 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		char what[96];
 		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)",
 			 ctl_name(m.code), sctp_sst_name(ss->sm.state));
-		trace(a, sid, what);
+		sctp_trace(a, sid, what);
 	}
 	if (act.flags & SCTP_ACT_RESET) {
 		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
@@ -352,7 +311,7 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 		case SCTP_RX_ORDERED:
 			/* RFC 5043 §5.1 (sender MUST send U=1): accepted,
 			 * the DDP-SSN orders it (README "Ordered chunks") */
-			trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
+			sctp_trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
 						"ordered (U=0) session control chunk accepted" :
 						"ordered (U=0) DDP segment chunk accepted");
 			break;
@@ -694,7 +653,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 			status = a->fatal;
 		else if (status == DDP_ERR_ABORTED)
 			status = DDP_ERR_LLP;
-		trace_summary(a);
+		sctp_trace_summary(a);
 		c->sctp.assoc(a, a->s, status, c->user);
 		assoc_free(a);
 		return;

@@ -137,6 +137,14 @@ const char *sctp_rxs_name(unsigned state);
  * does not reach the adapter's own allocations. */
 void sctp_ddp_debug_fail_alloc(long n);
 
+/* sctp_trace.c: log one control-plane anomaly of the peer on stream sid
+ * (first SCTP_TRACE_FIRST per association, then a count every
+ * SCTP_TRACE_EVERY), and the total when the association goes. */
+#define SCTP_TRACE_FIRST 8
+#define SCTP_TRACE_EVERY 1024
+void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what);
+void sctp_trace_summary(struct ddp_sctp_assoc *a);
+
 /* sctp_ddp.c: read and act until the source runs dry (the readable
  * event; the unit tests drive it directly). */
 void sctp_ddp_readable(struct ddp_sctp_assoc *a);
