@@ -210,15 +210,33 @@ void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t 
 		  uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len);
 void stream_flush(ddp_session *s, struct ddp_stream *st, int status);
 void session_check_all_closed(ddp_session *s);
+void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
+/* Stop the stream: buffers and sends back with status, stream_event. */
+void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
+		 int call_llp);
 
-/* tx.c */
-void tx_pump(ddp_session *s, struct ddp_stream *st);
+/* tx.c: calls nothing of session.c (issue 14); send.c acts on tx_pump's
+ * verdict. tx_submit queues a message (no pump): 0 or DDP_ERR_*. */
+#define TX_PUMP_OK 0	  /* nothing for the caller to do */
+#define TX_PUMP_DRAINED 1 /* closing and everything handed over: drained */
+/* tx_pump: TX_PUMP_OK, TX_PUMP_DRAINED, or the LLP's fatal send error
+ * (< 0): the caller fails the stream with it (ddp_llp_failed, DDP-TRD-7) */
+int tx_pump(ddp_session *s, struct ddp_stream *st);
+int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
+	      const struct iovec *iov, int iovcnt, void *ctx);
+int tx_drained(const struct ddp_stream *st);
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status);
 void tx_writable_check(ddp_session *s, struct ddp_stream *st);
 
+/* send.c: run the pump and act on its verdict */
+void tx_run(ddp_session *s, struct ddp_stream *st);
+
 /* rx.c */
 void rx_deliver_ready(ddp_session *s, struct ddp_stream *st);
+
+/* rx_cancel.c: stop a payload being read (no call into rx.c, stag.c or
+ * session.c, which all use it) */
 void rx_revoke(ddp_ctx *ctx, uint32_t stag);
 void rx_stale(ddp_session *s, uint32_t stream);
 

@@ -4,12 +4,7 @@
 #include <string.h>
 
 #include "core.h"
-
-#define RX_REVOKED 0x1u	    /* destination revoked while the payload was read */
-#define RX_ABORT_AFTER 0x2u /* data after graceful teardown: abort at end */
-#define RX_STALE 0x4u	    /* stream flushed/reset while the payload was read */
-
-#define RX_ERR_PENDING 0x8u /* report etype_/ecode_ at rx_end(ok) */
+#include "rx_flags.h"
 
 /* Give the ticket an error verdict. The report waits for rx_end: only when
  * the LLP's integrity check passed is the header trusted (RFC 5044 §8: the
@@ -372,27 +367,15 @@ int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq)
 		w->base++;
 		return 0;
 	}
-	if (order_mark(w, sq, SLOT_SKIP, 0, 0, NULL))
-		return DDP_ERR_NOMEM;
+	int rc = order_mark(w, sq, SLOT_SKIP, 0, 0, NULL);
+	if (rc) {
+		/* Not recorded (DDP_ERR_LIMIT: the context's max_reorder_bytes,
+		 * DDP_ERR_NOMEM): the stream could never get past seq. Stop it
+		 * as ddp_llp_rx_end does when a segment cannot be held: a local
+		 * catastrophic error (RFC 5041 §7.2), first error wins. */
+		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, NULL, 0, 0);
+		return rc;
+	}
 	rx_deliver_ready(s, st);
 	return 0;
-}
-
-/* DDP-SEC-5: an STag revoked while its payload is being read stops the read. */
-void rx_revoke(ddp_ctx *ctx, uint32_t stag)
-{
-	for (ddp_session *s = ctx->sessions; s; s = s->next) {
-		ddp_rx *rx = s->active_rx;
-		if (rx && rx->tagged_ && rx->stag_ == stag && rx->verdict == DDP_RX_PLACE)
-			rx->gen_ |= RX_REVOKED;
-	}
-}
-
-/* Posted buffers of the stream go back to the ULP: a payload being read into
- * one of them must stop. */
-void rx_stale(ddp_session *s, uint32_t stream)
-{
-	ddp_rx *rx = s->active_rx;
-	if (rx && rx->stream_ == stream)
-		rx->gen_ |= RX_STALE;
 }

@@ -238,8 +238,8 @@ void stream_flush(ddp_session *s, struct ddp_stream *st, int status)
 	order_reset(&st->win);
 }
 
-static void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
-			int call_llp)
+void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
+		 int call_llp)
 {
 	if (st->dead)
 		return;
@@ -284,19 +284,6 @@ void session_check_all_closed(ddp_session *s)
 	s->ops->close(s->llp, any_abort || s->conn_abortive);
 }
 
-int ddp_stream_close(ddp_session *s, uint32_t stream)
-{
-	if (!s || stream >= s->cfg.nstreams)
-		return DDP_ERR_INVAL;
-	struct ddp_stream *st = &s->st[stream];
-	if (st->dead || st->tx_state != TX_OPEN)
-		return 0;
-	/* DDP-TRD-2: pending data goes first; later sends fail. */
-	st->tx_state = TX_CLOSING;
-	tx_pump(s, st);
-	return 0;
-}
-
 int ddp_stream_abort(ddp_session *s, uint32_t stream)
 {
 	if (!s || stream >= s->cfg.nstreams)
@@ -305,36 +292,8 @@ int ddp_stream_abort(ddp_session *s, uint32_t stream)
 	return 0;
 }
 
-int ddp_session_close(ddp_session *s, int abortive)
-{
-	if (!s)
-		return DDP_ERR_INVAL;
-	s->closing = 1;
-	if (abortive)
-		s->conn_abortive = 1;
-	for (uint32_t i = 0; i < s->cfg.nstreams && !s->conn_closed; i++) {
-		if (abortive)
-			stream_kill(s, &s->st[i], 1, DDP_ERR_ABORTED, 0);
-		else
-			ddp_stream_close(s, i);
-	}
-	if (!s->conn_closed && !abortive) {
-		/* Graceful: close the connection once every stream drained. */
-		int drained = 1;
-		for (uint32_t i = 0; i < s->cfg.nstreams; i++)
-			if (!s->st[i].dead && s->st[i].tx_state != TX_CLOSED)
-				drained = 0;
-		if (drained) {
-			s->conn_closed = 1;
-			s->ops->close(s->llp, 0);
-		}
-	}
-	session_check_all_closed(s);
-	return 0;
-}
-
-/* Called by tx.c when a closing stream has nothing left to send. */
-void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
+/* A closing stream has nothing left to send (send.c, on tx_pump's
+ * TX_PUMP_DRAINED). */
 void stream_tx_drained(ddp_session *s, struct ddp_stream *st)
 {
 	st->tx_state = TX_CLOSED;

@@ -1,12 +1,13 @@
 /* Transmit: message submission, segmentation at MULPDU (RFC 5041 §5.2),
- * in-order hand-off to the LLP with back-pressure, source completion. */
+ * in-order hand-off to the LLP with back-pressure, source completion.
+ * Calls nothing of session.c: tx_pump() returns what the stream needs
+ * (failed / drained) and send.c, which owns the public entry points, acts
+ * (issue 14: no call cycle between two files of one folder). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
 #include "core.h"
-
-void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
 
 static int ensure_scratch(ddp_session *s, int n)
 {
@@ -20,8 +21,8 @@ static int ensure_scratch(ddp_session *s, int n)
 	return 0;
 }
 
-static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
-		  const struct iovec *iov, int iovcnt, void *ctx)
+int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
+	      const struct iovec *iov, int iovcnt, void *ctx)
 {
 	if (!s || stream >= s->cfg.nstreams || iovcnt < 0 || (iovcnt > 0 && !iov) ||
 	    iovcnt > 65536)
@@ -85,30 +86,7 @@ static int submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 	st->traffic = 1;
 	if (!st->tx_cur)
 		st->tx_cur = m;
-	tx_pump(s, st);
 	return 0;
-}
-
-int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn, uint64_t rsvdulp,
-		      const struct iovec *iov, int iovcnt, void *msg_ctx)
-{
-	if (!s || qn >= s->cfg.nqueues || rsvdulp >> 40)
-		return DDP_ERR_INVAL;
-	struct ddp_hdr h = { 0 };
-	h.qn = qn;
-	h.rsvdulp = rsvdulp;
-	return submit(s, stream, &h, iov, iovcnt, msg_ctx);
-}
-
-int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
-		    uint8_t rsvdulp, const struct iovec *iov, int iovcnt, void *msg_ctx)
-{
-	struct ddp_hdr h = { 0 };
-	h.tagged = 1;
-	h.stag = stag; /* DDP-SEG-6: the ULP supplies STag and TO */
-	h.to = to;
-	h.rsvdulp = rsvdulp;
-	return submit(s, stream, &h, iov, iovcnt, msg_ctx);
 }
 
 /* Slice up to n payload octets of m (from its cursor) into out[]. */
@@ -133,10 +111,10 @@ static int slice(struct tx_msg *m, size_t n, struct iovec *out)
 	return k;
 }
 
-void tx_pump(ddp_session *s, struct ddp_stream *st)
+int tx_pump(ddp_session *s, struct ddp_stream *st)
 {
 	if (st->in_pump)
-		return;
+		return TX_PUMP_OK;
 	st->in_pump = 1;
 	uint32_t epoch = st->epoch;
 	while (st->tx_cur && !st->blocked && !st->dead && st->epoch == epoch) {
@@ -174,9 +152,8 @@ void tx_pump(ddp_session *s, struct ddp_stream *st)
 			m->iov_off = save_off;
 			st->in_pump = 0;
 			/* llp.h: fatal for the stream, reported with the LLP's
-			 * own code (DDP-TRD-7) */
-			ddp_llp_failed(s, st->idx, r);
-			return;
+			 * own code (DDP-TRD-7): the caller fails it */
+			return r;
 		}
 		m->sent += chunk;
 		if (r == DDP_LLP_PENDING)
@@ -188,10 +165,14 @@ void tx_pump(ddp_session *s, struct ddp_stream *st)
 	}
 	st->in_pump = 0;
 	if (st->epoch != epoch)
-		return;
+		return TX_PUMP_OK;
 	tx_complete_ready(s, st);
-	if (!st->tx_cur && st->tx_state == TX_CLOSING && !st->dead)
-		stream_tx_drained(s, st);
+	return tx_drained(st) ? TX_PUMP_DRAINED : TX_PUMP_OK;
+}
+
+int tx_drained(const struct ddp_stream *st)
+{
+	return !st->tx_cur && st->tx_state == TX_CLOSING && !st->dead;
 }
 
 /* Source completion (DDP-DLV-4) in submission order. Never re-entered for
@@ -252,32 +233,5 @@ void tx_flush(ddp_session *s, struct ddp_stream *st, int status)
 		if (s->cb.send_done)
 			CALLBACK(s, send_done, s, st->idx, ctx, status, s->user);
 		m = next;
-	}
-}
-
-void ddp_llp_tx_done(ddp_session *s, uint32_t stream)
-{
-	if (!s || stream >= s->cfg.nstreams)
-		return;
-	struct ddp_stream *st = &s->st[stream];
-	struct tx_msg *m = st->txq;
-	if (!m || !m->pending)
-		return; /* LLP accounting error: ignore rather than corrupt */
-	m->pending--;
-	tx_complete_ready(s, st);
-	if (!st->tx_cur && st->tx_state == TX_CLOSING && !st->dead)
-		stream_tx_drained(s, st);
-}
-
-void ddp_llp_writable(ddp_session *s)
-{
-	if (!s)
-		return;
-	for (uint32_t i = 0; i < s->cfg.nstreams; i++) {
-		struct ddp_stream *st = &s->st[i];
-		if (!st->blocked)
-			continue;
-		st->blocked = 0;
-		tx_pump(s, st);
 	}
 }

@@ -21,6 +21,7 @@
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
+#include "common/peer_addr.h"
 #include "libevent/sctp_udp.h"
 
 #define TICK_MS 10	   /* usrsctp timer granularity */
@@ -768,4 +769,43 @@ void sctp_ll_free(sctp_ll_assoc *a)
 	if (a->in_cb)
 		return; /* work_cb frees it */
 	assoc_destroy(a);
+}
+
+const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
+{
+	if (!a || !a->peer) {
+		strcpy(buf, "?");
+		return buf;
+	}
+	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa,
+			    a->peer->salen, buf);
+}
+
+struct ll_defer {
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void defer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ll_defer d = *(struct ll_defer *)arg;
+	(void)fd;
+	(void)what;
+	free(arg);
+	d.fn(d.arg);
+}
+
+int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg)
+{
+	struct ll_defer *d = malloc(sizeof(*d));
+	if (!d)
+		return DDP_ERR_NOMEM;
+	d->fn = fn;
+	d->arg = arg;
+	/* no timeout: active at once, runs from the loop */
+	if (event_base_once(ep->base, -1, EV_TIMEOUT, defer_cb, d, NULL) < 0) {
+		free(d);
+		return DDP_ERR_NOMEM;
+	}
+	return 0;
 }

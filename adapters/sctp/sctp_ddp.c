@@ -6,9 +6,41 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ------------------------------------------------------------ allocation */
+
+/* Every allocation of this file goes through xmalloc/xcalloc so a test can
+ * fail them (sctp_ddp_debug_fail_alloc, sctp_ddp_int.h): the core's
+ * failmalloc hook (ddp_debug_fail_alloc) does not reach the adapter. */
+static long fail_after = -1;
+
+void sctp_ddp_debug_fail_alloc(long n)
+{
+	fail_after = n;
+}
+
+static int alloc_fails(void)
+{
+	if (fail_after < 0)
+		return 0;
+	if (fail_after == 0)
+		return 1;
+	fail_after--;
+	return 0;
+}
+
+static void *xmalloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+static void *xcalloc(size_t nmemb, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(nmemb, size);
+}
 
 /* ------------------------------------------------------------ control tx */
 
@@ -50,7 +82,7 @@ static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
 		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
 	}
-	p = malloc(sizeof(*p));
+	p = xmalloc(sizeof(*p));
 	if (!p)
 		return DDP_ERR_NOMEM;
 	rc = sctp_ctl_encode(p->buf, sizeof(p->buf), &m, &p->len);
@@ -86,8 +118,6 @@ static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 	}
 }
 
-/* ------------------------------------------------------------ actions */
-
 static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 		    enum ddp_sctp_event ev, int status, const void *pd,
 		    size_t len)
@@ -107,8 +137,33 @@ static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
 	ulp_ctl(a, sid, DDP_SCTP_CANCELLED, DDP_ERR_ABORTED, NULL, 0);
 }
 
-void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
-		      const struct sctp_act *act)
+/* ------------------------------------------------------------ rx skip */
+
+/* A control chunk used up DDP-SSN ssn of the peer: the core's in-order
+ * window must skip it (ddp_llp_rx_skip). When that cannot be recorded
+ * (DDP_ERR_LIMIT: the context's max_reorder_bytes; DDP_ERR_NOMEM) the core
+ * has stopped the stream with a local catastrophic error (RFC 5041 §7.2,
+ * first error wins): the data behind that DDP-SSN could never be
+ * delivered. Logged here; the ULP sees the stream error. */
+static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
+{
+	char peer[SCTP_LL_ADDR_STRLEN];
+	int rc = ddp_llp_rx_skip(a->s, sid, ssn);
+	if (rc == 0)
+		return 0;
+	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_ERROR,
+		    "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): stream stopped",
+		    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn,
+		    ddp_strerror(rc));
+	/* the core stopped it already; this only makes sure (no-op then) */
+	ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0);
+	return rc;
+}
+
+/* ------------------------------------------------------------ actions */
+
+static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
+		    const struct sctp_act *act)
 {
 	struct sctp_sstream *ss = &a->st[sid];
 	unsigned f = act->flags;
@@ -139,9 +194,21 @@ void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
 		ddp_llp_closed(a->s, sid);
 }
 
+static const char *ctl_name(uint16_t code)
+{
+	switch (code) {
+	case SCTP_CTL_ACCEPT: return "Accept";
+	case SCTP_CTL_REJECT: return "Reject";
+	case SCTP_CTL_TERMINATE: return "Terminate";
+	case SCTP_CTL_ENH_ACCEPT: return "Enhanced Accept";
+	case SCTP_CTL_ENH_REJECT: return "Enhanced Reject";
+	default: return "control message";
+	}
+}
+
 /* A PPID-17 message arrived on stream sid. */
-void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
-		     const uint8_t *buf, size_t len)
+static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
+		   size_t len)
 {
 	struct sctp_sstream *ss = &a->st[sid];
 	struct sctp_ctl_msg m;
@@ -153,11 +220,22 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
 		/* RFC 5043 §6.1: a broken control message ends the session */
 		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
-		sctp_ddp_actions(a, sid, &act);
+		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
+			sctp_trace(a, sid, "malformed session control message ignored "
+				      "(no session)");
+		actions(a, sid, &act);
 		return;
 	}
 	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
 	sctp_stream_rx_ctl(&ss->sm, &m, cap_ok, &act);
+	if ((act.flags & SCTP_ACT_DROP) && m.code != SCTP_CTL_INITIATE &&
+	    m.code != SCTP_CTL_ENH_INITIATE) {
+		/* an answer or Terminate for no session of ours */
+		char what[96];
+		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)",
+			 ctl_name(m.code), sctp_sst_name(ss->sm.state));
+		sctp_trace(a, sid, what);
+	}
 	if (act.flags & SCTP_ACT_RESET) {
 		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
 		if (ss->used)
@@ -171,24 +249,26 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 		ss->has_peer_io = 1;
 	}
 	if (act.flags & SCTP_ACT_ULP_INITIATE) {
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		/* DDP-SSN 0 after the reset: the window's base, no memory
+		 * needed, so this cannot fail short of a bug (reported) */
+		rx_skip(a, sid, m.ssn);
 		ss->ulp_pending = 1;
 		a->pending_init++;
 		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.pd, m.pd_len);
-		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
 	}
 	if (act.flags & SCTP_ACT_ACCEPTED) {
 		/* tell the ULP first, then release data that overtook it */
 		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.pd, m.pd_len);
 		if (a->down)
 			return;
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
 		ddp_llp_writable(a->s);
 	}
 	if (act.flags & SCTP_ACT_REJECTED) {
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
+		rx_skip(a, sid, m.ssn); /* the session is over either way */
 		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
 			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
 						       DDP_ERR_REJECTED,
@@ -198,13 +278,13 @@ void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
 			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
 	}
 	if (act.flags & SCTP_ACT_SKIP)
-		ddp_llp_rx_skip(a->s, sid, m.ssn);
+		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
 	if (!a->down)
-		sctp_ddp_actions(a, sid, &act);
+		actions(a, sid, &act);
 }
 
 /* Association-level failure (wrong PPID, ...): ABORT. */
-void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
+static void fatal(struct ddp_sctp_assoc *a, int err)
 {
 	if (a->down)
 		return;
@@ -212,6 +292,40 @@ void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err)
 	if (a->s)
 		ddp_llp_failed(a->s, UINT32_MAX, err);
 	sctp_ll_close(a->ll, 1);
+}
+
+/* The receive machine (sctp_rx.c) reads; this acts on what it reports. */
+void sctp_ddp_readable(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rx_out o;
+	char peer[SCTP_LL_ADDR_STRLEN];
+
+	while (!a->down && !a->fatal) {
+		switch (sctp_rx_next(a, &o)) {
+		case SCTP_RX_ACTIONS:
+			actions(a, o.sid, &o.act);
+			break;
+		case SCTP_RX_CONTROL:
+			ctl_in(a, o.sid, o.ctl, o.ctl_len);
+			break;
+		case SCTP_RX_ORDERED:
+			/* RFC 5043 §5.1 (sender MUST send U=1): accepted,
+			 * the DDP-SSN orders it (README "Ordered chunks") */
+			sctp_trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
+						"ordered (U=0) session control chunk accepted" :
+						"ordered (U=0) DDP segment chunk accepted");
+			break;
+		case SCTP_RX_FATAL:
+			ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
+				    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
+				    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid,
+				    (unsigned)o.ppid);
+			fatal(a, o.err);
+			return;
+		default:
+			return;
+		}
+	}
 }
 
 /* ------------------------------------------------------------ LLP ops */
@@ -295,9 +409,11 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	uint8_t ssnb[SCTP_SSN_LEN];
 	struct iovec small[16], *v = small;
 	if (iovcnt + 1 > 16) {
-		v = malloc((size_t)(iovcnt + 1) * sizeof(*v));
+		v = xmalloc((size_t)(iovcnt + 1) * sizeof(*v));
+		/* not DDP_ERR_AGAIN: nothing would ever retry it (no
+		 * writable wake-up follows a failed allocation) */
 		if (!v)
-			return DDP_ERR_AGAIN;
+			return DDP_ERR_NOMEM;
 	}
 	sctp_ssn_put(ssnb, ssn);
 	v[0].iov_base = ssnb;
@@ -390,8 +506,8 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 		return DDP_ERR_LLP;
 	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
 	a->tx_max_msg = a->max_msg;
-	a->st = calloc(a->nstreams, sizeof(*a->st));
-	a->stage = malloc(a->max_msg + 1);
+	a->st = xcalloc(a->nstreams, sizeof(*a->st));
+	a->stage = xmalloc(a->max_msg + 1);
 	if (!a->st || !a->stage)
 		return DDP_ERR_NOMEM;
 	for (uint32_t i = 0; i < a->nstreams; i++)
@@ -401,17 +517,100 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	 * have in flight (SCTP_TX_INFLIGHT < SCTP_RX_WIN) */
 	if (sc.reorder_window < SCTP_RX_WIN)
 		sc.reorder_window = SCTP_RX_WIN;
-	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &c->ddp, c->user,
+	/* through this file's frames (ddp_sctp_ep_free inside them) */
+	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a,
 			       &a->s);
 }
+
+/* ------------------------------------------------------------ frames */
+
+/* Every callback to the application runs inside a frame of this file:
+ * ll_event() / on_accept() for the SCTP callbacks, the w_* wrappers for
+ * the DDP callbacks of its sessions (which the core may run inside the
+ * application's own ddp_* call, e.g. send_done inside ddp_send_*). In such
+ * a frame ddp_sctp_ep_free() only marks the endpoint; when the outermost
+ * frame unwinds the free is handed to the event loop (ep_finish), where no
+ * frame of the core, of this file or of the low-level glue is left on the
+ * stack: the usual deferred free of libevent. */
+static void ep_enter(ddp_sctp_ep *ep)
+{
+	ep->depth++;
+}
+
+static void ep_destroy(ddp_sctp_ep *ep);
+
+static void ep_finish(void *arg)
+{
+	ep_destroy(arg);
+}
+
+static void ep_leave(ddp_sctp_ep *ep)
+{
+	if (--ep->depth > 0 || !ep->free_pending || ep->free_queued)
+		return;
+	ep->free_queued = 1;
+	if (sctp_ll_ep_defer(ep->ll, ep_finish, ep) != 0)
+		/* no memory for the deferral: leak rather than free what
+		 * the frames below still use */
+		ddp_llp_log(ep->cfg.ctx, DDP_LOG_ERROR,
+			    "ddp-sctp: endpoint free deferred without memory: leaked");
+}
+
+/* The DDP callbacks of the sessions, through the endpoint's frame. */
+static void w_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.deliver(s, d, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
+			int status, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.send_done(s, stream, msg_ctx, status, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_error(ddp_session *s, const ddp_error_info *e, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.error(s, e, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void w_stream_event(ddp_session *s, uint32_t stream,
+			   enum ddp_stream_event ev, int status, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.stream_event(s, stream, ev, status, ep->cfg.user);
+	ep_leave(ep);
+}
+
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
+		      int status);
 
 static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 		     void *user)
 {
 	struct ddp_sctp_assoc *a = user;
+	ddp_sctp_ep *ep = a->ep;
+	(void)ll;
+	ep_enter(ep);
+	if (!ep->free_pending)
+		ll_event_(a, ev, status);
+	ep_leave(ep);
+}
+
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
+		      int status)
+{
 	const ddp_sctp_config *c = &a->ep->cfg;
 	int rc;
-	(void)ll;
 
 	switch (ev) {
 	case SCTP_LL_EV_UP:
@@ -424,7 +623,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 		return;
 	case SCTP_LL_EV_READABLE:
 		if (a->s)
-			sctp_rx_readable(a);
+			sctp_ddp_readable(a);
 		return;
 	case SCTP_LL_EV_DRY:
 		for (uint32_t i = 0; i < a->nstreams && !a->down; i++) {
@@ -433,7 +632,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 			a->st[i].inflight = 0;
 			act.flags = sctp_stream_tx_confirmed(&a->st[i].sm);
 			if (act.flags)
-				sctp_ddp_actions(a, (uint16_t)i, &act);
+				actions(a, (uint16_t)i, &act);
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
@@ -454,6 +653,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 			status = a->fatal;
 		else if (status == DDP_ERR_ABORTED)
 			status = DDP_ERR_LLP;
+		sctp_trace_summary(a);
 		c->sctp.assoc(a, a->s, status, c->user);
 		assoc_free(a);
 		return;
@@ -464,7 +664,7 @@ static const sctp_ll_assoc_cb ll_cbs = { ll_event };
 
 static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 {
-	struct ddp_sctp_assoc *a = calloc(1, sizeof(*a));
+	struct ddp_sctp_assoc *a = xcalloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
 	a->ep = ep;
@@ -480,6 +680,10 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 {
 	ddp_sctp_ep *ep = user;
 	(void)lep;
+	if (ep->free_pending) { /* being freed: take nothing new */
+		sctp_ll_free(ll);
+		return;
+	}
 	/* every association can hold nstreams reorder windows and pending
 	 * Initiates: their number is capped (ABORT beyond it) */
 	if (ep->nassocs >= ep->cfg.max_assocs) {
@@ -527,11 +731,15 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
 	    !cfg->sctp.session_ctl || !cfg->ddp.deliver)
 		return DDP_ERR_INVAL;
-	ep = calloc(1, sizeof(*ep));
+	ep = xcalloc(1, sizeof(*ep));
 	if (!ep)
 		return DDP_ERR_NOMEM;
 	ep->base = base;
 	ep->cfg = *cfg;
+	ep->wcb.deliver = w_deliver;
+	ep->wcb.send_done = cfg->ddp.send_done ? w_send_done : NULL;
+	ep->wcb.error = cfg->ddp.error ? w_error : NULL;
+	ep->wcb.stream_event = cfg->ddp.stream_event ? w_stream_event : NULL;
 	if (!ep->cfg.max_pending_initiates)
 		ep->cfg.max_pending_initiates = 64;
 	if (!ep->cfg.max_assocs)
@@ -562,10 +770,12 @@ int sctp_ddp_ep_new_no_adaptation(struct event_base *base,
 	return ep_new(base, cfg, 1, out);
 }
 
-void ddp_sctp_ep_free(ddp_sctp_ep *ep)
+static void ep_destroy(ddp_sctp_ep *ep)
 {
-	if (!ep)
-		return;
+	/* the sessions' frees run DDP callbacks: a ddp_sctp_ep_free() from
+	 * them is a no-op, and nothing is deferred any more */
+	ep->free_pending = ep->free_queued = 1;
+	ep->depth = 1;
 	while (ep->assocs) {
 		struct ddp_sctp_assoc *a = ep->assocs;
 		a->down = 1; /* no callbacks from here on */
@@ -573,6 +783,22 @@ void ddp_sctp_ep_free(ddp_sctp_ep *ep)
 	}
 	sctp_ll_ep_free(ep->ll);
 	free(ep);
+}
+
+void ddp_sctp_ep_free(ddp_sctp_ep *ep)
+{
+	if (!ep || ep->free_pending)
+		return;
+	if (ep->depth > 0) {
+		/* inside one of its callbacks: the frame still uses the
+		 * associations. No assoc / session_ctl callback from here on
+		 * (a->down); the rest when the frame unwinds (ep_leave). */
+		ep->free_pending = 1;
+		for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next)
+			a->down = 1;
+		return;
+	}
+	ep_destroy(ep);
 }
 
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep)

@@ -85,6 +85,7 @@ struct ddp_sctp_assoc {
 	int blocked;	   /* a send returned DDP_ERR_AGAIN */
 	int down;
 	int fatal;	   /* status to report for a local fatal ABORT */
+	uint64_t trace_n;  /* control-plane anomalies seen (rate-limited log) */
 	struct sctp_sstream *st;
 	struct pend_ctl *pc_head, *pc_tail;
 	struct sctp_rxm rxm;
@@ -98,17 +99,54 @@ struct ddp_sctp_ep {
 	sctp_ll_ep *ll;
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
+	int depth;	  /* callback frames of this endpoint on the stack */
+	int free_pending; /* ddp_sctp_ep_free() called inside one of them */
+	int free_queued;  /* ep_finish handed to the event loop */
+	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 };
 
-/* sctp_rx.c */
-void sctp_rx_readable(struct ddp_sctp_assoc *a);
+/* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
+ * calls up; issue 14). */
+enum sctp_rx_kind {
+	SCTP_RX_STOP = 0, /* nothing more now: the source ran dry */
+	SCTP_RX_ACTIONS,  /* run act for stream sid (sctp_stream flags) */
+	SCTP_RX_CONTROL,  /* a PPID-17 message ctl[0..ctl_len) on stream sid */
+	SCTP_RX_FATAL,	  /* association-level violation: ABORT with err */
+	SCTP_RX_ORDERED,  /* a chunk with U=0 on stream sid (ppid): it is
+			   * being received as usual; report it */
+};
+
+struct sctp_rx_out {
+	enum sctp_rx_kind kind;
+	uint16_t sid;
+	uint32_t ppid;
+	struct sctp_act act;
+	const uint8_t *ctl; /* valid until the next sctp_rx_next() */
+	size_t ctl_len;
+	int err;
+};
+
+/* Run the receive machine until it has something for the association to
+ * do (returns out->kind, > 0) or the source runs dry (SCTP_RX_STOP). The
+ * caller acts on *out and calls again while the association is alive. */
+int sctp_rx_next(struct ddp_sctp_assoc *a, struct sctp_rx_out *out);
 const char *sctp_rxs_name(unsigned state);
 
-/* sctp_ddp.c: run the actions the stream machine asked for. */
-void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid,
-		      const struct sctp_act *act);
-void sctp_ddp_ctl_in(struct ddp_sctp_assoc *a, uint16_t sid,
-		     const uint8_t *buf, size_t len);
-void sctp_ddp_fatal(struct ddp_sctp_assoc *a, int err);
+/* Tests: let n more allocations of sctp_ddp.c succeed, then fail every
+ * one (n < 0: never fail, the default). The core's ddp_debug_fail_alloc
+ * does not reach the adapter's own allocations. */
+void sctp_ddp_debug_fail_alloc(long n);
+
+/* sctp_trace.c: log one control-plane anomaly of the peer on stream sid
+ * (first SCTP_TRACE_FIRST per association, then a count every
+ * SCTP_TRACE_EVERY), and the total when the association goes. */
+#define SCTP_TRACE_FIRST 8
+#define SCTP_TRACE_EVERY 1024
+void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what);
+void sctp_trace_summary(struct ddp_sctp_assoc *a);
+
+/* sctp_ddp.c: read and act until the source runs dry (the readable
+ * event; the unit tests drive it directly). */
+void sctp_ddp_readable(struct ddp_sctp_assoc *a);
 
 #endif

@@ -135,6 +135,15 @@ uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a);
  * accepted after a decrease (sent SCTP-fragmented, RFC 4960 §6.9: a DDP
  * segment cut before the decrease); the caller cuts new ones smaller. */
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a);
+/* Run fn(arg) once from the endpoint's event loop, after every callback
+ * frame on the stack now has unwound (fn may free the endpoint).
+ * Errors: DDP_ERR_NOMEM. */
+int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg);
+/* The association's remote UDP endpoint as text for log messages
+ * ("127.0.0.1:9899", "[::1]:9899", "?"): written into buf
+ * (SCTP_LL_ADDR_STRLEN octets), which is returned. */
+#define SCTP_LL_ADDR_STRLEN 64
+const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf);
 /* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
 void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
 

@@ -14,6 +14,11 @@
  * with ddp_llp_count_copy() (stats: rx_hdr_first vs rx_staged).
  *
  * Resumable: every state survives DDP_ERR_AGAIN between upcalls.
+ *
+ * The machine never calls up into sctp_ddp.c (issue 14): what the
+ * association has to do (stream-machine actions, a control message to
+ * handle, a fatal verdict, an ordered chunk to report) comes back as a
+ * struct sctp_rx_out from sctp_rx_next(), and sctp_ddp.c acts on it.
  */
 #include "sctp/sctp_ddp_int.h"
 
@@ -48,11 +53,26 @@ static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len,
 	return n;
 }
 
-static void llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code)
+/* Each step returns one of these: go on, an event for the caller in
+ * *out, or stop (the source ran dry, < 0). */
+#define STEP_ON 0
+#define STEP_EVENT 1
+
+static int ev_actions(struct sctp_rx_out *out, uint16_t sid,
+		      const struct sctp_act *act)
+{
+	out->kind = SCTP_RX_ACTIONS;
+	out->sid = sid;
+	out->act = *act;
+	return STEP_EVENT;
+}
+
+static int llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code,
+		   struct sctp_rx_out *out)
 {
 	struct sctp_act act;
 	sctp_stream_violation(&a->st[sid].sm, code, &act);
-	sctp_ddp_actions(a, sid, &act);
+	return ev_actions(out, sid, &act);
 }
 
 static void to_discard(struct sctp_rxm *m)
@@ -62,19 +82,18 @@ static void to_discard(struct sctp_rxm *m)
 
 /* The segment's stream-machine follow-ups (a peer Terminate that is now
  * in order, ...) run after the core has the segment. */
-static void finish_segment(struct ddp_sctp_assoc *a)
+static int finish_segment(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	struct sctp_act act;
 	memset(&act, 0, sizeof(act));
 	act.flags = m->post;
 	m->post = 0;
-	if (act.flags)
-		sctp_ddp_actions(a, m->sid, &act);
+	return act.flags ? ev_actions(out, m->sid, &act) : STEP_ON;
 }
 
 /* DDP-SSN + header complete: consult the stream machine and the core. */
-static void prefix_done(struct ddp_sctp_assoc *a)
+static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	struct sctp_act act;
@@ -83,9 +102,8 @@ static void prefix_done(struct ddp_sctp_assoc *a)
 	m->ssn = sctp_ssn_get(m->pre);
 	sctp_stream_rx_data(&a->st[m->sid].sm, m->ssn, &act);
 	if (act.flags & (SCTP_ACT_DROP | SCTP_ACT_VIOLATION)) {
-		sctp_ddp_actions(a, m->sid, &act);
 		to_discard(m);
-		return;
+		return ev_actions(out, m->sid, &act);
 	}
 	m->post = act.flags;
 	if (!m->eor && !m->len_known) {
@@ -93,31 +111,31 @@ static void prefix_done(struct ddp_sctp_assoc *a)
 		memcpy(a->stage, m->pre, m->need);
 		m->have = m->need;
 		m->state = RXS_STAGE;
-		return;
+		return STEP_ON;
 	}
 	seg_len = (m->eor ? m->need : m->total) - SCTP_SSN_LEN;
 	if (seg_len > a->mulpdu) {
 		/* RFC 5043 §9: reject segments over the advertised MULPDU */
 		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
 			      DDP_ECODE_LLP_OVERSIZE);
-		finish_segment(a);
 		to_discard(m);
-		return;
+		return finish_segment(a, out);
 	}
 	m->plen = seg_len + SCTP_SSN_LEN - m->need;
 	if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN,
 			     m->need - SCTP_SSN_LEN, m->plen, &m->rx) != 0) {
-		finish_segment(a);
 		to_discard(m);
-		return;
+		return finish_segment(a, out);
 	}
 	m->rx_open = 1;
 	m->off = 0;
 	m->state = RXS_PAYLOAD;
 	a->stats.rx_hdr_first++;
+	return STEP_ON;
 }
 
-static void payload_end(struct ddp_sctp_assoc *a, int ok)
+static int payload_end(struct ddp_sctp_assoc *a, int ok,
+		       struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	m->rx_open = 0;
@@ -125,12 +143,13 @@ static void payload_end(struct ddp_sctp_assoc *a, int ok)
 	if (!ok) /* length disagreed with SCTP_RECVNXTINFO: not trusted */
 		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
 			      DDP_ECODE_LLP_SHORT);
-	finish_segment(a);
 	to_discard(m);
+	return finish_segment(a, out);
 }
 
-/* Returns 0 to go on, DDP_ERR_AGAIN / other < 0 to stop. */
-static int step(struct ddp_sctp_assoc *a)
+/* Returns STEP_ON to go on, STEP_EVENT with *out filled in, or
+ * DDP_ERR_AGAIN / other < 0 to stop. */
+static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	sctp_ll_rinfo ri;
@@ -158,17 +177,29 @@ static int step(struct ddp_sctp_assoc *a)
 					      m->ppid != SCTP_PPID_CTL)) {
 			/* RFC 5043 §5.1: a DDP association carries PPID 16
 			 * and 17 only */
-			sctp_ddp_fatal(a, DDP_ERR_PROTO);
-			return DDP_ERR_PROTO;
+			out->kind = SCTP_RX_FATAL;
+			out->sid = m->sid;
+			out->err = DDP_ERR_PROTO;
+			out->ppid = m->ppid;
+			return STEP_EVENT;
 		}
 		if (m->ppid == SCTP_PPID_CTL) {
 			memcpy(m->ctl, m->pre, m->have);
 			m->state = RXS_CTL;
-			return 0;
+		} else {
+			m->state = RXS_PREFIX;
+			m->need = SCTP_SSN_LEN + DDP_TAGGED_HDR_LEN;
 		}
-		m->state = RXS_PREFIX;
-		m->need = SCTP_SSN_LEN + DDP_TAGGED_HDR_LEN;
-		/* fall through */
+		if (!ri.unordered) {
+			/* RFC 5043 §5.1: every DDP chunk is sent unordered
+			 * (U=1). Accepted anyway (the DDP-SSN orders it, not
+			 * SCTP) and reported to the caller, which logs it. */
+			out->kind = SCTP_RX_ORDERED;
+			out->sid = m->sid;
+			out->ppid = m->ppid;
+			return STEP_EVENT;
+		}
+		return STEP_ON;
 	case RXS_PREFIX:
 		if (m->have > SCTP_SSN_LEN)
 			m->need = sctp_seg_prefix_len(m->pre[SCTP_SSN_LEN]);
@@ -182,12 +213,10 @@ static int step(struct ddp_sctp_assoc *a)
 		}
 		if (m->have < m->need) {
 			/* RFC 5041 §4: every segment has a whole header */
-			llp_err(a, m->sid, DDP_ECODE_LLP_SHORT);
 			to_discard(m);
-			return 0;
+			return llp_err(a, m->sid, DDP_ECODE_LLP_SHORT, out);
 		}
-		prefix_done(a);
-		return 0;
+		return prefix_done(a, out);
 	case RXS_PAYLOAD:
 		while (m->off < m->plen) {
 			void *dst = NULL;
@@ -199,26 +228,22 @@ static int step(struct ddp_sctp_assoc *a)
 				if (want > a->max_msg)
 					want = a->max_msg;
 			}
-			if (m->eor) {
-				payload_end(a, 0); /* shorter than announced */
-				return 0;
-			}
+			if (m->eor) /* shorter than announced */
+				return payload_end(a, 0, out);
 			n = rd(a, dst, want, &ri);
 			if (n < 0)
 				return (int)n;
 			m->off += (size_t)n;
 		}
-		payload_end(a, m->eor); /* longer than announced: !eor */
-		return 0;
+		return payload_end(a, m->eor, out); /* longer: !eor */
 	case RXS_STAGE:
 		while (!m->eor) {
 			if (m->have >= (size_t)a->mulpdu + SCTP_SSN_LEN) {
 				ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP,
 					      DDP_ETYPE_LLP,
 					      DDP_ECODE_LLP_OVERSIZE);
-				finish_segment(a);
 				m->state = RXS_DISCARD; /* RFC 5043 §9 */
-				return 0;
+				return finish_segment(a, out);
 			}
 			n = rd(a, a->stage + m->have,
 			       (size_t)a->mulpdu + SCTP_SSN_LEN + 1 - m->have,
@@ -230,9 +255,8 @@ static int step(struct ddp_sctp_assoc *a)
 		if (m->have > (size_t)a->mulpdu + SCTP_SSN_LEN) {
 			ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
 				      DDP_ECODE_LLP_OVERSIZE);
-			finish_segment(a);
 			m->state = RXS_START;
-			return 0;
+			return finish_segment(a, out);
 		}
 		m->plen = m->have - m->need;
 		a->stats.rx_staged++;
@@ -247,9 +271,8 @@ static int step(struct ddp_sctp_assoc *a)
 			}
 			ddp_llp_rx_end(a->s, &m->rx, 1);
 		}
-		finish_segment(a);
 		m->state = RXS_START;
-		return 0;
+		return finish_segment(a, out);
 	case RXS_CTL:
 		while (!m->eor && m->have < sizeof(m->ctl)) {
 			n = rd(a, m->ctl + m->have, sizeof(m->ctl) - m->have, &ri);
@@ -259,9 +282,12 @@ static int step(struct ddp_sctp_assoc *a)
 		}
 		/* an over-long message is passed on truncated to 517
 		 * octets: the decoder rejects it as too long */
-		sctp_ddp_ctl_in(a, m->sid, m->ctl, m->have);
 		to_discard(m);
-		return 0;
+		out->kind = SCTP_RX_CONTROL;
+		out->sid = m->sid;
+		out->ctl = m->ctl;
+		out->ctl_len = m->have;
+		return STEP_EVENT;
 	case RXS_DISCARD:
 		while (!m->eor) {
 			n = rd(a, a->stage, a->max_msg, &ri);
@@ -276,8 +302,11 @@ static int step(struct ddp_sctp_assoc *a)
 	}
 }
 
-void sctp_rx_readable(struct ddp_sctp_assoc *a)
+int sctp_rx_next(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
-	while (!a->down && step(a) == 0)
+	int rc;
+	memset(out, 0, sizeof(*out));
+	while ((rc = step(a, out)) == STEP_ON)
 		;
+	return rc == STEP_EVENT ? (int)out->kind : SCTP_RX_STOP;
 }

@@ -125,7 +125,10 @@ int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq,
 
 /* An out-of-order LLP consumed ordering number seq for something that is not
  * a DDP segment (an SCTP session-control chunk): the core's in-order window
- * advances past it. Returns 0 or DDP_ERR_INVAL. */
+ * advances past it. Returns 0, DDP_ERR_INVAL, or DDP_ERR_LIMIT /
+ * DDP_ERR_NOMEM when seq is ahead of a hole and the context has no memory
+ * to hold it (max_reorder_bytes): the stream is then stopped with a local
+ * catastrophic error (RFC 5041 §7.2) reported through the error callback. */
 int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq);
 
 /* Reset a stream for a new DDP stream session (SCTP re-initiate): MSNs back

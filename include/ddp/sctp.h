@@ -113,8 +113,14 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 /* Abort every association (one ABORT datagram each, sent before the UDP
  * socket closes) and free the endpoint. The sessions are freed: their
  * outstanding sends and posted buffers come back through the DDP
- * callbacks (send_done / deliver with a status < 0) during this call; no
- * assoc or session_ctl callback runs. NULL is a no-op. */
+ * callbacks (send_done / deliver with a status < 0); no assoc or
+ * session_ctl callback runs after this call. Outside callbacks all of it
+ * happens during this call. Safe inside any callback of this endpoint
+ * (assoc, session_ctl, and the DDP callbacks of its sessions, also those
+ * that run inside your own ddp_* call, such as send_done inside
+ * ddp_send_*): the endpoint is then freed from the event loop once the
+ * callback has returned (run the loop again before ddp_ctx_free()); its
+ * sessions stay valid until then but send nothing. NULL is a no-op. */
 void ddp_sctp_ep_free(ddp_sctp_ep *ep);
 /* The bound UDP port. */
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep);

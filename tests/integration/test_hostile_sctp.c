@@ -33,11 +33,13 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 
+#include "common/crc32c.h"
 #include "ddpwire.h"
 #include "guardbuf.h"
 #include "hostile.h"
 #include "nullllp.h"
 #include "sctp/sctp_ctl.h"
+#include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
@@ -67,6 +69,14 @@ struct victim {
 	int aup, adown;
 	uint16_t ssn[NSTREAMS]; /* next DDP-SSN the attacker sends */
 	uint64_t rng;
+	/* the victim context's log hook (issue 15 control-plane trace) */
+	char log[16384];
+	unsigned nlog;
+	/* wire filter on the victim: clear U of the first DATA chunk with
+	 * this stream id and PPID (-1: none) */
+	int flip_sid;
+	uint32_t flip_ppid;
+	unsigned flipped;
 };
 
 static long now_ms(void)
@@ -199,13 +209,27 @@ static void att_segment(struct victim *w, uint16_t sid, const uint8_t *seg, size
 
 /* ---------------------------------------------------------- the world */
 
+static void on_log(void *user, enum ddp_log_level level, const char *msg)
+{
+	struct victim *w = user;
+	(void)level;
+	w->nlog++;
+	strncat(w->log, msg, sizeof(w->log) - strlen(w->log) - 2);
+	strcat(w->log, "\n");
+}
+
 static void victim_init(struct victim *w, uint64_t seed)
 {
 	memset(w, 0, sizeof(*w));
+	w->flip_sid = -1;
 	w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
 	w->base = event_base_new();
 	assert_non_null(w->base);
-	assert_int_equal(ddp_ctx_new(NULL, &w->ctx), 0);
+	ddp_ctx_config cc;
+	memset(&cc, 0, sizeof(cc));
+	cc.log = on_log;
+	cc.log_user = w;
+	assert_int_equal(ddp_ctx_new(&cc, &w->ctx), 0);
 	assert_int_equal(ddp_pd_new(w->ctx, &w->pda), 0);
 	assert_int_equal(ddp_pd_new(w->ctx, &w->pdb), 0);
 	ddp_callbacks ocb = {.deliver = on_deliver};
@@ -450,12 +474,135 @@ static void test_hostile_sctp_random_segments_never_fault(void **state)
 	alarm(0);
 }
 
+/* Victim-side wire filter: an RFC 4960 DATA chunk (type 0; flags U=0x04;
+ * stream id at +8, SSN +10, PPID +12) of stream flip_sid / flip_ppid is
+ * turned into an ordered one (U=0, SSN 0: the first ordered message of
+ * the stream), once; the CRC32c is recomputed (it is checked after us). */
+static unsigned flip_filter(void *user, uint8_t *pkt, size_t len)
+{
+	struct victim *w = user;
+	size_t o = 12;
+	if (w->flip_sid < 0 || w->flipped)
+		return SCTP_LL_PASS;
+	while (o + 16 <= len) {
+		size_t cl = (size_t)pkt[o + 2] << 8 | pkt[o + 3];
+		uint16_t sid = (uint16_t)(pkt[o + 8] << 8 | pkt[o + 9]);
+		uint32_t ppid = (uint32_t)pkt[o + 12] << 24 | (uint32_t)pkt[o + 13] << 16 |
+		                (uint32_t)pkt[o + 14] << 8 | pkt[o + 15];
+		if (cl < 4)
+			break;
+		if (pkt[o] == 0 && (pkt[o + 1] & 0x04) && sid == (uint16_t)w->flip_sid &&
+		    ppid == w->flip_ppid) {
+			pkt[o + 1] &= (uint8_t)~0x04;
+			pkt[o + 10] = pkt[o + 11] = 0;
+			memset(pkt + 8, 0, 4);
+			ddp_crc32c_put_wire(pkt + 8, ddp_crc32c(0, pkt, len));
+			w->flipped++;
+			return SCTP_LL_PASS;
+		}
+		o += (cl + 3) & ~(size_t)3;
+	}
+	return SCTP_LL_PASS;
+}
+
+static void att_ctl(struct victim *w, uint16_t sid, uint16_t ssn, uint16_t code)
+{
+	uint8_t b[4] = {(uint8_t)(ssn >> 8), (uint8_t)ssn, (uint8_t)(code >> 8), (uint8_t)code};
+	att_send(w, sid, SCTP_PPID_CTL, b, sizeof b);
+}
+
+static unsigned count_lines(const char *log, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = log; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Issue 15 finding 7: unsolicited Accept / Reject / Terminate and
+ * malformed session control on idle streams were dropped without a trace.
+ * Each is logged with the peer address and stream, the first 8 per
+ * association only; the total comes when the association goes. */
+static void test_hostile_sctp_control_plane_logged_rate_limited(void **state)
+{
+	(void)state;
+	alarm(60);
+	struct victim w;
+	victim_init(&w, 4);
+	att_connect(&w);
+	char peer[64];
+	snprintf(peer, sizeof peer, "peer 127.0.0.1:%d ", sctp_ll_ep_port(w.aep));
+	att_ctl(&w, 10, 0, SCTP_CTL_ACCEPT);    /* RFC 5043 §6: no Initiate sent */
+	att_ctl(&w, 11, 0, SCTP_CTL_REJECT);
+	att_ctl(&w, 12, 3, SCTP_CTL_TERMINATE);
+	att_ctl(&w, 13, 0, 0x0042);             /* no such code (RFC 5043 §5.2.3) */
+	for (int i = 0; i < 200; i++)           /* a flood */
+		att_ctl(&w, 14, (uint16_t)i, SCTP_CTL_TERMINATE);
+	ddp_sctp_stats st;
+	long end = now_ms() + 10000;
+	do {
+		step(&w, 5);
+		ddp_sctp_get_stats(w.a, &st);
+	} while (st.rx_ctl < 204 && now_ms() < end);
+	assert_int_equal(st.rx_ctl, 204);
+	char want[160];
+	snprintf(want, sizeof want, "%sstream 10: unsolicited Accept ignored (stream idle)", peer);
+	assert_non_null(strstr(w.log, want));
+	snprintf(want, sizeof want, "%sstream 11: unsolicited Reject ignored (stream idle)", peer);
+	assert_non_null(strstr(w.log, want));
+	snprintf(want, sizeof want, "%sstream 12: unsolicited Terminate ignored (stream idle)", peer);
+	assert_non_null(strstr(w.log, want));
+	snprintf(want, sizeof want, "%sstream 13: malformed session control message", peer);
+	assert_non_null(strstr(w.log, want));
+	/* rate limit: 8 lines for 204 anomalies */
+	assert_int_equal(count_lines(w.log, "ddp-sctp: peer"), 8);
+	assert_int_equal(w.nlog, 8);
+	assert_int_equal(w.nctl_bad, 0); /* nothing reached the ULP */
+	att_disconnect(&w);
+	assert_non_null(strstr(w.log, ": 204 control-plane anomalies in all, 196 not logged"));
+	assert_int_equal(w.nlog, 9);
+	victim_fini(&w);
+	alarm(0);
+}
+
+/* RFC 5043 §5.1: DDP chunks are sent unordered (U=1). A chunk with U=0 is
+ * accepted (order comes from the DDP-SSN, never from SCTP) and logged: here
+ * the Initiate of stream 20 arrives ordered and its session still opens. */
+static void test_hostile_sctp_ordered_chunk_accepted_and_logged(void **state)
+{
+	(void)state;
+	alarm(60);
+	struct victim w;
+	victim_init(&w, 5);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(w.ep), flip_filter, &w);
+	att_connect(&w);
+	w.flip_ppid = SCTP_PPID_CTL;
+	w.flip_sid = 20;
+	att_initiate(&w, 20);
+	long end = now_ms() + 5000;
+	while (!w.accepted[20] && now_ms() < end)
+		step(&w, 5);
+	assert_int_equal(w.flipped, 1);
+	assert_true(w.accepted[20]);
+	char want[160];
+	snprintf(want, sizeof want,
+	         "peer 127.0.0.1:%d stream 20: ordered (U=0) session control chunk accepted",
+	         sctp_ll_ep_port(w.aep));
+	assert_non_null(strstr(w.log, want));
+	assert_int_equal(w.nerr[20], 0);
+	att_disconnect(&w);
+	victim_fini(&w);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hostile_sctp_valid_segments_land),
 	    cmocka_unit_test(test_hostile_sctp_table_exact_codes_no_placement),
 	    cmocka_unit_test(test_hostile_sctp_random_segments_never_fault),
+	    cmocka_unit_test(test_hostile_sctp_control_plane_logged_rate_limited),
+	    cmocka_unit_test(test_hostile_sctp_ordered_chunk_accepted_and_logged),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,6 +259,49 @@ static void test_rx_skip_advances_window(void **state)
 	fx_free(&f);
 }
 
+/* A skip that cannot be recorded (the context's out-of-order memory is
+ * used up: max_reorder_bytes) stops the stream with a local catastrophic
+ * error (RFC 5041 §7.2, DDP-ERR-1) and returns DDP_ERR_LIMIT. Before, it
+ * answered DDP_ERR_NOMEM and left the stream running: the skipped number
+ * was never marked, so the stream stalled silently behind it. */
+static void test_rx_skip_out_of_memory_stops_stream(void **state)
+{
+	memllp_cfg cfg = { .seed = 5, .hdr_first = 1, .out_of_order = 1 };
+	ddp_ctx_config cc;
+	ddp_ctx *ctx;
+	memllp *m;
+	uint8_t seg[64], p[4] = { 1, 2, 3, 4 };
+	size_t n;
+
+	(void)state;
+	memset(&cc, 0, sizeof(cc));
+	cc.max_reorder_bytes = 1; /* no reorder ring fits */
+	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
+	cfg.ctx[0] = cfg.ctx[1] = ctx;
+	cfg.scfg[1].reorder_window = WIN;
+	assert_int_equal(memllp_new(&cfg, &m), 0);
+	ddp_session *rx = memllp_session(m, 1);
+	memllp_side *sd = &m->side[1];
+	uint8_t ub[32];
+	assert_int_equal(ddp_post_recv(rx, 0, 0, ub, sizeof(ub), NULL), 0);
+	/* in order: needs no memory */
+	assert_int_equal(ddp_llp_rx_skip(rx, 0, 0), 0);
+	assert_int_equal(sd->nerr, 0);
+	/* ahead of the hole at 1: has to be held, and cannot be */
+	assert_int_equal(ddp_llp_rx_skip(rx, 0, 2), DDP_ERR_LIMIT);
+	assert_int_equal(sd->nerr, 1);
+	assert_int_equal(sd->err[0].stream, 0);
+	assert_int_equal(sd->err[0].layer, DDP_LAYER_DDP);
+	assert_int_equal(sd->err[0].etype, DDP_ETYPE_CATASTROPHIC);
+	/* DDP-ERR-3: the stream is stopped, later segments are dropped */
+	n = tw_untagged(seg, 1, 1, 0, 0, 1, 0, p, sizeof(p));
+	assert_int_equal(memllp_inject(m, 1, 0, 1, seg, n, 1), 0);
+	assert_int_equal(sd->ndlv, 0);
+	assert_int_equal(sd->nerr, 1);
+	memllp_free(m);
+	assert_int_equal(ddp_ctx_free(ctx), 0);
+}
+
 /* Sequence numbers wrap at 2^16: a long run crosses the wrap. */
 static void test_seq_wraps_at_16_bits(void **state)
 {
@@ -384,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_seq_at_window_edge_is_accepted),
 		cmocka_unit_test(test_llp11_old_seq_dropped_silently),
 		cmocka_unit_test(test_rx_skip_advances_window),
+		cmocka_unit_test(test_rx_skip_out_of_memory_stops_stream),
 		cmocka_unit_test(test_seq_wraps_at_16_bits),
 		cmocka_unit_test(
 			test_ord5_random_reorder_dup_drop_delivers_in_order),

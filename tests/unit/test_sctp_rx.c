@@ -106,6 +106,18 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 }
 
 void sctp_ll_free(sctp_ll_assoc *a) { (void)a; }
+int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *), void *arg)
+{
+	(void)ep;
+	fn(arg);
+	return 0;
+}
+const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
+{
+	(void)a;
+	strcpy(buf, "192.0.2.1:9899");
+	return buf;
+}
 void sctp_ll_want_writable(sctp_ll_assoc *a) { (void)a; }
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a) { (void)a; return 4; }
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a) { (void)a; return 1100; }
@@ -141,6 +153,18 @@ static char log_[4096];
 static unsigned long ndeliv, nerr;
 static ddp_error_info last_err;
 static int initiates;
+static uint64_t reorder_max; /* ddp_ctx_config.max_reorder_bytes */
+static char logged[8192];     /* the context's log hook, one line each */
+static unsigned nlogged;
+
+static void on_log(void *u, enum ddp_log_level level, const char *msg)
+{
+	(void)u;
+	(void)level;
+	nlogged++;
+	strncat(logged, msg, sizeof(logged) - strlen(logged) - 2);
+	strcat(logged, "\n");
+}
 
 static void logf_(const char *s)
 {
@@ -215,8 +239,15 @@ static int setup(void **state)
 	initiates = 0;
 	log_[0] = 0;
 	chopper_seed(&ch, 42);
-	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
+	ddp_ctx_config cc;
+	memset(&cc, 0, sizeof(cc));
+	cc.max_reorder_bytes = reorder_max;
+	cc.log = on_log;
+	logged[0] = 0;
+	nlogged = 0;
+	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
 	memset(&ep, 0, sizeof(ep));
+	ep.cfg.ctx = ctx;
 	ep.cfg.max_pending_initiates = 2;
 	ep.cfg.sctp.session_ctl = on_ctl;
 	ep.cfg.sctp.assoc = on_assoc;
@@ -256,7 +287,14 @@ static int teardown(void **state)
 	free(a->st);
 	free(a->stage);
 	ddp_ctx_free(ctx);
+	reorder_max = 0;
 	return 0;
+}
+
+static int setup_no_reorder_memory(void **state)
+{
+	reorder_max = 1; /* no reorder ring fits in the context */
+	return setup(state);
 }
 
 static void push(uint16_t sid, uint32_t ppid, const void *b, size_t n)
@@ -298,7 +336,7 @@ static void push_seg(uint16_t sid, uint16_t ssn, uint32_t msn, size_t plen)
 static void drain(void)
 {
 	for (int i = 0; i < 100000 && qh < qn && !a->down; i++)
-		sctp_rx_readable(a);
+		sctp_ddp_readable(a);
 	assert_int_equal(qh, qn);
 }
 
@@ -465,7 +503,7 @@ static void test_rx_wrong_ppid_aborts_association(void **st)
 	(void)st;
 	open_stream(1);
 	push(1, 51, b, sizeof(b));
-	sctp_rx_readable(a);
+	sctp_ddp_readable(a);
 	assert_int_equal(ll_closed, 1);
 	assert_int_equal(a->fatal, DDP_ERR_PROTO);
 	qh = qn;
@@ -488,6 +526,28 @@ static void test_rx_initiate_cap_answers_terminate(void **st)
 	ep.cfg.sctp.session_ctl = on_ctl;
 }
 
+/* A Terminate ahead of a missing data chunk must be held by the core;
+ * when the context has no memory left for that (max_reorder_bytes) the
+ * stream stops with a local catastrophic error (RFC 5041 §7.2) and a log
+ * line. Before, ddp_llp_rx_skip's failure was ignored: no error, the
+ * Terminate's DDP-SSN never marked (the stream could stall silently). */
+static void test_rx_skip_failure_stops_stream(void **st)
+{
+	(void)st;
+	open_stream(1);
+	push_ctl(1, 2, SCTP_CTL_TERMINATE, NULL, 0);
+	drain();
+	assert_int_equal(nerr, 1);
+	assert_int_equal(last_err.stream, 1);
+	assert_int_equal(last_err.etype, DDP_ETYPE_CATASTROPHIC);
+	assert_non_null(strstr(logged, "192.0.2.1:9899 stream 1: DDP-SSN 2"));
+	/* DDP-ERR-3: later data is dropped, not delivered */
+	push_seg(1, 1, 1, 10);
+	drain();
+	assert_int_equal(ndeliv, 0);
+	assert_int_equal(nerr, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +559,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_bad_control_is_stream_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_wrong_ppid_aborts_association, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_initiate_cap_answers_terminate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_skip_failure_stops_stream, setup_no_reorder_memory, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
