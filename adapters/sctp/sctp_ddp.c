@@ -591,6 +591,14 @@ static void w_stream_event(ddp_session *s, uint32_t stream,
 	ep_leave(ep);
 }
 
+static void w_writable(ddp_session *s, uint32_t stream, void *user)
+{
+	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	ep_enter(ep);
+	ep->cfg.ddp.writable(s, stream, ep->cfg.user);
+	ep_leave(ep);
+}
+
 static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		      int status);
 
@@ -740,6 +748,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	ep->wcb.send_done = cfg->ddp.send_done ? w_send_done : NULL;
 	ep->wcb.error = cfg->ddp.error ? w_error : NULL;
 	ep->wcb.stream_event = cfg->ddp.stream_event ? w_stream_event : NULL;
+	ep->wcb.writable = cfg->ddp.writable ? w_writable : NULL;
 	if (!ep->cfg.max_pending_initiates)
 		ep->cfg.max_pending_initiates = 64;
 	if (!ep->cfg.max_assocs)
