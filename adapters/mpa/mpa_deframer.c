@@ -4,7 +4,7 @@
  * into the destination the DDP core names (header-first placement) and
  * checks the CRC before the segment counts.
  */
-#include "mpa/mpa_fpdu.h"
+#include "mpa/mpa_deframer.h"
 
 #include <string.h>
 
