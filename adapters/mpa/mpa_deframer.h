@@ -80,6 +80,8 @@ typedef struct mpa_deframer {
 	uint8_t mk[MPA_MARKER_LEN];
 	size_t mk_got;		/* octets of a marker being read (0..3) */
 	int bad_marker;		/* a marker disagreed with ULPDU_Length */
+	uint8_t len_err;	/* ULPDU_Length out of range: the DDP code,
+				 * reported once the CRC passed (0: none) */
 	int ticket_open;
 	int staged;		/* this FPDU is being staged */
 	mpa_readv_fn readv;	/* optional: see mpa_dfr_set_readv */
@@ -106,13 +108,20 @@ void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
  * reader's negative code (DDP_ERR_CLOSED at EOF, ...). Protocol errors do
  * not end the call: they are reported once through sink->error, the
  * deframer enters MPA_DFR_ERROR and from then on drains and ignores input
- * (RFC 5044 §8: no more FPDUs passed up, TCP not closed for codes 2/3):
+ * (RFC 5044 §8: no more FPDUs passed up, TCP not closed for codes 2/3).
+ * The CRC verdict comes first (RFC 5044 §4.4, §6), for every ULPDU_Length:
  *  - CRC mismatch: (2, 0, DDP_MPA_ECODE_CRC), RFC 5044 §4.4;
  *  - marker FPDUPTR disagreeing with ULPDU_Length (CRC good or off):
- *    (2, 0, DDP_MPA_ECODE_MARKER), RFC 5044 §4.3;
+ *    (2, 0, DDP_MPA_ECODE_MARKER), RFC 5044 §4.3. A marker due right
+ *    before an FPDU's ULPDU_Length MUST be 0; when it is not (e.g. a peer
+ *    that omits the markers it agreed to) the FPDU's start, hence its end,
+ *    is unknown and no CRC can be checked: this error comes at once;
  *  - ULPDU_Length above max_ulpdu: (1, DDP_ETYPE_LLP,
  *    DDP_ECODE_LLP_OVERSIZE); shorter than the DDP header:
- *    (1, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT). */
+ *    (1, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT). With CRCs on, reported only
+ *    after the rest of that FPDU (its end is known from ULPDU_Length) was
+ *    read and its CRC passed; a bad CRC makes it a CRC error. With CRCs
+ *    off, at once. */
 int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io);
 
 /* Stage ULPDUs of at most n octets (clamped to what the stage buffer
