@@ -419,6 +419,21 @@ static void length_error(mpa_deframer *d, uint8_t code)
 	d->state = d->payload_len ? MPA_DFR_DISCARD : MPA_DFR_TRAILER;
 }
 
+/* In state LEN: may ULPDU_Length and the 14 octets after it be read at
+ * once? Yes once the length was checked, or when it sits whole in the
+ * read-ahead buffer (no marker due before it) and is >= 14. */
+static int len_then_header(const mpa_deframer *d)
+{
+	if (d->got >= MPA_LEN_FIELD)
+		return 1;
+	if (d->got > 0 || marker_due(d))
+		return 0;
+	struct rcur c = rc_init(d->ra.buf + d->ra.off, d->ra.len);
+	uint64_t ulen;
+	return rc_peek_be(&c, MPA_LEN_FIELD, &ulen) == 0 &&
+	       ulen >= DDP_TAGGED_HDR_LEN;
+}
+
 /* One step. Returns 1 to go on, or the (<= 0) reader result. */
 static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
@@ -456,12 +471,15 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 				return 1;
 			}
 		}
-		/* ULPDU_Length alone, then the 14 octets every DDP header
-		 * has: nothing past the length is read before it is checked
-		 * (an FPDU too short for a DDP header may end sooner). */
+		/* ULPDU_Length and the 14 octets every DDP header has, but
+		 * nothing past ULPDU_Length before it is checked (an FPDU too
+		 * short for a DDP header may end sooner): in one read when the
+		 * length is already in the read-ahead buffer and says >= 14,
+		 * else the length alone first (no extra read of the stream:
+		 * the second piece comes from the read-ahead buffer). */
 		r = read_logical(d, rd, io, d->lh + d->got,
-				 d->got < MPA_LEN_FIELD ? MPA_LEN_FIELD - d->got :
-							  sizeof(d->lh) - d->got);
+				 len_then_header(d) ? sizeof(d->lh) - d->got :
+						      MPA_LEN_FIELD - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
