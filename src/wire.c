@@ -18,7 +18,7 @@ size_t ddp_hdr_len(uint8_t ctrl)
 
 size_t wire_encode(const struct ddp_hdr *h, uint8_t *out, size_t cap)
 {
-	struct wcur c = { out, out + cap, 0 };
+	struct wcur c = wc_init(out, cap);
 	/* RFC 5041 §4.1: Rsvd MUST be 0 on send; DV is the sender's version. */
 	uint8_t ctrl = (uint8_t)((h->tagged ? DDP_CTRL_T : 0) | (h->last ? DDP_CTRL_L : 0) |
 				 (h->dv & DDP_CTRL_DV_MASK));
@@ -40,7 +40,7 @@ size_t wire_encode(const struct ddp_hdr *h, uint8_t *out, size_t cap)
 
 size_t wire_decode(struct ddp_hdr *h, const uint8_t *buf, size_t len)
 {
-	struct rcur c = { buf, buf + len };
+	struct rcur c = rc_init(buf, len);
 	uint64_t v, ctrl;
 
 	memset(h, 0, sizeof(*h));

@@ -9,6 +9,8 @@
  */
 #include "common/crc32c.h"
 
+#include "cursor.h"
+
 #include <limits.h>
 #include <pthread.h>
 
@@ -83,15 +85,18 @@ uint32_t ddp_crc32c(uint32_t crc, const void *p, size_t n)
 #endif
 }
 
+/* The CRC field's byte order is the cursor's (src/cursor.h), like every
+ * other field's. */
 void ddp_crc32c_put_wire(uint8_t out[4], uint32_t crc)
 {
-	out[0] = (uint8_t)crc;
-	out[1] = (uint8_t)(crc >> 8);
-	out[2] = (uint8_t)(crc >> 16);
-	out[3] = (uint8_t)(crc >> 24);
+	struct wcur w = wc_init(out, 4);
+	wc_put_le(&w, 4, crc);
 }
 
 uint32_t ddp_crc32c_get_wire(const uint8_t in[4])
 {
-	return load32le(in);
+	struct rcur c = rc_init(in, 4);
+	uint64_t v = 0;
+	rc_get_le(&c, 4, &v); /* cannot fail: 4 of 4 octets */
+	return (uint32_t)v;
 }

@@ -20,6 +20,7 @@
 
 #include <ddp/llp.h>
 
+#include "mpa/mpa_deframer.h"
 #include "mpa/mpa_fpdu.h"
 #include "mpa/mpa_startup.h"
 

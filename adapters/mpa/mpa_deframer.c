@@ -4,11 +4,12 @@
  * into the destination the DDP core names (header-first placement) and
  * checks the CRC before the segment counts.
  */
-#include "mpa/mpa_fpdu.h"
+#include "mpa/mpa_deframer.h"
 
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "cursor.h"
 
 static const char *const state_names[MPA_DFR_NSTATES] = {
 	[MPA_DFR_LEN] = "ULPDU_LENGTH",
@@ -174,11 +175,18 @@ static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 	 * belongs to the FPDU that starts after it and must be 0; otherwise
 	 * FPDUPTR = pos - start of ULPDU_Length (RFC 5044 §4.3; receiver
 	 * treats the low 2 bits as 0). */
-	uint16_t ptr = (uint16_t)((d->mk[2] << 8 | d->mk[3]) & 0xfffc);
+	struct rcur mc = rc_init(d->mk, MPA_MARKER_LEN);
+	uint64_t ptr = 0;
+	rc_skip(&mc, 2);	     /* RESERVED: ignored (CRC-covered) */
+	rc_get_be(&mc, 2, &ptr); /* cannot fail: 4 of 4 octets */
+	ptr &= 0xfffc;
 	uint64_t expect = 0;
 	if (!(d->state == MPA_DFR_LEN && d->got == 0))
 		expect = d->pos - d->fpdu_start;
-	if (ptr != expect)
+	/* FPDUPTR is 16 bits: deep inside an FPDU with a ULPDU_Length past
+	 * 64768 (an oversize error awaiting its CRC) the sender can only send
+	 * the distance modulo 2^16; legal FPDUs never get that far. */
+	if (ptr != (expect & 0xfffc))
 		d->bad_marker = 1;
 	if (d->crc)
 		d->crc_acc = ddp_crc32c(d->crc_acc, d->mk, MPA_MARKER_LEN);
@@ -247,7 +255,9 @@ static int open_segment(mpa_deframer *d)
 
 static void close_segment(mpa_deframer *d)
 {
-	uint32_t want = ddp_crc32c_get_wire(d->trailer + d->pad_len);
+	struct rcur tc = rc_init(d->trailer + d->pad_len, MPA_CRC_LEN);
+	uint64_t want = 0;
+	rc_get_le(&tc, MPA_CRC_LEN, &want); /* RFC 5044 §4.4: LSB first */
 	/* RFC 5044 §4.4: with CRCs off the field MUST NOT be checked. */
 	int crc_ok = !d->crc || want == d->crc_acc;
 	int ok = crc_ok && !d->bad_marker;
@@ -269,6 +279,10 @@ static void close_segment(mpa_deframer *d)
 	if (d->bad_marker) {
 		d->marker_errors++;
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_MARKER);
+		return;
+	}
+	if (d->len_err) { /* the CRC passed: the length was sent so */
+		stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, d->len_err);
 		return;
 	}
 	d->fpdus++;
@@ -345,28 +359,79 @@ static int whole_fpdu(mpa_deframer *d)
 	if (d->markers || d->ra.len < MPA_LEN_FIELD + DDP_TAGGED_HDR_LEN)
 		return 0;
 	const uint8_t *p = d->ra.buf + d->ra.off;
-	uint16_t ulen = (uint16_t)(p[0] << 8 | p[1]);
+	struct rcur c = rc_init(p, d->ra.len);
+	uint64_t ulen = 0;
+	rc_peek_be(&c, MPA_LEN_FIELD, &ulen); /* cannot fail: len >= 16 */
 	if (ulen < DDP_TAGGED_HDR_LEN || ulen > d->max_ulpdu)
 		return 0;
 	size_t pad = mpa_pad_len(ulen);
 	size_t total = MPA_LEN_FIELD + (size_t)ulen + pad + MPA_CRC_LEN;
 	if (d->ra.len < total || ulen > d->ra.stage_max || !d->sink->segment)
 		return 0;
-	mpa_ra_classify(&d->ra, ulen, p[MPA_LEN_FIELD], 1);
+	mpa_ra_classify(&d->ra, (uint16_t)ulen, p[MPA_LEN_FIELD], 1);
 	d->ra.off += total;
 	d->ra.len -= total;
 	d->pos += total;
+	uint64_t want = 0;
+	rc_skip(&c, total - MPA_CRC_LEN);
+	rc_get_le(&c, MPA_CRC_LEN, &want); /* cannot fail: total <= len */
 	/* RFC 5044 §4.4: with CRCs off the field MUST NOT be checked */
-	if (d->crc && ddp_crc32c(0, p, total - MPA_CRC_LEN) !=
-			      ddp_crc32c_get_wire(p + total - MPA_CRC_LEN)) {
+	if (d->crc && ddp_crc32c(0, p, total - MPA_CRC_LEN) != want) {
 		d->crc_errors++;
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_CRC);
 		return 1;
 	}
 	d->fpdus++;
-	if (d->sink->segment(d->sink_ctx, p + MPA_LEN_FIELD, ulen) < 0)
+	if (d->sink->segment(d->sink_ctx, p + MPA_LEN_FIELD, (size_t)ulen) < 0)
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 	return 1;
+}
+
+/* ULPDU_Length is one no DDP segment can have (code: OVERSIZE above
+ * max_ulpdu, SHORT below the DDP header). RFC 5044 §4.4 and §6: the
+ * receiver MUST verify the CRC before anything of the FPDU counts, so a
+ * length field damaged in transit is a CRC error, not the peer's DDP error.
+ * The FPDU's end is known from ULPDU_Length whatever its value (2 +
+ * ULPDU_Length + PAD + CRC <= 65544 octets, plus the markers, whose
+ * positions are known): read on to it, discarding through the scratch
+ * buffer (bounded memory and work), and let close_segment decide: CRC
+ * error, else a marker error, else this length error. With CRCs off there
+ * is no verdict to wait for: a marker error seen so far, else the length
+ * error, now. Should the stream end before that CRC, the FPDU was cut
+ * short and its length never verified: mpa_dfr_abort reports the cut (TCP
+ * closed mid-FPDU), not the length. */
+static void length_error(mpa_deframer *d, uint8_t code)
+{
+	d->len_ok = 0;
+	if (!d->crc) {
+		if (d->bad_marker) {
+			d->marker_errors++;
+			stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_MARKER);
+		} else {
+			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, code);
+		}
+		return;
+	}
+	d->len_err = code;
+	/* ULPDU octets still to come: d->got counts ULPDU_Length too */
+	d->payload_len = (size_t)d->ulpdu_len + MPA_LEN_FIELD - d->got;
+	d->got = 0;
+	d->state = d->payload_len ? MPA_DFR_DISCARD : MPA_DFR_TRAILER;
+}
+
+/* In state LEN: may ULPDU_Length and the 14 octets after it be read at
+ * once? Yes once the length was checked, or when it sits whole in the
+ * read-ahead buffer (no marker due before it) and is >= 14. */
+static int len_then_header(const mpa_deframer *d)
+{
+	if (d->got >= MPA_LEN_FIELD)
+		return 1;
+	if (d->got > 0 || marker_due(d))
+		return 0;
+	struct rcur c = rc_init(d->ra.buf + d->ra.off, d->ra.len);
+	uint64_t ulen;
+	return rc_peek_be(&c, MPA_LEN_FIELD, &ulen) == 0 &&
+	       ulen >= DDP_TAGGED_HDR_LEN;
 }
 
 /* One step. Returns 1 to go on, or the (<= 0) reader result. */
@@ -383,29 +448,56 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 			d->started = 1;
 			d->crc_acc = 0;
 			d->bad_marker = 0;
+			d->len_err = 0;
 			if (!marker_due(d))
 				d->fpdu_start = d->pos;
 		}
-		/* ULPDU_Length and the 14 octets every DDP header has, in one
-		 * read: a valid FPDU always has them. */
-		r = read_logical(d, rd, io, d->lh + d->got, sizeof(d->lh) - d->got);
+		if (d->got == 0 && marker_due(d)) {
+			/* RFC 5044 §4.3: the marker right before ULPDU_Length
+			 * belongs to this FPDU and MUST be 0 (the first octets
+			 * of the stream are one). Another value says the FPDU
+			 * starts elsewhere (a peer that omits the markers it
+			 * agreed to: these are its ULPDU_Length and DDP
+			 * control octets): which octets are ULPDU_Length is
+			 * unknown, so the FPDU's end and CRC cannot be found.
+			 * The marker error now (RFC 5044 §8 code 3), nothing
+			 * handed to DDP. */
+			r = read_marker(d, rd, io);
+			if (r <= 0)
+				return r;
+			if (d->bad_marker) {
+				d->marker_errors++;
+				stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_MARKER);
+				return 1;
+			}
+		}
+		/* ULPDU_Length and the 14 octets every DDP header has, but
+		 * nothing past ULPDU_Length before it is checked (an FPDU too
+		 * short for a DDP header may end sooner): in one read when the
+		 * length is already in the read-ahead buffer and says >= 14,
+		 * else the length alone first (no extra read of the stream:
+		 * the second piece comes from the read-ahead buffer). */
+		r = read_logical(d, rd, io, d->lh + d->got,
+				 len_then_header(d) ? sizeof(d->lh) - d->got :
+						      MPA_LEN_FIELD - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
 		if (d->got >= MPA_LEN_FIELD && !d->len_ok) {
-			d->ulpdu_len = (uint16_t)(d->lh[0] << 8 | d->lh[1]);
+			struct rcur lc = rc_init(d->lh, MPA_LEN_FIELD);
+			uint64_t ulen = 0;
+			rc_get_be(&lc, MPA_LEN_FIELD, &ulen); /* 2 of 2 */
+			d->ulpdu_len = (uint16_t)ulen;
+			d->pad_len = mpa_pad_len(d->ulpdu_len);
+			d->len_ok = 1;
 			if (d->ulpdu_len > d->max_ulpdu) {
-				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				     DDP_ECODE_LLP_OVERSIZE);
+				length_error(d, DDP_ECODE_LLP_OVERSIZE);
 				return 1;
 			}
 			if (d->ulpdu_len < DDP_TAGGED_HDR_LEN) {
-				stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				     DDP_ECODE_LLP_SHORT);
+				length_error(d, DDP_ECODE_LLP_SHORT);
 				return 1;
 			}
-			d->pad_len = mpa_pad_len(d->ulpdu_len);
-			d->len_ok = 1;
 		}
 		if (d->got < sizeof(d->lh))
 			return 1;
@@ -430,7 +522,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		memcpy(d->hdr, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 		d->hdr_len = ddp_hdr_len(d->hdr[0]);
 		if (d->ulpdu_len < d->hdr_len) {
-			stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT);
+			length_error(d, DDP_ECODE_LLP_SHORT);
 			return 1;
 		}
 		d->got = DDP_TAGGED_HDR_LEN;

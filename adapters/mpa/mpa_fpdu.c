@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/crc32c.h"
+#include "cursor.h"
 
 uint32_t mpa_mulpdu(uint32_t emss, int markers)
 {
@@ -62,11 +63,10 @@ static void put_marker(struct lay *l, int at_fpdu_start)
 	/* RFC 5044 §4.3: FPDUPTR = octets from ULPDU_Length to the marker;
 	 * 0 when the marker sits right before ULPDU_Length. Low 2 bits 0. */
 	uint64_t ptr = at_fpdu_start ? 0 : l->t->pos - l->start;
+	struct wcur w = wc_init(m, MPA_MARKER_LEN);
 
-	m[0] = 0;
-	m[1] = 0;
-	m[2] = (uint8_t)(ptr >> 8);
-	m[3] = (uint8_t)(ptr & 0xfc);
+	wc_put_be(&w, 2, 0); /* RESERVED */
+	wc_put_be(&w, 2, ptr & 0xfffc);
 	add_iov(l, m, MPA_MARKER_LEN);
 	l->t->pos += MPA_MARKER_LEN;
 }
@@ -170,9 +170,9 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	if (t->markers && t->pos % MPA_MARKER_INTERVAL == 0)
 		put_marker(&l, 1);
 	l.start = t->pos;
-	f->head[0] = (uint8_t)(ulpdu_len >> 8);
-	f->head[1] = (uint8_t)ulpdu_len;
-	memcpy(f->head + MPA_LEN_FIELD, iov[0].iov_base, hl);
+	struct wcur head = wc_init(f->head, sizeof(f->head));
+	wc_put_be(&head, MPA_LEN_FIELD, ulpdu_len);
+	wc_put_bytes(&head, iov[0].iov_base, hl);
 	emit(&l, f->head, MPA_LEN_FIELD + hl);
 	for (int i = 1; i < iovcnt; i++)
 		emit(&l, iov[i].iov_base, iov[i].iov_len);
@@ -187,7 +187,8 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 			crc = ddp_crc32c(crc, f->iov[i].iov_base,
 					 f->iov[i].iov_len);
 	uint8_t *c = f->tail + pad;
-	ddp_crc32c_put_wire(c, crc); /* RFC 5044 §4.4: LSB first */
+	struct wcur cw = wc_init(c, MPA_CRC_LEN);
+	wc_put_le(&cw, MPA_CRC_LEN, crc); /* RFC 5044 §4.4: LSB first */
 	add_iov(&l, c, MPA_CRC_LEN);
 	t->pos += MPA_CRC_LEN;
 	f->wire_len = (size_t)(t->pos - pos0);

@@ -1,10 +1,11 @@
 /* RFC 6581 §9.2-9.3 RTR messages (see mpa_rtr.h). */
 #include "mpa/mpa_rtr.h"
 
-#include <string.h>
 
 #include <ddp/ddp.h>
 #include "mpa/mpa_startup.h"
+
+#include "cursor.h"
 
 /* DDP control octets (RFC 5041 §4.1): T, L, DV=1 */
 #define CTRL_UNTAGGED_LAST 0x41
@@ -14,42 +15,44 @@
 #define RDMAP_READ_REQ 0x41
 #define RDMAP_SEND 0x43
 
-static void put32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
 int mpa_rtr_build(unsigned kind, uint8_t *hdr, size_t *hdr_len,
 		  uint8_t *payload, size_t *payload_len)
 {
-	memset(hdr, 0, DDP_UNTAGGED_HDR_LEN);
+	struct wcur h = wc_init(hdr, DDP_UNTAGGED_HDR_LEN);
+	struct wcur p = wc_init(payload, MPA_RTR_READ_PAYLOAD);
+
 	*payload_len = 0;
 	switch (kind) {
-	case MPA_RTR_WRITE:
-		hdr[0] = CTRL_TAGGED_LAST;
-		hdr[1] = RDMAP_WRITE;
-		put32(hdr + 2, 1); /* STag 1, TO 0 */
+	case MPA_RTR_WRITE: /* RFC 5041 §4.2: ctrl, RsvdULP, STag, TO */
+		wc_put_be(&h, 1, CTRL_TAGGED_LAST);
+		wc_put_be(&h, 1, RDMAP_WRITE);
+		wc_put_be(&h, 4, 1); /* STag 1 (siw practice) */
+		wc_put_be(&h, 8, 0); /* TO 0 */
 		*hdr_len = DDP_TAGGED_HDR_LEN;
 		return 0;
-	case MPA_RTR_SEND:
-		hdr[0] = CTRL_UNTAGGED_LAST;
-		hdr[1] = RDMAP_SEND;
-		put32(hdr + 6, 0);  /* QN 0 */
-		put32(hdr + 10, 1); /* MSN 1 */
+	case MPA_RTR_SEND: /* RFC 5041 §4.3: ctrl, RsvdULP(40), QN, MSN, MO */
+		wc_put_be(&h, 1, CTRL_UNTAGGED_LAST);
+		wc_put_be(&h, 1, RDMAP_SEND);
+		wc_zero(&h, 4);	     /* rest of RsvdULP */
+		wc_put_be(&h, 4, 0); /* QN 0 */
+		wc_put_be(&h, 4, 1); /* MSN 1 */
+		wc_put_be(&h, 4, 0); /* MO 0 */
 		*hdr_len = DDP_UNTAGGED_HDR_LEN;
 		return 0;
 	case MPA_RTR_READ:
-		hdr[0] = CTRL_UNTAGGED_LAST;
-		hdr[1] = RDMAP_READ_REQ;
-		put32(hdr + 6, 1);  /* QN 1 */
-		put32(hdr + 10, 1); /* MSN 1 */
+		wc_put_be(&h, 1, CTRL_UNTAGGED_LAST);
+		wc_put_be(&h, 1, RDMAP_READ_REQ);
+		wc_zero(&h, 4);
+		wc_put_be(&h, 4, 1); /* QN 1 */
+		wc_put_be(&h, 4, 1); /* MSN 1 */
+		wc_put_be(&h, 4, 0); /* MO 0 */
 		*hdr_len = DDP_UNTAGGED_HDR_LEN;
-		memset(payload, 0, MPA_RTR_READ_PAYLOAD);
-		put32(payload, 1);	/* sink STag */
-		put32(payload + 16, 1); /* source STag (size 0 at 12..15) */
+		/* RFC 5040 §4.4: sink STag, sink TO, size, source STag, TO */
+		wc_put_be(&p, 4, 1); /* sink STag */
+		wc_put_be(&p, 8, 0);
+		wc_put_be(&p, 4, 0); /* size 0 */
+		wc_put_be(&p, 4, 1); /* source STag */
+		wc_put_be(&p, 8, 0);
 		*payload_len = MPA_RTR_READ_PAYLOAD;
 		return 0;
 	default:

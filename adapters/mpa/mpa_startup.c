@@ -1,12 +1,14 @@
 /*
  * MPA Request/Reply frame codec and resumable parser (RFC 5044 §7.1,
- * RFC 6581 §6). All wire access goes through the small put/get helpers.
+ * RFC 6581 §6). All wire access goes through the core's cursor (cursor.h).
  */
 #include "mpa/mpa_startup.h"
 
 #include <string.h>
 
 #include <ddp/ddp.h>
+
+#include "cursor.h"
 
 static const uint8_t key_req[MPA_KEY_LEN] = "MPA ID Req Frame";
 static const uint8_t key_rep[MPA_KEY_LEN] = "MPA ID Rep Frame";
@@ -23,17 +25,6 @@ const char *mpa_sp_state_name(enum mpa_sp_state st)
 	if ((unsigned)st >= MPA_SP_NSTATES)
 		return "?";
 	return state_names[st];
-}
-
-static void put16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-static uint16_t get16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
 }
 
 static size_t wire_pd_len(const mpa_frame *f)
@@ -62,17 +53,17 @@ int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap,
 	if (cap < MPA_FRAME_HDR_LEN + pdl)
 		return DDP_ERR_LIMIT;
 
-	memcpy(out, f->reply ? key_rep : key_req, MPA_KEY_LEN);
+	struct wcur w = wc_init(out, cap);
+	wc_put_bytes(&w, f->reply ? key_rep : key_req, MPA_KEY_LEN);
 	uint8_t flags = f->flags & (MPA_FLAG_M | MPA_FLAG_C | MPA_FLAG_R);
 	/* RFC 5044 §7.1: R MUST be 0 in a Request; Res bits sent as 0. */
 	if (!f->reply)
 		flags &= (uint8_t)~MPA_FLAG_R;
 	if (f->enhanced)
 		flags |= MPA_FLAG_S;
-	out[16] = flags;
-	out[17] = f->rev;
-	put16(out + 18, (uint16_t)pdl);
-	uint8_t *p = out + MPA_FRAME_HDR_LEN;
+	wc_put_be(&w, 1, flags);
+	wc_put_be(&w, 1, f->rev);
+	wc_put_be(&w, 2, pdl);
 	if (f->enhanced) {
 		uint16_t ird = f->ird & MPA_IRD_ORD_MASK;
 		uint16_t ord = f->ord & MPA_IRD_ORD_MASK;
@@ -84,12 +75,12 @@ int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap,
 			ord |= 0x8000; /* C */
 		if (f->p2p && (f->rtr & MPA_RTR_READ))
 			ord |= 0x4000; /* D */
-		put16(p, ird);
-		put16(p + 2, ord);
-		p += MPA_ENH_LEN;
+		wc_put_be(&w, 2, ird);
+		wc_put_be(&w, 2, ord);
 	}
-	if (f->pd_len)
-		memcpy(p, f->pd, f->pd_len);
+	wc_put_bytes(&w, f->pd, f->pd_len);
+	if (w.overflow)
+		return DDP_ERR_LIMIT; /* not reached: cap was checked above */
 	*len = MPA_FRAME_HDR_LEN + pdl;
 	return 0;
 }
@@ -113,9 +104,15 @@ static int fail(mpa_startup_parser *p, const char *why)
 /* The fixed header is complete: validate it. */
 static int check_header(mpa_startup_parser *p)
 {
-	const uint8_t *h = p->hdr;
-	int is_req = memcmp(h, key_req, MPA_KEY_LEN) == 0;
-	int is_rep = memcmp(h, key_rep, MPA_KEY_LEN) == 0;
+	struct rcur c = rc_init(p->hdr, MPA_FRAME_HDR_LEN);
+	const uint8_t *key = rc_take(&c, MPA_KEY_LEN);
+	uint64_t flags = 0, rev = 0, pdl = 0;
+	/* cannot fail: the whole fixed header is there */
+	if (!key || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 1, &rev) ||
+	    rc_get_be(&c, 2, &pdl))
+		return fail(p, "short header");
+	int is_req = memcmp(key, key_req, MPA_KEY_LEN) == 0;
+	int is_rep = memcmp(key, key_rep, MPA_KEY_LEN) == 0;
 
 	/* RFC 5044 §7.1.1: the Req/Rep difference MUST be used to detect
 	 * initiator/initiator (and responder/responder) start-ups. */
@@ -126,9 +123,9 @@ static int check_header(mpa_startup_parser *p)
 	if (!p->expect_reply && is_rep)
 		return fail(p, "Reply where a Request was expected (responder/responder)");
 	/* RFC 5044 §7.1.2: the receiver MUST check Rev; we do 1 and 2. */
-	if (h[17] < MPA_REV_MIN || h[17] > MPA_REV_MAX)
+	if (rev < MPA_REV_MIN || rev > MPA_REV_MAX)
 		return fail(p, "unsupported revision");
-	p->pd_len = get16(h + 18);
+	p->pd_len = (uint16_t)pdl;
 	/* RFC 5044 §7.1: PD_Length > 512 (or our cap) is improperly formatted */
 	if (p->pd_len > p->pd_cap)
 		return fail(p, "PD_Length over the cap");
@@ -138,12 +135,12 @@ static int check_header(mpa_startup_parser *p)
 	f->reply = is_rep;
 	/* Res bits MUST NOT be checked (RFC 5044 §7.1); R is not checked in
 	 * a Request. */
-	f->flags = h[16] & (MPA_FLAG_M | MPA_FLAG_C | MPA_FLAG_R | MPA_FLAG_S);
+	f->flags = (uint8_t)flags & (MPA_FLAG_M | MPA_FLAG_C | MPA_FLAG_R | MPA_FLAG_S);
 	if (!is_rep)
 		f->flags &= (uint8_t)~MPA_FLAG_R;
-	f->rev = h[17];
+	f->rev = (uint8_t)rev;
 	/* RFC 6581 §6.2: enhanced only with Rev >= 2 and S=1. */
-	f->enhanced = f->rev >= 2 && (h[16] & MPA_FLAG_S);
+	f->enhanced = f->rev >= 2 && (flags & MPA_FLAG_S);
 	if (f->enhanced && p->pd_len < MPA_ENH_LEN)
 		return fail(p, "enhanced frame without the IRD/ORD word");
 	return 0;
@@ -152,11 +149,11 @@ static int check_header(mpa_startup_parser *p)
 static void finish_frame(mpa_startup_parser *p)
 {
 	mpa_frame *f = &p->frame;
-	const uint8_t *pd = p->pd;
-	size_t n = p->pd_len;
+	struct rcur c = rc_init(p->pd, p->pd_len);
+	uint64_t ird, ord;
 
-	if (f->enhanced) {
-		uint16_t ird = get16(pd), ord = get16(pd + 2);
+	/* check_header saw PD_Length >= 4 when enhanced */
+	if (f->enhanced && !rc_get_be(&c, 2, &ird) && !rc_get_be(&c, 2, &ord)) {
 		f->p2p = (ird & 0x8000) != 0;
 		f->rtr = 0;
 		if (ird & 0x4000)
@@ -165,13 +162,11 @@ static void finish_frame(mpa_startup_parser *p)
 			f->rtr |= MPA_RTR_WRITE;
 		if (ord & 0x4000)
 			f->rtr |= MPA_RTR_READ;
-		f->ird = ird & MPA_IRD_ORD_MASK;
-		f->ord = ord & MPA_IRD_ORD_MASK;
-		pd += MPA_ENH_LEN;
-		n -= MPA_ENH_LEN;
+		f->ird = (uint16_t)(ird & MPA_IRD_ORD_MASK);
+		f->ord = (uint16_t)(ord & MPA_IRD_ORD_MASK);
 	}
-	f->pd = n ? pd : NULL;
-	f->pd_len = (uint16_t)n;
+	f->pd_len = (uint16_t)rc_left(&c);
+	f->pd = f->pd_len ? c.p : NULL;
 	p->state = MPA_SP_DONE;
 }
 

@@ -5,34 +5,7 @@
 
 #include <ddp/ddp.h>
 
-/* Bounds-checked read cursor: a read past end fails, never over-reads. */
-struct cur {
-	const uint8_t *p, *end;
-};
-
-static int get_u16(struct cur *c, uint16_t *v)
-{
-	if (c->end - c->p < 2)
-		return -1;
-	*v = (uint16_t)((uint16_t)c->p[0] << 8 | c->p[1]);
-	c->p += 2;
-	return 0;
-}
-
-static int get_u32(struct cur *c, uint32_t *v)
-{
-	if (c->end - c->p < 4)
-		return -1;
-	*v = (uint32_t)c->p[0] << 24 | (uint32_t)c->p[1] << 16 |
-	     (uint32_t)c->p[2] << 8 | c->p[3];
-	c->p += 4;
-	return 0;
-}
-
-static size_t left(const struct cur *c)
-{
-	return (size_t)(c->end - c->p);
-}
+#include "cursor.h"
 
 static int is_enh_ia(unsigned code)
 {
@@ -67,34 +40,34 @@ static uint32_t ird_ord_pack(const struct sctp_ird_ord *io)
 int sctp_ctl_decode(struct sctp_ctl_msg *out, const uint8_t *buf, size_t len,
 		    enum sctp_ctl_why *why)
 {
-	struct cur c;
-	uint32_t w;
+	uint64_t ssn, code, w;
 
 	if (!out || (!buf && len))
 		return DDP_ERR_INVAL;
 	memset(out, 0, sizeof(*out));
-	c.p = buf;
-	c.end = buf + len;
-	if (get_u16(&c, &out->ssn) || get_u16(&c, &out->code))
+	struct rcur c = rc_init(buf, len);
+	if (rc_get_be(&c, 2, &ssn) || rc_get_be(&c, 2, &code))
 		return fail(why, SCTP_CTL_E_SHORT, DDP_ERR_PROTO);
+	out->ssn = (uint16_t)ssn;
+	out->code = (uint16_t)code;
 	if (out->code < SCTP_CTL_INITIATE || out->code > SCTP_CTL_ENH_REJECT)
 		return fail(why, SCTP_CTL_E_UNKNOWN_CODE, DDP_ERR_UNSUPPORTED);
 	/* RFC 5043 §5.2.3: Terminate MUST NOT carry private data */
-	if (out->code == SCTP_CTL_TERMINATE && left(&c))
+	if (out->code == SCTP_CTL_TERMINATE && rc_left(&c))
 		return fail(why, SCTP_CTL_E_PD_ON_TERMINATE, DDP_ERR_PROTO);
 	/* RFC 5043 §5.2.3: private data at most 512 octets (RFC 6581 §7:
 	 * the IRD/ORD word counts) */
-	if (left(&c) > SCTP_CTL_MAX_PD)
+	if (rc_left(&c) > SCTP_CTL_MAX_PD)
 		return fail(why, SCTP_CTL_E_PD_TOO_LONG, DDP_ERR_TOOBIG);
 	if (is_enh_ia(out->code)) {
 		/* RFC 6581 §7: enhanced Initiate/Accept start with IRD/ORD */
-		if (get_u32(&c, &w))
+		if (rc_get_be(&c, 4, &w))
 			return fail(why, SCTP_CTL_E_NO_IRD_ORD, DDP_ERR_PROTO);
-		ird_ord_unpack(w, &out->ird_ord);
+		ird_ord_unpack((uint32_t)w, &out->ird_ord);
 		out->has_ird_ord = 1;
 	}
-	out->pd = left(&c) ? c.p : NULL;
-	out->pd_len = left(&c);
+	out->pd = rc_left(&c) ? c.p : NULL;
+	out->pd_len = rc_left(&c);
 	if (why)
 		*why = SCTP_CTL_OK;
 	return 0;
@@ -104,7 +77,6 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 		    size_t *out_len)
 {
 	size_t n, pd_total;
-	uint8_t *p;
 
 	if (!buf || !m || !out_len || (!m->pd && m->pd_len))
 		return DDP_ERR_INVAL;
@@ -123,20 +95,14 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 	n = SCTP_CTL_HDR_LEN + pd_total;
 	if (n > cap)
 		return DDP_ERR_TOOBIG;
-	p = buf;
-	*p++ = (uint8_t)(m->ssn >> 8);
-	*p++ = (uint8_t)m->ssn;
-	*p++ = (uint8_t)(m->code >> 8);
-	*p++ = (uint8_t)m->code;
-	if (is_enh_ia(m->code)) {
-		uint32_t w = ird_ord_pack(&m->ird_ord);
-		*p++ = (uint8_t)(w >> 24);
-		*p++ = (uint8_t)(w >> 16);
-		*p++ = (uint8_t)(w >> 8);
-		*p++ = (uint8_t)w;
-	}
-	if (m->pd_len)
-		memcpy(p, m->pd, m->pd_len);
+	struct wcur w = wc_init(buf, n);
+	wc_put_be(&w, 2, m->ssn);
+	wc_put_be(&w, 2, m->code);
+	if (is_enh_ia(m->code))
+		wc_put_be(&w, 4, ird_ord_pack(&m->ird_ord));
+	wc_put_bytes(&w, m->pd, m->pd_len);
+	if (w.overflow)
+		return DDP_ERR_TOOBIG; /* not reached: n was checked above */
 	*out_len = n;
 	return 0;
 }

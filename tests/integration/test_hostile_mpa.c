@@ -154,7 +154,9 @@ static struct sockaddr_in lo(int port)
 	return sa;
 }
 
-static void victim_init(struct victim *w, uint64_t seed)
+/* markers: the victim asks for markers (M=1 in its Reply, RFC 5044 §7.1),
+ * so the attacker is bound to insert them. */
+static void victim_init_markers(struct victim *w, uint64_t seed, int markers)
 {
 	memset(w, 0, sizeof(*w));
 	w->rng = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -173,6 +175,7 @@ static void victim_init(struct victim *w, uint64_t seed)
 	ddp_mpa_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.revision = 1;
+	cfg.markers = markers;
 	cfg.startup_timeout_ms = 3000;
 	cfg.session.pd = w->pda;
 	struct sockaddr_in sa = lo(0);
@@ -180,6 +183,11 @@ static void victim_init(struct victim *w, uint64_t seed)
 	                                &cbs, on_accept, on_event, w, &w->lst),
 	                 0);
 	w->port = ddp_mpa_listener_port(w->lst);
+}
+
+static void victim_init(struct victim *w, uint64_t seed)
+{
+	victim_init_markers(w, seed, 0);
 }
 
 static void victim_fini(struct victim *w)
@@ -263,6 +271,16 @@ static void wait_until_error(struct victim *w, long ms)
 		step(w, 20);
 }
 
+/* The attacker's connection is done: close it, free the victim's side and
+ * check that no buffer was written (the probe buffer up to probe_len). */
+static void attacker_done(struct victim *w, int fd, size_t probe_len)
+{
+	close(fd);
+	ddp_mpa_conn_free(w->c);
+	w->c = NULL;
+	assert_all_canaries(w, probe_len);
+}
+
 /* RFC 5041 §7.1/§7.2 through MPA/TCP: every hostile header gets exactly its
  * (etype, code), nothing is placed or delivered, and the stream places
  * nothing after its first error (DDP-ERR-1). */
@@ -303,10 +321,7 @@ static void test_hostile_mpa_table_exact_codes_no_placement(void **state)
 		assert_int_equal(w.ndlv, 0);
 		assert_int_equal(w.nprobe, c->pre_probe ? 1 : 0);
 		assert_false(w.failed);
-		close(fd);
-		ddp_mpa_conn_free(w.c);
-		w.c = NULL;
-		assert_all_canaries(&w, c->pre_probe ? 3 : 0);
+		attacker_done(&w, fd, c->pre_probe ? 3 : 0);
 	}
 	victim_fini(&w);
 	alarm(0);
@@ -395,6 +410,101 @@ static void test_hostile_mpa_revocation_hits_segment_in_flight(void **state)
 	alarm(0);
 }
 
+/* ---------------------------------------------------------- MPA verdicts */
+
+/* RFC 5044 §4.4, §6, §8 through MPA/TCP: an FPDU whose ULPDU_Length no DDP
+ * segment can have (0: shorter than any header; 16 with an untagged
+ * control octet; 65535: above MULPDU's 64768) is a CRC error (2, 0, 0x02)
+ * when its CRC is bad and the length error (1, 3, SHORT / OVERSIZE) only
+ * when its CRC is good: the CRC verdict first, for every ULPDU_Length.
+ * Nothing is placed or delivered; TCP stays open (codes 2/3, RFC 5044 §8).
+ * Was: (1, 3, x) whatever the CRC. */
+static void test_hostile_mpa_crc_verdict_before_length_errors(void **state)
+{
+	alarm(60);
+	static const struct {
+		size_t len;
+		uint8_t ctrl;
+		uint8_t code;
+	} cases[] = {
+		{ 0, 0, DDP_ECODE_LLP_SHORT },
+		{ 16, 0x41, DDP_ECODE_LLP_SHORT },
+		{ 65535, 0x41, DDP_ECODE_LLP_OVERSIZE },
+	};
+	struct victim w;
+	victim_init(&w, 5);
+	static uint8_t seg[65535], f[70000];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int good = 0; good < 2; good++) {
+			int fd = attacker_connect(&w);
+			memset(seg, EVIL, cases[i].len);
+			if (cases[i].len)
+				seg[0] = cases[i].ctrl;
+			/* crc 0: a zero CRC field, which is not the CRC */
+			size_t n = mpa_craft_fpdu(f, sizeof f, seg, cases[i].len, good);
+			assert_true(n > 0);
+			assert_int_equal(mpa_craft_send_all(fd, f, n), 0);
+			wait_until_error(&w, 3000);
+			step(&w, 20);
+			print_message("ULPDU_Length %zu, CRC %s -> %d/%d/%d\n", cases[i].len,
+			              good ? "good" : "bad", w.err.layer, w.err.etype,
+			              w.err.code);
+			assert_int_equal(w.nerr, 1);
+			if (good) {
+				assert_int_equal(w.err.layer, DDP_LAYER_DDP);
+				assert_int_equal(w.err.etype, DDP_ETYPE_LLP);
+				assert_int_equal(w.err.code, cases[i].code);
+			} else {
+				assert_int_equal(w.err.layer, DDP_LAYER_LLP);
+				assert_int_equal(w.err.etype, 0);
+				assert_int_equal(w.err.code, DDP_MPA_ECODE_CRC);
+			}
+			assert_int_equal(w.ndlv, 0);
+			assert_false(w.failed);
+			attacker_done(&w, fd, 0);
+		}
+	}
+	victim_fini(&w);
+	alarm(0);
+}
+
+/* RFC 5044 §4.3, §8 code 3 through MPA/TCP: the victim's Reply asks for
+ * markers (M=1); the attacker sends a valid FPDU without them. The first
+ * octets of its stream MUST be a marker with FPDUPTR 0: the victim reports
+ * the MPA marker error (2, 0, 0x03), places and delivers nothing, and keeps
+ * TCP open. Was: (1, 3, 0x03) "shorter than a header", or nothing. */
+static void test_hostile_mpa_missing_markers_are_a_marker_error(void **state)
+{
+	alarm(30);
+	struct victim w;
+	victim_init_markers(&w, 6, 1);
+	for (int k = 0; k < 2; k++) {
+		int fd = attacker_connect(&w);
+		uint8_t seg[DDP_TAGGED_HDR_LEN + 16], pay[16];
+		memset(pay, EVIL, sizeof pay);
+		size_t n;
+		if (k == 0)
+			n = tw_tagged(seg, 1, 1, 0, w.t.stag[HT_GOOD], TBASE, pay, sizeof pay);
+		else
+			n = hostile_probe(seg);
+		send_fpdu(fd, seg, n);
+		wait_until_error(&w, 3000);
+		step(&w, 20);
+		print_message("FPDU without markers -> %d/%d/%d\n", w.err.layer, w.err.etype,
+		              w.err.code);
+		assert_int_equal(w.nerr, 1);
+		assert_int_equal(w.err.layer, DDP_LAYER_LLP);
+		assert_int_equal(w.err.etype, 0);
+		assert_int_equal(w.err.code, DDP_MPA_ECODE_MARKER);
+		assert_int_equal(w.ndlv, 0);
+		assert_int_equal(w.nprobe, 0);
+		assert_false(w.failed);
+		attacker_done(&w, fd, 0);
+	}
+	victim_fini(&w);
+	alarm(0);
+}
+
 /* ---------------------------------------------------------- random phase */
 
 /* A few thousand random hostile FPDUs through real TCP, a few per
@@ -453,6 +563,8 @@ int main(void)
 	    cmocka_unit_test(test_hostile_mpa_table_exact_codes_no_placement),
 	    cmocka_unit_test(test_hostile_mpa_revocation_hits_segment_in_flight),
 	    cmocka_unit_test(test_hostile_mpa_random_fpdus_never_fault),
+	    cmocka_unit_test(test_hostile_mpa_crc_verdict_before_length_errors),
+	    cmocka_unit_test(test_hostile_mpa_missing_markers_are_a_marker_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,7 +23,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
-#include "mpa/mpa_fpdu.h"
+#include "mpa/mpa_readahead.h"
 
 #define NMSG 6
 #define RXBUF (256 * 1024)

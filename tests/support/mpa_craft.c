@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "common/crc32c.h"
+#include "cursor.h"
 #include "mpa/mpa_fpdu.h"
 #include "mpa/mpa_startup.h"
 
@@ -62,9 +63,9 @@ size_t mpa_craft_fpdu(uint8_t *out, size_t cap, const uint8_t *ulpdu, size_t ulp
 	if (n > cap)
 		return 0;
 	size_t pad = mpa_pad_len(ulpdu_len);
-	out[0] = (uint8_t)(ulpdu_len >> 8);
-	out[1] = (uint8_t)ulpdu_len;
-	memmove(out + MPA_LEN_FIELD, ulpdu, ulpdu_len);
+	memmove(out + MPA_LEN_FIELD, ulpdu, ulpdu_len); /* may overlap out */
+	struct wcur w = wc_init(out, MPA_LEN_FIELD);
+	wc_put_be(&w, MPA_LEN_FIELD, ulpdu_len);
 	memset(out + MPA_LEN_FIELD + ulpdu_len, 0, pad);
 	size_t body = MPA_LEN_FIELD + ulpdu_len + pad;
 	/* RFC 5044 §4.4: CRC over ULPDU_Length, ULPDU and PAD, LSB first */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include <ddp/ddp.h>
-#include "mpa/mpa_fpdu.h"
+#include "mpa/mpa_deframer.h"
 
 #define MAXSEG 256
 #define AREA (1 << 20)

@@ -2,6 +2,9 @@
  * The DDP core is replaced by a recording sink. */
 #include "dfr_harness.h"
 
+#include "common/crc32c.h"
+#include "cursor.h"
+
 /* RFC 5044 §4: receivers MUST find FPDUs from ULPDU_Length whatever the
  * segmentation; markers routed around (§4.3), CRC checked (§4.4). */
 static void test_deframer_survives_random_pieces_all_modes(void **state)
@@ -134,14 +137,15 @@ static void test_deframer_reports_wrong_marker(void **state)
 	struct chop c2 = { st.wire, st.len, 0, 5, 64, 0, 0 };
 	run_chopped(&d, &c2);
 	assert_int_equal(k->code, DDP_MPA_ECODE_MARKER);
-	assert_int_equal(k->nseg, 1);
-	assert_false(k->seg[0].ok);
+	assert_int_equal(k->nseg, 0); /* the FPDU's start is in doubt: not begun */
 	free_sink(k);
 	free_stream(&st);
 }
 
 /* ULPDU_Length beyond our limit, or shorter than a DDP header, stops the
- * stream before anything is handed to DDP. */
+ * stream before anything is handed to DDP. CRCs off: there is no CRC
+ * verdict to wait for, the length error comes at once (with CRCs on:
+ * test_deframer_crc_verdict_before_length_errors). */
 static void test_deframer_stops_on_bad_ulpdu_length(void **state)
 {
 	uint8_t b[64] = { 0 };
@@ -150,7 +154,7 @@ static void test_deframer_stops_on_bad_ulpdu_length(void **state)
 
 	b[0] = 0x05; /* 1300 > 1000 */
 	b[1] = 0x14;
-	mpa_dfr_init(&d, 0, 1, 1000, &sink_ops, k);
+	mpa_dfr_init(&d, 0, 0, 1000, &sink_ops, k);
 	struct chop c = { b, sizeof b, 0, 1, 8, 0, 0 };
 	run_chopped(&d, &c);
 	assert_int_equal(k->nerr, 1);
@@ -163,7 +167,7 @@ static void test_deframer_stops_on_bad_ulpdu_length(void **state)
 	k = new_sink();
 	b[0] = 0;
 	b[1] = 13; /* shorter than any header */
-	mpa_dfr_init(&d, 0, 1, 0, &sink_ops, k);
+	mpa_dfr_init(&d, 0, 0, 0, &sink_ops, k);
 	struct chop c2 = { b, sizeof b, 0, 1, 8, 0, 0 };
 	run_chopped(&d, &c2);
 	assert_int_equal(k->code, DDP_ECODE_LLP_SHORT);
@@ -173,12 +177,164 @@ static void test_deframer_stops_on_bad_ulpdu_length(void **state)
 	k = new_sink();
 	b[1] = 16; /* untagged ctrl needs 18 */
 	b[2] = 0x41;
-	mpa_dfr_init(&d, 0, 1, 0, &sink_ops, k);
+	mpa_dfr_init(&d, 0, 0, 0, &sink_ops, k);
 	struct chop c3 = { b, sizeof b, 0, 1, 8, 0, 0 };
 	run_chopped(&d, &c3);
 	assert_int_equal(k->code, DDP_ECODE_LLP_SHORT);
 	assert_int_equal(k->nseg, 0);
 	free_sink(k);
+}
+
+/* One FPDU at stream position 0 built by hand (RFC 5044 §4), whatever its
+ * ULPDU_Length, so lengths no framer would send can be tried: ULPDU_Length
+ * ulen, a ULPDU of ulen octets starting with ctrl, PAD, and the CRC32c over
+ * all of it (flipped when !good). With markers, a marker at every 512 raw
+ * octets: FPDUPTR 0 for the first, before ULPDU_Length, then the distance
+ * from ULPDU_Length (§4.3); markers are CRC-covered (§4.4). `trail` zero
+ * octets follow (what a peer might send next). Returns the raw length. */
+static size_t craft_fpdu(uint8_t *out, size_t cap, uint16_t ulen, uint8_t ctrl,
+			 int markers, int good, size_t trail)
+{
+	size_t cov = MPA_LEN_FIELD + (size_t)ulen + mpa_pad_len(ulen);
+	size_t start = markers ? MPA_MARKER_LEN : 0; /* raw pos of ULPDU_Length */
+	struct wcur w = wc_init(out, cap);
+	for (size_t i = 0; i <= cov; i++) {
+		size_t raw = (size_t)(w.p - out);
+		if (markers && raw % MPA_MARKER_INTERVAL == 0) {
+			wc_put_be(&w, 2, 0);
+			wc_put_be(&w, 2, raw == 0 ? 0 : raw - start);
+		}
+		if (i == 0)
+			wc_put_be(&w, MPA_LEN_FIELD, ulen);
+		else if (i == 2 && ulen > 0)
+			wc_put_be(&w, 1, ctrl);
+		else if (i >= 2 && i < cov)
+			wc_put_be(&w, 1, i < MPA_LEN_FIELD + (size_t)ulen ?
+						 (uint8_t)(i * 7) : 0);
+	}
+	size_t raw = (size_t)(w.p - out);
+	uint32_t crc = ddp_crc32c(0, out, raw);
+	wc_put_le(&w, MPA_CRC_LEN, good ? crc : crc ^ 0x10);
+	wc_zero(&w, trail);
+	assert_false(w.overflow);
+	return (size_t)(w.p - out);
+}
+
+/* RFC 5044 §4.4, §6, §8 (spec/mpa.md §3, §7): the receiver MUST verify the
+ * CRC before anything else of an FPDU counts, so an FPDU whose ULPDU_Length
+ * no DDP segment can have (shorter than the DDP header its control octet
+ * announces, 0..17, or above the limit, up to 65535) and whose CRC is bad
+ * is a CRC error (2, 0, 0x02); with a good CRC the length error is
+ * reported: (1, 3, SHORT) / (1, 3, OVERSIZE). The end of such an FPDU is
+ * known from ULPDU_Length, so the verdict waits for its CRC; CRCs off: at
+ * once. Nothing reaches DDP in any case. Header-first sink (no staging):
+ * the deframer's own checks. */
+static void test_deframer_crc_verdict_before_length_errors(void **state)
+{
+	static const struct {
+		uint16_t ulen;
+		uint8_t ctrl;
+		uint32_t max;
+		uint8_t code;
+	} cases[] = {
+		{ 0, 0x41, 0, DDP_ECODE_LLP_SHORT },
+		{ 1, 0x41, 0, DDP_ECODE_LLP_SHORT },
+		{ 2, 0xc1, 0, DDP_ECODE_LLP_SHORT },
+		{ 3, 0xc1, 0, DDP_ECODE_LLP_SHORT },
+		{ 13, 0xc1, 0, DDP_ECODE_LLP_SHORT },
+		{ 14, 0x41, 0, DDP_ECODE_LLP_SHORT },  /* untagged needs 18 */
+		{ 15, 0x41, 0, DDP_ECODE_LLP_SHORT },
+		{ 17, 0x41, 0, DDP_ECODE_LLP_SHORT },
+		{ 1001, 0xc1, 1000, DDP_ECODE_LLP_OVERSIZE },
+		{ 64769, 0xc1, 0, DDP_ECODE_LLP_OVERSIZE },
+		{ 65535, 0x41, 0, DDP_ECODE_LLP_OVERSIZE },
+	};
+	static uint8_t b[70000];
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		for (int v = 0; v < 8; v++) {
+			int markers = v & 1, good = (v >> 1) & 1, crc = !(v >> 2);
+			size_t n = craft_fpdu(b, sizeof b, cases[i].ulen,
+					      cases[i].ctrl, markers, good, 40);
+			struct sink *k = new_sink();
+			mpa_deframer d;
+			mpa_dfr_init(&d, markers, crc, cases[i].max, &sink_ops, k);
+			struct chop c = { b, n, 0, (uint32_t)(i * 8 + (size_t)v),
+					  i < 8 ? 7 : 3000, 5, 0 };
+			run_chopped(&d, &c);
+			print_message("ulen %u markers %d crc %s -> %d/%d/%d\n",
+				      cases[i].ulen, markers,
+				      !crc ? "off" : good ? "good" : "bad",
+				      k->layer, k->etype, k->code);
+			assert_int_equal(k->nerr, 1);
+			assert_int_equal(k->nseg, 0);
+			if (crc && !good) {
+				assert_int_equal(k->layer, DDP_LAYER_LLP);
+				assert_int_equal(k->etype, 0);
+				assert_int_equal(k->code, DDP_MPA_ECODE_CRC);
+				assert_int_equal(d.crc_errors, 1);
+			} else {
+				assert_int_equal(k->layer, DDP_LAYER_DDP);
+				assert_int_equal(k->etype, DDP_ETYPE_LLP);
+				assert_int_equal(k->code, cases[i].code);
+			}
+			free_sink(k);
+		}
+	}
+}
+
+/* RFC 5044 §4.3, §8 code 3 (spec/mpa.md §5, §7): markers were negotiated
+ * for this direction (our frame had M=1) but the peer sends none. The first
+ * octets of the stream MUST be a marker with FPDUPTR 0; here they are
+ * ULPDU_Length and the DDP control octet (FPDUPTR >= 0x100: DV=1). The FPDU
+ * start, hence its length and end, cannot be established, so no CRC
+ * verdict is possible: the marker error (2, 0, 0x03) at once, nothing
+ * handed to DDP. Was (1, 3, SHORT/OVERSIZE) from the misread length. */
+static void test_deframer_missing_markers_are_a_marker_error(void **state)
+{
+	for (int crc = 0; crc < 2; crc++) {
+		for (uint32_t seed = 1; seed <= 8; seed++) {
+			struct stream st;
+			make_stream(&st, 0, crc, 6, seed, 700); /* no markers */
+			struct sink *k = new_sink();
+			mpa_deframer d;
+			mpa_dfr_init(&d, 1, crc, 0, &sink_ops, k);
+			struct chop c = { st.wire, st.len, 0, seed, 64, 7, 0 };
+			run_chopped(&d, &c);
+			assert_int_equal(k->nerr, 1);
+			assert_int_equal(k->layer, DDP_LAYER_LLP);
+			assert_int_equal(k->etype, 0);
+			assert_int_equal(k->code, DDP_MPA_ECODE_MARKER);
+			assert_int_equal(k->nseg, 0);
+			assert_int_equal(d.marker_errors, 1);
+			free_sink(k);
+			free_stream(&st);
+		}
+	}
+	/* a later FPDU's leading marker (its start on a 512 boundary) that is
+	 * not 0: the same verdict; the FPDU before it was delivered */
+	size_t fixed[2] = { 488, 20 }; /* 4 + 2 + 14 + 488 + 4 = 512 */
+	for (int crc = 0; crc < 2; crc++) {
+		struct stream st;
+		make_stream_pl(&st, 1, crc, 2, 77, 0, fixed, 0);
+		if (st.hl[0] != DDP_TAGGED_HDR_LEN) {
+			free_stream(&st);
+			continue; /* the seed picks the header type */
+		}
+		assert_int_equal(st.fpdu_off[1], 512);
+		st.wire[512 + 3] = 0x10; /* FPDUPTR 16, MUST be 0 here */
+		struct sink *k = new_sink();
+		mpa_deframer d;
+		mpa_dfr_init(&d, 1, crc, 0, &sink_ops, k);
+		struct chop c = { st.wire, st.len, 0, 9, 64, 7, 0 };
+		run_chopped(&d, &c);
+		assert_int_equal(k->nerr, 1);
+		assert_int_equal(k->layer, DDP_LAYER_LLP);
+		assert_int_equal(k->code, DDP_MPA_ECODE_MARKER);
+		assert_int_equal(k->nseg, 1);
+		assert_true(k->seg[0].ok);
+		free_sink(k);
+		free_stream(&st);
+	}
 }
 
 /* a stream cut in the middle of an FPDU: ticket closed with ok = 0 */
@@ -371,6 +527,8 @@ int main(void)
 		cmocka_unit_test(test_deframer_ignores_crc_field_when_off),
 		cmocka_unit_test(test_deframer_reports_wrong_marker),
 		cmocka_unit_test(test_deframer_stops_on_bad_ulpdu_length),
+		cmocka_unit_test(test_deframer_crc_verdict_before_length_errors),
+		cmocka_unit_test(test_deframer_missing_markers_are_a_marker_error),
 		cmocka_unit_test(test_deframer_truncated_fpdu_is_not_delivered),
 		cmocka_unit_test(test_deframer_discards_dropped_and_revoked_payload),
 		cmocka_unit_test(test_deframer_stages_small_fpdus_crc_first),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <ddp/ddp.h>
+#include "mpa/mpa_rtr.h"
 #include "mpa/mpa_startup.h"
 
 /* spec/mpa.md §1 example frames */
@@ -335,6 +336,47 @@ static void test_check_reply_reject_and_bad_revision(void **state)
 	assert_int_equal(ec, DDP_MPA_ECODE_BAD_FRAME);
 }
 
+/* RFC 6581 §9.2: the three RTR messages, byte-exact against the vectors of
+ * spec/mpa.md §8.3 (zero-length Send QN 0 MSN 1; zero-length Read Request
+ * QN 1 MSN 1, sink and source STag 1, size 0) and siw's zero-length Write
+ * (STag 1, TO 0). */
+static void test_rtr_messages_are_byte_exact(void **state)
+{
+	static const uint8_t send[18] = { 0x41, 0x43, 0, 0, 0, 0, 0, 0, 0, 0,
+					  0, 0, 0, 1, 0, 0, 0, 0 };
+	static const uint8_t read_hdr[18] = { 0x41, 0x41, 0, 0, 0, 0, 0, 0, 0, 1,
+					      0, 0, 0, 1, 0, 0, 0, 0 };
+	static const uint8_t read_pay[28] = { 0, 0, 0, 1, 0, 0, 0, 0, 0, 0,
+					      0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
+					      0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t write[14] = { 0xc1, 0x40, 0, 0, 0, 1, 0,
+					   0, 0, 0, 0, 0, 0, 0 };
+	uint8_t hdr[18], pay[MPA_RTR_READ_PAYLOAD];
+	size_t hl, pl;
+
+	memset(pay, 0xEE, sizeof(pay));
+	assert_int_equal(mpa_rtr_build(MPA_RTR_SEND, hdr, &hl, pay, &pl), 0);
+	assert_int_equal(hl, 18);
+	assert_int_equal(pl, 0);
+	assert_memory_equal(hdr, send, 18);
+	assert_int_equal(mpa_rtr_match(MPA_RTR_ALL, hdr, hl, pl), MPA_RTR_SEND);
+
+	assert_int_equal(mpa_rtr_build(MPA_RTR_READ, hdr, &hl, pay, &pl), 0);
+	assert_int_equal(hl, 18);
+	assert_int_equal(pl, MPA_RTR_READ_PAYLOAD);
+	assert_memory_equal(hdr, read_hdr, 18);
+	assert_memory_equal(pay, read_pay, sizeof(read_pay));
+	assert_int_equal(mpa_rtr_match(MPA_RTR_ALL, hdr, hl, pl), MPA_RTR_READ);
+
+	assert_int_equal(mpa_rtr_build(MPA_RTR_WRITE, hdr, &hl, pay, &pl), 0);
+	assert_int_equal(hl, 14);
+	assert_int_equal(pl, 0);
+	assert_memory_equal(hdr, write, 14);
+	assert_int_equal(mpa_rtr_match(MPA_RTR_ALL, hdr, hl, pl), MPA_RTR_WRITE);
+
+	assert_int_equal(mpa_rtr_build(0x80, hdr, &hl, pay, &pl), DDP_ERR_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_negotiation_3fff_means_no_negotiation),
 		cmocka_unit_test(test_negotiation_p2p_rtr_choice),
 		cmocka_unit_test(test_check_reply_reject_and_bad_revision),
+		cmocka_unit_test(test_rtr_messages_are_byte_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
