@@ -178,8 +178,9 @@ static int start(void)
 static void finish(void)
 {
 	/* the sender ends the association once it has every RESULT; the
-	 * receiver waits for that SHUTDOWN (its RESULTs must arrive first) */
-	if (xf.o.sender && assoc)
+	 * receiver waits for that SHUTDOWN (its RESULTs must arrive first),
+	 * unless it stops the transfer itself (its ABORTs leave first) */
+	if ((xf.o.sender || xf.lingering) && assoc)
 		ddp_sctp_close(assoc, 0);
 }
 
