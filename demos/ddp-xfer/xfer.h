@@ -113,6 +113,10 @@ struct xf_net {
 	void (*free)(void);	  /* tear everything down */
 };
 extern const struct xf_net xf_net_mpa, xf_net_sctp;
+struct ddp_sctp_config;
+/* SCTP failure detection of an endpoint for --timeout SECONDS: an
+ * association outlives any shorter silence (net_sctp.c). */
+void xf_sctp_liveness(unsigned timeout_s, struct ddp_sctp_config *cfg);
 /* A connection / association of the transfer ended (LLP layer). */
 void xf_net_closed(void);
 
