@@ -68,14 +68,14 @@ static void on_send_done(ddp_session *s, uint32_t st, void *ctx_, int status, vo
 }
 
 static void on_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event e, int status,
-			    void *user)
+                            void *user)
 {
 	struct peer *p = user;
 	if (status < 0 && !p->stream_err)
 		p->stream_err = status;
 }
 
-static const ddp_callbacks cbs = { on_deliver, on_send_done, NULL, on_stream_event };
+static const ddp_callbacks cbs = {on_deliver, on_send_done, NULL, on_stream_event};
 
 static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
@@ -93,7 +93,7 @@ static int setup(void **st)
 {
 	alarm(50);
 	base = event_base_new();
-	ddp_ctx_config cc = { .log = on_log };
+	ddp_ctx_config cc = {.log = on_log};
 	logbuf[0] = 0;
 	return base && ddp_ctx_new(&cc, &ctx) == 0 ? 0 : -1;
 }
@@ -121,7 +121,7 @@ static ddp_mpa_config cfg(void)
 static int small_listener(const char *addr, int *port)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0), rb = 4096;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_in sa = {.sin_family = AF_INET};
 	socklen_t sl = sizeof(sa);
 	assert_true(fd >= 0);
 	inet_pton(AF_INET, addr, &sa.sin_addr);
@@ -161,7 +161,7 @@ static uint8_t payload[16384];
 /* Queue sends until the core says DDP_ERR_LIMIT. */
 static void top_up(struct peer *p)
 {
-	struct iovec v = { payload, sizeof(payload) };
+	struct iovec v = {payload, sizeof(payload)};
 	while (ddp_send_untagged(ddp_mpa_session(p->c), 0, 0, 0, &v, 1, NULL) == 0)
 		;
 }
@@ -189,8 +189,8 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 	struct sockaddr_in sa = net_lo(port);
 	ddp_mpa_config mc = cfg();
 	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-					 on_event, &p, &p.c),
-			 0);
+	                                 on_event, &p, &p.c),
+	                 0);
 	int pfd = accept(lfd, NULL, NULL);
 	assert_true(pfd >= 0);
 	respond(pfd, &p);
@@ -203,9 +203,10 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 		if (done_mid < 0 && net_now_s() - t0 > 1.0)
 			done_mid = p.done_ok;
 	}
-	print_message("peer not reading for %.1f s: failed %d (%s), sends done %ld (%ld after 1 s)\n",
-		      net_now_s() - t0, p.failed, p.failed ? ddp_strerror(p.fail_err) : "-",
-		      p.done_ok, done_mid);
+	print_message(
+	    "peer not reading for %.1f s: failed %d (%s), sends done %ld (%ld after 1 s)\n",
+	    net_now_s() - t0, p.failed, p.failed ? ddp_strerror(p.fail_err) : "-", p.done_ok,
+	    done_mid);
 	assert_false(p.failed);
 	assert_int_equal(p.done_ok, done_mid); /* really stalled: window closed */
 	/* the peer reads again: what was queued and more arrives */
@@ -218,7 +219,7 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 		got += drain(pfd);
 	}
 	print_message("after the stall: %llu octets read, %ld more sends done\n",
-		      (unsigned long long)got, p.done_ok - done_before);
+	              (unsigned long long)got, p.done_ok - done_before);
 	assert_false(p.failed);
 	assert_int_equal(p.done_bad, 0);
 	assert_true(p.done_ok - done_before > 64);
@@ -302,12 +303,12 @@ static void test_mpa_vanished_peer_times_out(void **st)
 		skip();
 	}
 	assert_int_equal(sh("ip link add %s netns %s type veth peer name %s netns %s", veth_a, ns_a,
-			    veth_b, ns_b),
-			 0);
+	                    veth_b, ns_b),
+	                 0);
 	assert_int_equal(sh("ip -n %s addr add " NET_A "/24 dev %s && ip -n %s link set %s up && "
-			    "ip -n %s addr add " NET_B "/24 dev %s && ip -n %s link set %s up",
-			    ns_a, veth_a, ns_a, veth_a, ns_b, veth_b, ns_b, veth_b),
-			 0);
+	                    "ip -n %s addr add " NET_B "/24 dev %s && ip -n %s link set %s up",
+	                    ns_a, veth_a, ns_a, veth_a, ns_b, veth_b, ns_b, veth_b),
+	                 0);
 	int home = -1, port;
 	assert_int_equal(enter_ns(ns_b, &home), 0);
 	int lfd = small_listener(NET_B, &port);
@@ -315,13 +316,13 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	struct peer busy, idle;
 	memset(&busy, 0, sizeof(busy));
 	memset(&idle, 0, sizeof(idle));
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	inet_pton(AF_INET, NET_B, &sa.sin_addr);
 	ddp_mpa_config mc = cfg();
 	int rc1 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-				  on_event, &busy, &busy.c);
+	                          on_event, &busy, &busy.c);
 	int rc2 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-				  on_event, &idle, &idle.c);
+	                          on_event, &idle, &idle.c);
 	assert_int_equal(setns(home, CLONE_NEWNET), 0);
 	close(home);
 	assert_int_equal(rc1, 0);
@@ -356,10 +357,12 @@ static void test_mpa_vanished_peer_times_out(void **st)
 		top_up(&busy);
 		net_run_for(base, 0.02);
 	}
-	double eb = busy.failed ? busy.t_failed - t0 : -1, ei = idle.failed ? idle.t_failed - t0 : -1;
-	print_message("peer gone: busy connection failed after %.1f s (%s), idle after %.1f s (%s)\n"
-		      "log: %s",
-		      eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), logbuf);
+	double eb = busy.failed ? busy.t_failed - t0 : -1,
+	       ei = idle.failed ? idle.t_failed - t0 : -1;
+	print_message(
+	    "peer gone: busy connection failed after %.1f s (%s), idle after %.1f s (%s)\n"
+	    "log: %s",
+	    eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), logbuf);
 	assert_true(busy.failed);
 	assert_true(idle.failed);
 	assert_int_equal(busy.fail_err, DDP_ERR_TIMEOUT);
@@ -389,10 +392,9 @@ static int teardown_ns(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mpa_peer_that_stops_reading_is_not_dropped,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_mpa_vanished_peer_times_out, setup,
-						teardown_ns),
+	    cmocka_unit_test_setup_teardown(test_mpa_peer_that_stops_reading_is_not_dropped, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_mpa_vanished_peer_times_out, setup, teardown_ns),
 	};
 	atexit(netns_del);
 	return cmocka_run_group_tests(tests, NULL, NULL);

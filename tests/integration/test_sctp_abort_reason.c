@@ -40,7 +40,7 @@ static void srv_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void 
 	}
 }
 
-static const sctp_ll_assoc_cb srv_cbs = { srv_event };
+static const sctp_ll_assoc_cb srv_cbs = {srv_event};
 
 static void srv_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
 {
@@ -56,7 +56,7 @@ static void cli_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 }
 
 static void cli_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-		    const void *pd, size_t pd_len, void *user)
+                    const void *pd, size_t pd_len, void *user)
 {
 }
 
@@ -67,12 +67,15 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 static void test_sctp_refused_peer_logs_the_abort_reason(void **st)
 {
 	struct event_base *base = event_base_new();
-	ddp_ctx_config cc = { .log = on_log };
+	ddp_ctx_config cc = {.log = on_log};
 	ddp_ctx *ctx;
 	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
 	/* a peer that speaks some other adaptation layer than DDP's */
-	sctp_ll_config sc = { .port = -1, .nstreams = 4, .adaptation = 0x2,
-			      .require_adaptation = 1, .unfragmented = 1 };
+	sctp_ll_config sc = {.port = -1,
+	                     .nstreams = 4,
+	                     .adaptation = 0x2,
+	                     .require_adaptation = 1,
+	                     .unfragmented = 1};
 	sctp_ll_ep *se;
 	assert_int_equal(sctp_ll_ep_new(base, &sc, &se), 0);
 	assert_int_equal(sctp_ll_listen(se, srv_accept, NULL), 0);
@@ -97,7 +100,7 @@ static void test_sctp_refused_peer_logs_the_abort_reason(void **st)
 	assert_int_equal(srv_status, DDP_ERR_PROTO);
 	/* RFC 4960 §3.3.10.12: the reason crossed and is reported */
 	assert_non_null(strstr(logbuf, "aborted by the peer: DDP refused: wrong Adaptation "
-				       "Layer Indication"));
+	                               "Layer Indication"));
 	ddp_sctp_ep_free(ce);
 	sctp_ll_ep_free(se);
 	assert_int_equal(ddp_ctx_free(ctx), 0);
@@ -107,7 +110,7 @@ static void test_sctp_refused_peer_logs_the_abort_reason(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sctp_refused_peer_logs_the_abort_reason),
+	    cmocka_unit_test(test_sctp_refused_peer_logs_the_abort_reason),
 	};
 	alarm(30);
 	return cmocka_run_group_tests(tests, NULL, NULL);
