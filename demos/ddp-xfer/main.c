@@ -104,6 +104,7 @@ static void end_line(void)
 	line_open = 0;
 }
 
+static void vfail(int linger, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static void vfail(int linger, const char *fmt, va_list ap)
 {
 	if (xf.failed)
