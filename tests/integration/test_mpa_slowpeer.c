@@ -280,14 +280,15 @@ static int enter_ns(const char *ns, int *home)
 	return 0;
 }
 
-/* Two connections from namespace A to a plain-socket peer in namespace B
- * over a veth pair: one carries data the peer reads, one is idle. Then
- * B's veth goes down (the peer vanishes: no FIN, no RST, no ACK). Both
- * connections fail with DDP_ERR_TIMEOUT about dead_peer_timeout_ms later
- * (TCP_USER_TIMEOUT / keepalive), the session's streams with it, and the
+/* Three connections from namespace A to a plain-socket peer in namespace
+ * B over a veth pair: one carries data the peer reads, one is idle, one
+ * is stuck behind the peer's closed window (the peer does not read it).
+ * Then B's veth goes down (the peer vanishes: no FIN, no RST, no ACK). All
+ * three fail with DDP_ERR_TIMEOUT: about dead_peer_timeout_ms later
+ * (TCP_USER_TIMEOUT / keepalive), the stuck one when a window probe went
+ * unanswered that long (on_live); the session's streams with them, and the
  * log says "peer unresponsive" with the peer's address. Before the fix:
- * the idle one failed with DDP_ERR_LLP ("lower layer protocol failure"),
- * nothing was logged. */
+ * DDP_ERR_LLP ("lower layer protocol failure"), nothing logged. */
 static void test_mpa_vanished_peer_times_out(void **st)
 {
 	int pid = (int)getpid() % 100000;
@@ -313,9 +314,10 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	assert_int_equal(enter_ns(ns_b, &home), 0);
 	int lfd = small_listener(NET_B, &port);
 	assert_int_equal(enter_ns(ns_a, &home), 0);
-	struct peer busy, idle;
+	struct peer busy, idle, stuck;
 	memset(&busy, 0, sizeof(busy));
 	memset(&idle, 0, sizeof(idle));
+	memset(&stuck, 0, sizeof(stuck));
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	inet_pton(AF_INET, NET_B, &sa.sin_addr);
 	ddp_mpa_config mc = cfg();
@@ -323,50 +325,64 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	                          on_event, &busy, &busy.c);
 	int rc2 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
 	                          on_event, &idle, &idle.c);
+	int rc3 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
+	                          on_event, &stuck, &stuck.c);
 	assert_int_equal(setns(home, CLONE_NEWNET), 0);
 	close(home);
 	assert_int_equal(rc1, 0);
 	assert_int_equal(rc2, 0);
+	assert_int_equal(rc3, 0);
 	/* accept() order is the connect order on one listener */
-	int pb = -1, pi = -1;
-	for (int i = 0; i < 300 && pi < 0; i++) {
+	int pb = -1, pi = -1, ps = -1;
+	for (int i = 0; i < 300 && ps < 0; i++) {
 		net_run_for(base, 0.01);
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK);
 		if (fd >= 0 && pb < 0)
 			pb = fd;
-		else if (fd >= 0)
+		else if (fd >= 0 && pi < 0)
 			pi = fd;
+		else if (fd >= 0)
+			ps = fd;
 	}
-	assert_true(pb >= 0 && pi >= 0);
+	assert_true(pb >= 0 && pi >= 0 && ps >= 0);
 	respond(pb, &busy);
 	respond(pi, &idle);
-	/* data flows for a while: the peer reads */
+	respond(ps, &stuck);
+	/* data flows for a while: the peer reads on busy's connection, not
+	 * on stuck's (its window closes, it answers the window probes) */
 	uint64_t got = 0;
 	double t0 = net_now_s();
 	while (net_now_s() - t0 < 1.0) {
 		top_up(&busy);
+		top_up(&stuck);
 		net_run_for(base, 0.005);
 		got += drain(pb);
 	}
 	assert_true(got > 0);
-	assert_false(busy.failed || idle.failed);
+	assert_false(busy.failed || idle.failed || stuck.failed);
 	/* the peer vanishes */
 	assert_int_equal(sh("ip -n %s link set %s down", ns_b, veth_b), 0);
 	t0 = net_now_s();
-	while (net_now_s() - t0 < DEAD_MS / 1000.0 + 8 && !(busy.failed && idle.failed)) {
+	while (net_now_s() - t0 < DEAD_MS / 1000.0 + 8 &&
+	       !(busy.failed && idle.failed && stuck.failed)) {
 		top_up(&busy);
 		net_run_for(base, 0.02);
 	}
 	double eb = busy.failed ? busy.t_failed - t0 : -1,
-	       ei = idle.failed ? idle.t_failed - t0 : -1;
-	print_message(
-	    "peer gone: busy connection failed after %.1f s (%s), idle after %.1f s (%s)\n"
-	    "log: %s",
-	    eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), logbuf);
+	       ei = idle.failed ? idle.t_failed - t0 : -1,
+	       es = stuck.failed ? stuck.t_failed - t0 : -1;
+	print_message("peer gone: busy connection failed after %.1f s (%s), idle after %.1f s "
+	              "(%s), window closed after %.1f s (%s)\nlog: %s",
+	              eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), es,
+	              ddp_strerror(stuck.fail_err), logbuf);
 	assert_true(busy.failed);
 	assert_true(idle.failed);
 	assert_int_equal(busy.fail_err, DDP_ERR_TIMEOUT);
 	assert_int_equal(idle.fail_err, DDP_ERR_TIMEOUT);
+	/* behind a closed window: at the next window probe + the timeout */
+	assert_true(stuck.failed);
+	assert_int_equal(stuck.fail_err, DDP_ERR_TIMEOUT);
+	assert_true(es >= DEAD_MS / 1000.0 * 0.7);
 	assert_int_equal(busy.stream_err, DDP_ERR_TIMEOUT); /* the ULP's view */
 	/* about the timeout: not before it, and within keepalive's slack */
 	assert_true(eb >= DEAD_MS / 1000.0 * 0.7 && eb < DEAD_MS / 1000.0 + 4);
@@ -375,8 +391,10 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	assert_non_null(strstr(logbuf, NET_B));
 	ddp_mpa_conn_free(busy.c);
 	ddp_mpa_conn_free(idle.c);
+	ddp_mpa_conn_free(stuck.c);
 	close(pb);
 	close(pi);
+	close(ps);
 	close(lfd);
 	netns_del();
 	signal(SIGALRM, SIG_DFL);
