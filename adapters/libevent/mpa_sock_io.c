@@ -22,6 +22,28 @@ uint64_t mpa_tcp_mono_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+void mpa_tcp_log_unresponsive(ddp_mpa_conn *c, unsigned ms)
+{
+	/* the address was taken at start: a timed-out socket has none */
+	ddp_llp_log(c->ctx, DDP_LOG_WARN,
+		    "MPA peer %s unresponsive for %u.%u s (no ACK; "
+		    "dead_peer_timeout_ms %u): connection failed",
+		    c->peer[0] ? c->peer : "?", ms / 1000, ms % 1000 / 100,
+		    c->dead_ms);
+}
+
+/* A failed recv/sendmsg. ETIMEDOUT is the kernel's dead-peer verdict
+ * (TCP_USER_TIMEOUT with data unacknowledged, or keepalive probes
+ * unanswered): DDP_ERR_TIMEOUT, logged. Everything else (ECONNRESET,
+ * EPIPE, EHOSTUNREACH, ...) is DDP_ERR_LLP. */
+static int sock_err(ddp_mpa_conn *c)
+{
+	if (errno != ETIMEDOUT)
+		return DDP_ERR_LLP;
+	mpa_tcp_log_unresponsive(c, c->dead_ms);
+	return DDP_ERR_TIMEOUT;
+}
+
 ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 {
 	ddp_mpa_conn *c = io;
@@ -57,7 +79,7 @@ ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
-		return DDP_ERR_LLP;
+		return sock_err(c);
 	}
 }
 
@@ -78,26 +100,25 @@ ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt)
 	mh.msg_iovlen = (size_t)cnt;
 	for (;;) {
 		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-		if (w >= 0) {
-			if (w > 0)
-				c->last_tx = mpa_tcp_mono_ms();
+		if (w >= 0)
 			return w;
-		}
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
-		return DDP_ERR_LLP;
+		return sock_err(c);
 	}
 }
 
-/* Dead-peer detection for a connection that just goes silent: keepalive
- * probes while idle, TCP_USER_TIMEOUT while data waits for its ACK. Either
- * way recv/sendmsg then fail (ETIMEDOUT) and the session is flushed. */
+/* Dead-peer detection for a connection whose peer stops acknowledging:
+ * keepalive probes while idle (first after ms/2 of silence, then every
+ * second), TCP_USER_TIMEOUT while data waits for its ACK. Either way
+ * recv/sendmsg then fail with ETIMEDOUT about ms after the last ACK and
+ * the session is flushed (DDP_ERR_TIMEOUT). A closed receive window is
+ * not silence: mpa_tcp.c lifts TCP_USER_TIMEOUT while it lasts. */
 void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms)
 {
 	int one = 1, idle = (int)(ms / 2000), cnt = (int)(ms / 2000), intvl = 1;
-	unsigned uto = ms;
 	if (idle < 1)
 		idle = 1;
 	if (cnt < 1)
@@ -106,7 +127,12 @@ void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms)
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
-	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
+	mpa_tcp_set_user_timeout(fd, ms);
+}
+
+void mpa_tcp_set_user_timeout(int fd, unsigned ms)
+{
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof(ms));
 }
 
 int mpa_tcp_set_congestion(int fd, const char *name)

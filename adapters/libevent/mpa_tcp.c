@@ -369,19 +369,31 @@ static void refresh_emss(ddp_mpa_conn *c)
 		mpa_conn_set_emss(c->mc, (uint32_t)mss);
 }
 
+/* Period of the liveness check: a quarter of the dead-peer timeout, at
+ * most 1 s (TCP_USER_TIMEOUT must be lifted well before the kernel applies
+ * it to a closed window, see on_live). */
+static unsigned live_period_ms(const ddp_mpa_conn *c)
+{
+	unsigned p = c->dead_ms / 4;
+	return p > 1000 ? 1000 : p < 50 ? 50 : p;
+}
+
 void mpa_tcp_start(ddp_mpa_conn *c)
 {
 	int one = 1;
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	mpa_tcp_set_dead_peer_timeout(c->fd, c->dead_ms);
+	c->uto_off = 0;
+	_Static_assert(sizeof(c->peer) >= DDP_ADDR_STRLEN, "peer address");
+	ddp_fd_peer_fmt(c->fd, c->peer);
 	refresh_emss(c);
 	event_add(c->rev, NULL);
 	struct timeval tv = { c->timeout_ms / 1000,
 			      (c->timeout_ms % 1000) * 1000 };
 	event_add(c->tmo, &tv);
-	struct timeval one_s = { 1, 0 };
-	c->last_tx = mpa_tcp_mono_ms();
-	event_add(c->live, &one_s);
+	unsigned p = live_period_ms(c);
+	struct timeval period = { p / 1000, (p % 1000) * 1000 };
+	event_add(c->live, &period);
 	mpa_conn_start(c->mc);
 }
 
@@ -416,27 +428,54 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	leave(c);
 }
 
-/* A peer that stops reading while we have FPDUs to send, but whose TCP
- * still answers (a hung host, a stalled middlebox): no write progress for
- * the dead-peer timeout fails the connection with DDP_ERR_TIMEOUT. */
+/* Slow is not dead (issue 15 finding 6). A peer is dead when it stops
+ * acknowledging, and the kernel knows that best: TCP_USER_TIMEOUT (data
+ * in flight unacknowledged for dead_ms) and keepalive (an idle connection
+ * whose probes go unanswered) end the connection with ETIMEDOUT, which
+ * mpa_sock_io.c reports as DDP_ERR_TIMEOUT. A peer whose application
+ * stops reading closes its receive window but still answers the
+ * zero-window probes: it is alive, and RFC 1122 §4.2.2.17 says the sender
+ * MUST keep the connection open as long as the probes are answered. Linux
+ * (since 5.11) applies TCP_USER_TIMEOUT to the time a window stays closed
+ * too, so while it is closed the user timeout is lifted here, and this
+ * check ends the connection only when the probes themselves go unanswered
+ * for dead_ms (the probe interval backs off, up to 2 min, RFC 1122
+ * §4.2.2.17: a peer that dies behind a closed window is noticed at the
+ * next probe). */
 static void on_live(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
+	if (c->finished || !c->mc || c->fd < 0 || mpa_conn_starting(c->mc))
+		return;
+	refresh_emss(c);
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	int outq = 0; /* octets in the kernel: in flight or not yet sent */
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 ||
+	    ioctl(c->fd, TIOCOUTQ, &outq) != 0)
+		return;
+	/* octets wait, none is in flight: the peer's window is closed
+	 * (TCP_NODELAY is on, nothing else holds data back) */
+	int closed = outq > 0 && ti.tcpi_unacked == 0;
+	if (closed != c->uto_off) {
+		mpa_tcp_set_user_timeout(c->fd, closed ? 0 : c->dead_ms);
+		c->uto_off = closed;
+	}
 	uint64_t now = mpa_tcp_mono_ms();
-	int outq = 0; /* octets in the kernel not yet acknowledged by the peer */
-	if (c->fd < 0 || ioctl(c->fd, TIOCOUTQ, &outq) != 0)
-		outq = 0;
-	if (!c->finished && c->mc && !mpa_conn_starting(c->mc))
-		refresh_emss(c);
-	if (c->finished || !c->mc || mpa_conn_starting(c->mc) ||
-	    (outq == 0 && mpa_conn_queued(c->mc) == 0) || outq < c->last_outq) {
-		c->last_tx = now; /* nothing owed, or the peer took some */
-		c->last_outq = outq;
+	if (!closed || ti.tcpi_probes == 0) {
+		c->probe_since = 0; /* window open, or the last probe answered */
 		return;
 	}
-	c->last_outq = outq;
-	if (now - c->last_tx < c->dead_ms)
+	/* an ACK since we saw the probe: the peer answers, a new probe is out */
+	if (!c->probe_since ||
+	    (uint64_t)ti.tcpi_last_ack_recv + live_period_ms(c) < now - c->probe_since) {
+		c->probe_since = now;
 		return;
+	}
+	if (now - c->probe_since < c->dead_ms)
+		return;
+	mpa_tcp_log_unresponsive(c, (unsigned)(now - c->probe_since));
 	enter(c);
 	mpa_conn_on_failed(c->mc, DDP_ERR_TIMEOUT);
 	leave(c);

@@ -45,9 +45,13 @@ struct ddp_mpa_conn {
 	ddp_ctx *ctx;		/* log hook */
 	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
-	struct event *live; /* 1 s write-stall check */
-	uint64_t last_tx;   /* ms: last write progress (or empty queue) */
-	int last_outq;	    /* TIOCOUTQ at the last check */
+	struct event *live; /* liveness check (mpa_tcp_live_period_ms) */
+	int uto_off;	    /* TCP_USER_TIMEOUT lifted: the peer's receive
+			     * window is closed (it may read slowly) */
+	uint64_t probe_since; /* ms: since when the kernel has unanswered
+			       * window / keepalive probes out, or 0 */
+	char peer[64];	    /* the peer's address for log lines, taken when
+			     * TCP is up (DDP_ADDR_STRLEN) */
 	mpa_conn *mc;
 	ddp_session *s;
 	ddp_callbacks ucb;	/* the application's DDP callbacks */
@@ -93,6 +97,10 @@ ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt);
 ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt);
 /* keepalive + TCP_USER_TIMEOUT for a dead-peer report after about ms */
 void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms);
+/* TCP_USER_TIMEOUT alone (0: the kernel's default, no user timeout) */
+void mpa_tcp_set_user_timeout(int fd, unsigned ms);
+/* Log "peer unresponsive for N s" (WARN, with the peer's address). */
+void mpa_tcp_log_unresponsive(ddp_mpa_conn *c, unsigned ms);
 /* TCP_CONGESTION = name (NULL: leave the system default). Returns 0, or
  * DDP_ERR_INVAL when the kernel does not know or allow it. */
 int mpa_tcp_set_congestion(int fd, const char *name);

@@ -235,6 +235,13 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			sctp_usrsctp_go_down(a, DDP_ERR_CLOSED);
 			break;
 		case SCTP_COMM_LOST:
+			/* issue 15: the reason in the peer's ABORT, if any */
+			if (n > sizeof(nt.sn_assoc_change))
+				sctp_usrsctp_peer_abort(
+					b + sizeof(nt.sn_assoc_change),
+					n - sizeof(nt.sn_assoc_change),
+					a->peer_abort, sizeof(a->peer_abort));
+			/* fall through */
 		case SCTP_CANT_STR_ASSOC:
 		case SCTP_RESTART:
 		default:

@@ -40,6 +40,8 @@ struct sctp_ll_assoc {
 	uint16_t nstreams;
 	uint32_t max_msg;    /* now (follows the path MTU down) */
 	uint32_t max_msg_up; /* at UP: the most sctp_ll_sendv accepts */
+	char peer_abort[128]; /* the peer's ABORT reason (User-Initiated
+			       * Abort cause), "" if none */
 	uint8_t nbuf[NBUF_LEN];
 };
 
@@ -70,6 +72,11 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 			      uint32_t payload);
 /* ABORT with a User-Initiated Abort cause carrying reason (text). */
 int sctp_usrsctp_abort_reason(struct socket *so, const char *reason);
+/* The Upper Layer Abort Reason of the peer's ABORT chunk in info (a
+ * COMM_LOST notification's sac_info, n octets) into out (NUL terminated,
+ * control characters replaced by '?'); "" when there is none. */
+void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
+			     size_t outn);
 /* Path MTU of so's association (or of associations it will make). */
 int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload);
 

@@ -222,6 +222,40 @@ int sctp_usrsctp_abort_reason(struct socket *so, const char *reason)
 		       0;
 }
 
+void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
+			     size_t outn)
+{
+	out[0] = 0;
+	/* RFC 4960 §3.3.7: ABORT chunk = type 6, flags, length, causes */
+	if (n < 4 || info[0] != 6 || outn == 0)
+		return;
+	size_t clen = (size_t)info[2] << 8 | info[3];
+	if (clen > n)
+		clen = n;
+	for (size_t off = 4; off + 4 <= clen;) {
+		size_t code = (size_t)info[off] << 8 | info[off + 1];
+		size_t len = (size_t)info[off + 2] << 8 | info[off + 3];
+		if (len < 4 || len > clen - off)
+			return;
+		/* §3.3.10.12: User-Initiated Abort, Upper Layer Abort Reason */
+		if (code == 12) {
+			size_t k = len - 4 < outn - 1 ? len - 4 : outn - 1;
+			for (size_t i = 0; i < k; i++) {
+				uint8_t ch = info[off + 4 + i];
+				out[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+			}
+			out[k] = 0;
+			return;
+		}
+		off += (len + 3) & ~(size_t)3;
+	}
+}
+
+const char *sctp_ll_assoc_peer_abort(const sctp_ll_assoc *a)
+{
+	return a ? a->peer_abort : "";
+}
+
 static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		    const struct iovec *iov, int iovcnt, size_t len)
 {

@@ -123,8 +123,10 @@ static void fail(mpa_conn *c, int err, uint8_t ecode)
 	if (was_full) {
 		mpa_dfr_abort(&c->rx);
 		c->swallowing = 0;
+		/* a dead peer is a time-out for the ULP too (issue 15) */
 		if (c->s)
-			ddp_llp_failed(c->s, UINT32_MAX, DDP_ERR_LLP);
+			ddp_llp_failed(c->s, UINT32_MAX,
+				       err == DDP_ERR_TIMEOUT ? err : DDP_ERR_LLP);
 	}
 	raise_ev(c, MPA_CEV_FAILED, err, ecode);
 }

@@ -146,6 +146,10 @@ int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg);
 const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf);
 /* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
 void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
+/* The reason text of the ABORT that ended the association (the peer's
+ * User-Initiated Abort cause, RFC 4960 §3.3.10.12), "" if none; valid
+ * during the SCTP_LL_EV_DOWN event. */
+const char *sctp_ll_assoc_peer_abort(const sctp_ll_assoc *a);
 
 /* Send one message (ppid in host order, sent unordered). Returns 0,
  * DDP_ERR_AGAIN (no room: wait for SCTP_LL_EV_WRITABLE), DDP_ERR_TOOBIG

@@ -26,6 +26,7 @@
  *     DONE    S->R  type 2 | buffer id (4) | file offset (8) | length (4)
  *     END     S->R  type 3 | file size (8) | DONEs sent on this stream (4)
  *     RESULT  R->S  type 4 | octets received (8) | SHA-256 (32)
+ *     ABORT   R->S  type 5 | reason (1) | text length (1) | text (0..60)
  * Per stream the receiver registers `depth` chunk buffers (one STag each,
  * bound to that stream) and sends one ADVERT per buffer. A sender stream
  * holding an ADVERT takes the next file chunk (offsets are handed out in
@@ -42,6 +43,12 @@
  * receiver sends RESULT on every stream; the sender compares the hash,
  * prints its line and both ends close (MPA: orderly TCP close; SCTP: the
  * sender SHUTDOWNs the association).
+ * A receiver that cannot go on (its disk is full, a write fails) sends
+ * ABORT instead of RESULT on every stream: reason 1 disk full, 2 write
+ * error, 3 other, and a printable ASCII text (strerror's), then closes in
+ * order; the sender prints "the receiver stopped the transfer: <reason>:
+ * <text>". --out FILE is written as FILE.partial and renamed to FILE when
+ * every octet arrived; a failed transfer removes FILE.partial.
  *
  * Credits (no posted untagged buffer can be overrun): the sender posts
  * `credits` (64) 64-octet buffers per stream before it opens the stream and
@@ -97,24 +104,47 @@ static void end_line(void)
 	line_open = 0;
 }
 
-void xf_fail(const char *fmt, ...)
+static void vfail(int linger, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static void vfail(int linger, const char *fmt, va_list ap)
 {
 	if (xf.failed)
 		return;
 	xf.failed = 1;
 	end_line();
 	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	/* one line, whatever the reason text holds */
 	for (char *p = buf; *p; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = ' ';
 	fprintf(stderr, "ddp-xfer: %s\n", buf);
-	if (xf.base)
-		event_base_loopbreak(xf.base);
+	if (!xf.base)
+		return;
+	if (linger && net) {
+		/* what is queued leaves first, then an orderly close */
+		xf.lingering = 1;
+		net->finish();
+		struct timeval tv = { 5, 0 };
+		if (!net->all_closed() && event_add(close_ev, &tv) == 0)
+			return;
+	}
+	event_base_loopbreak(xf.base);
+}
+
+void xf_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(0, fmt, ap);
+	va_end(ap);
+}
+
+void xf_fail_notify(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vfail(1, fmt, ap);
+	va_end(ap);
 }
 
 struct xf_stream *xf_find(const ddp_session *s, uint32_t st)
@@ -174,7 +204,7 @@ static void progress(int last)
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
 	int started = 0;
-	if (xf.succeeded)
+	if (xf.succeeded || xf.lingering)
 		return; /* only the orderly close is left (bounded by close_ev) */
 	for (unsigned i = 0; i < XF_MAX_STREAMS; i++)
 		started |= xf.str[i].joined;
@@ -230,7 +260,7 @@ void xf_succeed(void)
 
 void xf_net_closed(void)
 {
-	if (xf.succeeded && net->all_closed())
+	if ((xf.succeeded || xf.lingering) && net->all_closed())
 		event_base_loopbreak(xf.base);
 }
 
@@ -245,6 +275,10 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: ddp-xfer recv --llp {mpa,sctp} --listen ADDR:PORT [--out FILE]\n"
 		   "       ddp-xfer send --llp {mpa,sctp} --connect ADDR:PORT --streams N FILE\n"
+		   "recv --out FILE: written as FILE.partial, renamed to FILE once every octet\n"
+		   "       arrived; a failed transfer removes FILE.partial (an existing FILE is\n"
+		   "       left as it was). If the receiver's disk fills or a write fails, it\n"
+		   "       tells the sender why and both exit with status 1.\n"
 		   "options: --chunk OCTETS (default 1048576)  --depth N (buffers per stream, "
 		   "default 4)\n"
 		   "         --timeout SECONDS (nothing heard from the peer, default 10)\n"

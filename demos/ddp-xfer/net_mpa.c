@@ -136,6 +136,10 @@ static ddp_mpa_config config(void)
 	/* the sender queues depth (write + DONE) pairs and an END */
 	cfg.session.max_tx_queued = 256;
 	cfg.tx_queue_cap = 4u << 20;
+	/* a peer that stops acknowledging (host or path gone) is TCP's to
+	 * notice after --timeout + 2 s: main.c's own check (nothing heard for
+	 * --timeout) speaks first. A peer that only stops reading is kept. */
+	cfg.dead_peer_timeout_ms = xf.o.timeout * 1000 + 2000;
 	return cfg;
 }
 

@@ -138,6 +138,37 @@ static int literal(const char *host, char *out, size_t n)
 	return 0;
 }
 
+/* --timeout onto SCTP's failure detection (RFC 4960 §8.1-§8.3): the
+ * association must outlive any stall shorter than --timeout, so that the
+ * program's own check (main.c) is what reports a longer one, as "timeout:
+ * nothing heard from the ... for N s". RTO max is a third of the timeout
+ * (1..10 s), heartbeats come every RTO max (at least 5 s); the count of
+ * consecutive unanswered retransmissions is what a silent peer takes,
+ * RTOs doubling from 100 ms, to last timeout + 5 s, doubled because
+ * unanswered heartbeats count as well. Measured (ddp-xfer, receiver
+ * SIGSTOPped, tests/programs/test_xfer_stall.sh): see docs/timeouts.md. */
+void xf_sctp_liveness(unsigned timeout_s, ddp_sctp_config *cfg)
+{
+	uint64_t target = (uint64_t)timeout_s * 1000 + 5000, t = 0, rto = 100;
+	uint32_t rmax = timeout_s * 1000 / 3, n = 0;
+	if (rmax < 1000)
+		rmax = 1000;
+	if (rmax > 10000)
+		rmax = 10000;
+	while (t < target) {
+		t += rto;
+		rto = rto * 2 < rmax ? rto * 2 : rmax;
+		n++;
+	}
+	n *= 2;
+	cfg->rto_min_ms = 100;
+	cfg->rto_initial_ms = 200;
+	cfg->rto_max_ms = rmax;
+	cfg->hb_interval_ms = rmax > 5000 ? rmax : 5000;
+	cfg->assoc_max_retrans = (uint16_t)(n < 65535 ? n : 65535);
+	cfg->path_max_retrans = cfg->assoc_max_retrans;
+}
+
 static int start(void)
 {
 	if (literal(xf.o.host, peer_addr, sizeof(peer_addr)))
@@ -147,6 +178,7 @@ static int start(void)
 	cfg.path_mtu = xf.o.mtu;
 	cfg.sctp.assoc = on_assoc;
 	cfg.sctp.session_ctl = on_ctl;
+	xf_sctp_liveness(xf.o.timeout, &cfg);
 	int rc;
 	if (!xf.o.sender) {
 		cfg.addr = peer_addr;
@@ -178,8 +210,9 @@ static int start(void)
 static void finish(void)
 {
 	/* the sender ends the association once it has every RESULT; the
-	 * receiver waits for that SHUTDOWN (its RESULTs must arrive first) */
-	if (xf.o.sender && assoc)
+	 * receiver waits for that SHUTDOWN (its RESULTs must arrive first),
+	 * unless it stops the transfer itself (its ABORTs leave first) */
+	if ((xf.o.sender || xf.lingering) && assoc)
 		ddp_sctp_close(assoc, 0);
 }
 

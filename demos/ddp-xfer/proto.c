@@ -28,6 +28,41 @@ static uint8_t *put(uint8_t *p, uint64_t v, unsigned n)
 	return p + n;
 }
 
+static int printable(uint8_t c)
+{
+	return c >= 0x20 && c < 0x7f;
+}
+
+static int abort_ok(uint8_t code, const uint8_t *text, size_t len)
+{
+	if (code < XF_ABORT_DISK_FULL || code > XF_ABORT_OTHER || len > XF_ABORT_TEXT_MAX)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!printable(text[i]))
+			return 0;
+	return 1;
+}
+
+void xf_abort_msg(struct xf_msg *m, uint8_t code, const char *text)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = XF_ABORT;
+	m->code = code;
+	size_t n = 0;
+	for (; text && text[n] && n < XF_ABORT_TEXT_MAX; n++)
+		m->text[n] = printable((uint8_t)text[n]) ? text[n] : '?';
+	m->text_len = (uint8_t)n;
+}
+
+const char *xf_abort_name(uint8_t code)
+{
+	switch (code) {
+	case XF_ABORT_DISK_FULL: return "disk full";
+	case XF_ABORT_WRITE: return "write error";
+	default: return "failed";
+	}
+}
+
 size_t xf_msg_encode(const struct xf_msg *m, uint8_t out[XF_MSG_MAX])
 {
 	uint8_t *p = put(out, m->type, 1);
@@ -51,6 +86,14 @@ size_t xf_msg_encode(const struct xf_msg *m, uint8_t out[XF_MSG_MAX])
 		p = put(p, m->total, 8);
 		memcpy(p, m->sha, XF_SHA256_LEN);
 		p += XF_SHA256_LEN;
+		break;
+	case XF_ABORT:
+		if (!abort_ok(m->code, (const uint8_t *)m->text, m->text_len))
+			return 0;
+		p = put(p, m->code, 1);
+		p = put(p, m->text_len, 1);
+		memcpy(p, m->text, m->text_len);
+		p += m->text_len;
 		break;
 	default:
 		return 0;
@@ -83,6 +126,17 @@ int xf_msg_decode(const uint8_t *p, size_t n, struct xf_msg *m)
 		m->total = get(&c, 8);
 		for (int i = 0; i < XF_SHA256_LEN; i++)
 			m->sha[i] = (uint8_t)get(&c, 1);
+		break;
+	case XF_ABORT:
+		m->code = (uint8_t)get(&c, 1);
+		m->text_len = (uint8_t)get(&c, 1);
+		if (c.bad || m->text_len > XF_ABORT_TEXT_MAX ||
+		    (size_t)(c.end - c.p) < m->text_len)
+			return -1;
+		for (unsigned i = 0; i < m->text_len; i++)
+			m->text[i] = (char)get(&c, 1);
+		if (!abort_ok(m->code, (const uint8_t *)m->text, m->text_len))
+			return -1;
 		break;
 	default:
 		return -1;

@@ -8,7 +8,13 @@
  * nstreams * depth chunks ahead. Chunks are handed on in file order to the
  * worker thread (worker.c), which hashes each and pwrite()s it at its
  * offset (--out); the buffer is advertised again when the worker is done
- * with it. */
+ * with it.
+ * --out FILE is written as FILE.partial and renamed to FILE once every
+ * octet arrived, so FILE never holds a partial transfer; a failed transfer
+ * removes FILE.partial (only a killed receiver leaves it behind). A write
+ * error (disk full, EIO) stops the transfer: the receiver sends ABORT with
+ * the reason on every stream, closes in order, and the sender reports
+ * it. */
 #include "xfer.h"
 #include "worker.h"
 
@@ -17,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { RB_FREE, RB_ADVERTISED, RB_HELD, RB_WORK };
@@ -43,11 +50,14 @@ struct rstream {
 	uint8_t (*rx)[XF_MSG_MAX];
 	unsigned adv_out; /* ADVERTs without their DONE */
 	int end_got, result_sent, result_done;
-	uint8_t result_msg[XF_MSG_MAX];
+	uint8_t result_msg[XF_MSG_MAX]; /* RESULT, or ABORT in its place */
+	uint8_t abort_tag;		/* send_done context of the ABORT */
 };
 
 static struct {
 	int fd; /* --out, or -1 */
+	char *partial; /* FILE.partial while it is written, or NULL (no --out,
+			* or --out is not a regular file: /dev/null, a FIFO) */
 	uint64_t id;
 	int have_id;
 	unsigned joined, results_done;
@@ -72,12 +82,50 @@ int xf_recv_init(void)
 	}
 	if (!xf.o.out)
 		return 0;
-	rcv.fd = open(xf.o.out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct stat st;
+	const char *path = xf.o.out;
+	if (stat(xf.o.out, &st) != 0 || S_ISREG(st.st_mode)) {
+		size_t n = strlen(xf.o.out) + sizeof(".partial");
+		if (!(rcv.partial = malloc(n))) {
+			xf_fail("out of memory");
+			return -1;
+		}
+		snprintf(rcv.partial, n, "%s.partial", xf.o.out);
+		path = rcv.partial;
+	}
+	rcv.fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (rcv.fd < 0) {
-		xf_fail("%s: %s", xf.o.out, strerror(errno));
+		xf_fail("%s: %s", path, strerror(errno));
+		free(rcv.partial);
+		rcv.partial = NULL; /* not ours to remove */
 		return -1;
 	}
 	return 0;
+}
+
+/* Our own trouble with --out (err: errno of the write / close / rename):
+ * report it, tell the sender why on every stream (ABORT in the place of
+ * the RESULT: the sender always has a buffer posted for it), then close in
+ * order so the ABORTs leave before the connections end. */
+static void stop_for_local_error(const char *what, int err)
+{
+	if (xf.failed || xf.succeeded)
+		return;
+	uint8_t code = err == ENOSPC || err == EDQUOT || err == EFBIG ? XF_ABORT_DISK_FULL
+								      : XF_ABORT_WRITE;
+	for (unsigned i = 0; i < xf.nstreams && i < XF_MAX_STREAMS; i++) {
+		struct rstream *rs = rcv.rs[i];
+		if (!rs || !rs->x->s || !rs->x->joined || rs->result_sent)
+			continue;
+		struct xf_msg m;
+		xf_abort_msg(&m, code, strerror(err));
+		struct iovec v = { rs->result_msg, xf_msg_encode(&m, rs->result_msg) };
+		rs->result_sent = 1;
+		ddp_send_untagged(rs->x->s, rs->x->st, 0, 0, &v, 1, &rs->abort_tag);
+	}
+	xf_fail_notify("%s: %s: %s (the sender was told; %s)", rcv.partial ? rcv.partial : xf.o.out,
+		       what, strerror(err),
+		       rcv.partial ? "the partial file is removed" : "the output is incomplete");
 }
 
 static int setup(struct rstream *rs, ddp_session *s, uint32_t st, const char **why);
@@ -225,10 +273,17 @@ static void check_complete(void)
 			return;
 	if (rcv.fd >= 0 && close(rcv.fd) != 0) {
 		rcv.fd = -1;
-		xf_fail("%s: %s", xf.o.out, strerror(errno));
+		stop_for_local_error("close", errno);
 		return;
 	}
 	rcv.fd = -1;
+	/* every octet is in: only now does FILE appear */
+	if (rcv.partial && rename(rcv.partial, xf.o.out) != 0) {
+		stop_for_local_error("rename", errno);
+		return;
+	}
+	free(rcv.partial);
+	rcv.partial = NULL;
 	rcv.complete = 1;
 	send_results();
 }
@@ -262,7 +317,7 @@ static void chunk_done(struct xf_job *j, int rc)
 {
 	struct rbuf *b = (struct rbuf *)j;
 	if (rc) {
-		xf_fail("%s: write: %s", xf.o.out, strerror(rc));
+		stop_for_local_error("write", rc);
 		return;
 	}
 	rcv.hashed += b->len;
@@ -417,6 +472,8 @@ static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
 		return;
 	}
 	struct rstream *rs = x->role;
+	if (ctx == &rs->abort_tag)
+		return; /* the ABORT left; xf_fail_notify closes */
 	if (ctx == rs) { /* the RESULT */
 		rs->result_done = 1;
 		x->finished = 1;
@@ -482,4 +539,8 @@ void xf_recv_free(void)
 	if (rcv.fd >= 0)
 		close(rcv.fd);
 	rcv.fd = -1;
+	if (rcv.partial) /* the transfer did not complete */
+		unlink(rcv.partial);
+	free(rcv.partial);
+	rcv.partial = NULL;
 }

@@ -382,6 +382,10 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	case XF_RESULT:
 		on_result(ss, &m);
 		break;
+	case XF_ABORT: /* the decoder let only printable text through */
+		xf_fail("the receiver stopped the transfer: %s%s%s", xf_abort_name(m.code),
+			m.text_len ? ": " : "", m.text);
+		break;
 	default:
 		xf_fail("stream %u: protocol error: message type %u to the sender", ss->idx, m.type);
 	}

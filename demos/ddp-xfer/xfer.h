@@ -55,6 +55,7 @@ struct xf_main {
 	int total_known;
 	uint64_t progress;	/* octets placed and accounted */
 	int failed, succeeded;
+	int lingering;		/* xf_fail_notify: closing in order */
 	double last_heard, t0;
 };
 
@@ -63,6 +64,10 @@ extern struct xf_main xf;
 /* Report the first failure as one "ddp-xfer: <reason>" line, exit code 1,
  * and stop the loop. Later calls are ignored. */
 void xf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Like xf_fail, but the loop goes on until the connections closed in order
+ * (at most 5 s): for a failure the peer must hear about through messages
+ * queued just before (the receiver's ABORT). */
+void xf_fail_notify(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the result line "sha256 <hex> bytes <n>" on stdout. */
 void xf_print_result(const uint8_t d[XF_SHA256_LEN], uint64_t n);
 /* The ULP is done and verified: close the LLP in order and leave. */
@@ -108,6 +113,10 @@ struct xf_net {
 	void (*free)(void);	  /* tear everything down */
 };
 extern const struct xf_net xf_net_mpa, xf_net_sctp;
+struct ddp_sctp_config;
+/* SCTP failure detection of an endpoint for --timeout SECONDS: an
+ * association outlives any shorter silence (net_sctp.c). */
+void xf_sctp_liveness(unsigned timeout_s, struct ddp_sctp_config *cfg);
 /* A connection / association of the transfer ended (LLP layer). */
 void xf_net_closed(void);
 

@@ -82,13 +82,21 @@ typedef struct ddp_sctp_config {
 	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. A peer that
 	 * answers nothing (no SACK, no HEARTBEAT-ACK) is declared dead
 	 * (assoc callback DDP_ERR_LLP) once assoc_max_retrans consecutive
-	 * retransmission / heartbeat time-outs pass: roughly the sum of the
-	 * backed-off RTOs (doubling from rto_initial up to rto_max) plus the
-	 * heartbeat interval. Defaults (heartbeat 5 s, RTO 100 ms initial 200
-	 * ms max 10 s, 15 retransmissions per path and association) ride out
-	 * a stall of at least 30 s (measured: 10 would end it after ~35 s)
-	 * and give up after about a minute of silence, like TCP; an ICMP port unreachable still ends it at once. Smaller
-	 * values detect a dead peer sooner (e.g. 1000 / 1000 / 4: ~3 s). */
+	 * errors passed: each retransmission time-out (RTO doubling from
+	 * rto_initial, at least rto_min, up to rto_max) and each unanswered
+	 * heartbeat (every hb_interval on an idle path) counts one, so the
+	 * time to give up is less than the sum of the backed-off RTOs.
+	 * usrsctp runs in the peer's process: a stopped process (SIGSTOP) is
+	 * silence here, unlike TCP whose kernel answers for it. The defaults
+	 * (heartbeat 5 s, RTO 100 ms min, 200 ms initial, 10 s max, 15
+	 * retransmissions per path and association) ride out a stall of at
+	 * least 30 s and give up after about a minute of silence, like TCP
+	 * (measured: 58 s; with 10 retransmissions 34 s; docs/timeouts.md has
+	 * the table). An ICMP port unreachable still ends an association at
+	 * once. Smaller values detect a dead peer sooner (e.g. 1000 / 1000 /
+	 * 4: ~3 s); path_max_retrans above assoc_max_retrans has no effect on
+	 * a single-homed association. rto_min > rto_max is lowered to rto_max,
+	 * rto_initial is clamped into [rto_min, rto_max]. */
 	uint32_t hb_interval_ms;    /* heartbeat on an idle path (5000) */
 	uint32_t rto_min_ms;	    /* 100 */
 	uint32_t rto_initial_ms;    /* 200 */

@@ -121,6 +121,7 @@ const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
 void sctp_ll_want_writable(sctp_ll_assoc *a) { (void)a; }
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a) { (void)a; return 4; }
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a) { (void)a; return 1100; }
+const char *sctp_ll_assoc_peer_abort(const sctp_ll_assoc *a) { (void)a; return ""; }
 void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
 			  void *user) { (void)a; (void)cb; (void)user; }
 int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,

@@ -22,6 +22,11 @@ static const struct xf_msg samples[] = {
 	{ .type = XF_RESULT, .total = 1, .sha = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
 						  15, 16, 17, 18, 19, 20, 21, 22, 23, 24,
 						  25, 26, 27, 28, 29, 30, 31, 32 } },
+	{ .type = XF_ABORT, .code = XF_ABORT_DISK_FULL, .text_len = 23,
+	  .text = "No space left on device" },
+	{ .type = XF_ABORT, .code = XF_ABORT_OTHER, .text_len = 0 },
+	{ .type = XF_ABORT, .code = XF_ABORT_WRITE, .text_len = XF_ABORT_TEXT_MAX,
+	  .text = "012345678901234567890123456789012345678901234567890123456789" },
 };
 
 static void test_proto_messages_round_trip(void **state)
@@ -65,7 +70,7 @@ static void test_proto_rejects_unknown_type(void **state)
 	struct xf_msg m = { .type = 9 };
 	assert_int_equal(xf_msg_encode(&m, buf), 0);
 	for (int t = 0; t < 256; t++) {
-		if (t >= XF_ADVERT && t <= XF_RESULT)
+		if (t >= XF_ADVERT && t <= XF_ABORT)
 			continue;
 		buf[0] = (uint8_t)t;
 		for (size_t n = 0; n <= XF_MSG_MAX; n++)
@@ -99,6 +104,56 @@ static void test_proto_hello_round_trip_and_limits(void **state)
 	}
 }
 
+/* ABORT (issue 15): the receiver tells the sender why it stopped; the
+ * text reaches the sender's terminal, so only printable ASCII of a bounded
+ * length and a known reason code pass, both ways. */
+static void test_proto_abort_limits(void **state)
+{
+	uint8_t buf[XF_MSG_MAX + 8];
+	struct xf_msg m;
+	static const uint8_t want[] = { 5, 1, 4, 'f', 'u', 'l', 'l' };
+	assert_int_equal(xf_msg_decode(want, sizeof(want), &m), 0);
+	assert_int_equal(m.code, XF_ABORT_DISK_FULL);
+	assert_string_equal(m.text, "full");
+	assert_string_equal(xf_abort_name(m.code), "disk full");
+	uint8_t bad[sizeof(want)];
+	memcpy(bad, want, sizeof(bad));
+	bad[1] = 0; /* unknown code */
+	assert_int_equal(xf_msg_decode(bad, sizeof(bad), &m), -1);
+	bad[1] = 4;
+	assert_int_equal(xf_msg_decode(bad, sizeof(bad), &m), -1);
+	memcpy(bad, want, sizeof(bad));
+	bad[4] = '\n'; /* not printable */
+	assert_int_equal(xf_msg_decode(bad, sizeof(bad), &m), -1);
+	bad[4] = 0x7f;
+	assert_int_equal(xf_msg_decode(bad, sizeof(bad), &m), -1);
+	/* a text over XF_ABORT_TEXT_MAX, even with the octets present */
+	memset(buf, 'a', sizeof(buf));
+	buf[0] = XF_ABORT;
+	buf[1] = XF_ABORT_WRITE;
+	buf[2] = XF_ABORT_TEXT_MAX + 1;
+	assert_int_equal(xf_msg_decode(buf, 3 + XF_ABORT_TEXT_MAX + 1, &m), -1);
+	buf[2] = XF_ABORT_TEXT_MAX;
+	assert_int_equal(xf_msg_decode(buf, 3 + XF_ABORT_TEXT_MAX, &m), 0);
+	/* the encoder refuses what the decoder would */
+	m.code = 9;
+	assert_int_equal(xf_msg_encode(&m, buf), 0);
+	/* xf_abort_msg cuts and cleans any text */
+	char lng[200];
+	memset(lng, 'x', sizeof(lng) - 1);
+	lng[sizeof(lng) - 1] = 0;
+	lng[3] = '\033';
+	xf_abort_msg(&m, XF_ABORT_WRITE, lng);
+	assert_int_equal(m.text_len, XF_ABORT_TEXT_MAX);
+	assert_int_equal(m.text[3], '?');
+	size_t n = xf_msg_encode(&m, buf);
+	assert_int_equal(n, 3 + XF_ABORT_TEXT_MAX);
+	assert_true(n <= XF_MSG_MAX);
+	struct xf_msg back;
+	assert_int_equal(xf_msg_decode(buf, n, &back), 0);
+	assert_memory_equal(&back, &m, sizeof(m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_proto_rejects_truncated_and_trailing_octets),
 		cmocka_unit_test(test_proto_rejects_unknown_type),
 		cmocka_unit_test(test_proto_hello_round_trip_and_limits),
+		cmocka_unit_test(test_proto_abort_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

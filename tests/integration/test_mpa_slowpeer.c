@@ -1,0 +1,419 @@
+/* Slow is not dead (issue 15 finding 6): ddp_mpa_config.dead_peer_timeout_ms
+ * ends a connection only when the peer stops acknowledging, never for a
+ * closed receive window.
+ *  - a peer that stops reading (socket open, window closed, TCP answers
+ *    the window probes) for several times the timeout is kept, and data
+ *    flows again when it reads (RFC 1122 §4.2.2.17);
+ *  - a peer that vanishes (its veth in a network namespace made here goes
+ *    down) is dropped after about the timeout with DDP_ERR_TIMEOUT, both
+ *    with data in flight (TCP_USER_TIMEOUT) and idle (keepalive), and the
+ *    log names it: "peer unresponsive for N s" with its address.
+ * Real TCP sockets under libevent; the peer is a plain socket that plays
+ * the MPA Responder by hand and then reads (or not). Each test is bounded
+ * by alarm(). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <ddp/ddp.h>
+#include <ddp/mpa.h>
+#include "net_helpers.h"
+
+#define DEAD_MS 1500u
+
+static struct event_base *base;
+static ddp_ctx *ctx;
+static char logbuf[4096];
+
+struct peer { /* our side: one ddp_mpa_conn and what happened to it */
+	ddp_mpa_conn *c;
+	int connected, failed, fail_err, stream_err;
+	long done_ok, done_bad;
+	double t_failed;
+};
+
+static void on_log(void *user, enum ddp_log_level level, const char *msg)
+{
+	size_t n = strlen(logbuf);
+	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+}
+
+static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+}
+
+static void on_send_done(ddp_session *s, uint32_t st, void *ctx_, int status, void *user)
+{
+	struct peer *p = user;
+	if (status == 0)
+		p->done_ok++;
+	else
+		p->done_bad++;
+}
+
+static void on_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event e, int status,
+                            void *user)
+{
+	struct peer *p = user;
+	if (status < 0 && !p->stream_err)
+		p->stream_err = status;
+}
+
+static const ddp_callbacks cbs = {on_deliver, on_send_done, NULL, on_stream_event};
+
+static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
+{
+	struct peer *p = user;
+	if (ev == DDP_MPA_CONNECTED) {
+		p->connected = 1;
+		return;
+	}
+	p->failed = 1;
+	p->fail_err = err;
+	p->t_failed = net_now_s();
+}
+
+static int setup(void **st)
+{
+	alarm(50);
+	base = event_base_new();
+	ddp_ctx_config cc = {.log = on_log};
+	logbuf[0] = 0;
+	return base && ddp_ctx_new(&cc, &ctx) == 0 ? 0 : -1;
+}
+
+static int teardown(void **st)
+{
+	assert_int_equal(ddp_ctx_free(ctx), 0);
+	event_base_free(base);
+	alarm(0);
+	return 0;
+}
+
+static ddp_mpa_config cfg(void)
+{
+	ddp_mpa_config mc;
+	memset(&mc, 0, sizeof(mc));
+	mc.revision = 1;
+	mc.dead_peer_timeout_ms = DEAD_MS;
+	mc.session.max_tx_queued = 64;
+	return mc;
+}
+
+/* A listener whose accepted sockets have a small receive buffer (the
+ * window closes after a few KiB). Returns the fd, port in *port. */
+static int small_listener(const char *addr, int *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rb = 4096;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t sl = sizeof(sa);
+	assert_true(fd >= 0);
+	inet_pton(AF_INET, addr, &sa.sin_addr);
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	getsockname(fd, (struct sockaddr *)&sa, &sl);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* Play the MPA Responder (revision 1, CRC, no private data) on fd. */
+static void respond(int fd, struct peer *p)
+{
+	uint8_t req[20], rep[20];
+	size_t got = 0;
+	for (int i = 0; i < 500 && got < 20; i++) {
+		net_run_for(base, 0.01);
+		ssize_t r = recv(fd, req + got, 20 - got, MSG_DONTWAIT);
+		if (r > 0)
+			got += (size_t)r;
+	}
+	assert_int_equal(got, 20);
+	assert_memory_equal(req, "MPA ID Req Frame", 16);
+	memcpy(rep, "MPA ID Rep Frame", 16);
+	rep[16] = 0x40; /* C */
+	rep[17] = 1;
+	rep[18] = rep[19] = 0;
+	assert_int_equal(send(fd, rep, 20, 0), 20);
+	for (int i = 0; i < 500 && !p->connected; i++)
+		net_run_for(base, 0.01);
+	assert_true(p->connected);
+}
+
+static uint8_t payload[16384];
+
+/* Queue sends until the core says DDP_ERR_LIMIT. */
+static void top_up(struct peer *p)
+{
+	struct iovec v = {payload, sizeof(payload)};
+	while (ddp_send_untagged(ddp_mpa_session(p->c), 0, 0, 0, &v, 1, NULL) == 0)
+		;
+}
+
+static uint64_t drain(int fd)
+{
+	static uint8_t sink[65536];
+	uint64_t n = 0;
+	ssize_t r;
+	while ((r = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+		n += (uint64_t)r;
+	return n;
+}
+
+/* A peer whose application stops reading for 4 x dead_peer_timeout_ms:
+ * its window closes, its TCP answers the probes; the connection stays,
+ * and when it reads again everything queued arrives and more flows.
+ * Before the fix: DDP_MPA_FAILED after ~1.5 s (the write-stall check, and
+ * Linux's TCP_USER_TIMEOUT applied to the closed window). */
+static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
+{
+	struct peer p;
+	memset(&p, 0, sizeof(p));
+	int port, lfd = small_listener("127.0.0.1", &port);
+	struct sockaddr_in sa = net_lo(port);
+	ddp_mpa_config mc = cfg();
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
+	                                 on_event, &p, &p.c),
+	                 0);
+	int pfd = accept(lfd, NULL, NULL);
+	assert_true(pfd >= 0);
+	respond(pfd, &p);
+	/* stall: never read, keep the sender full */
+	double t0 = net_now_s();
+	long done_mid = -1;
+	while (net_now_s() - t0 < 4.0 * DEAD_MS / 1000 && !p.failed) {
+		top_up(&p);
+		net_run_for(base, 0.02);
+		if (done_mid < 0 && net_now_s() - t0 > 1.0)
+			done_mid = p.done_ok;
+	}
+	print_message(
+	    "peer not reading for %.1f s: failed %d (%s), sends done %ld (%ld after 1 s)\n",
+	    net_now_s() - t0, p.failed, p.failed ? ddp_strerror(p.fail_err) : "-", p.done_ok,
+	    done_mid);
+	assert_false(p.failed);
+	assert_int_equal(p.done_ok, done_mid); /* really stalled: window closed */
+	/* the peer reads again: what was queued and more arrives */
+	uint64_t got = 0;
+	long done_before = p.done_ok;
+	t0 = net_now_s();
+	while (net_now_s() - t0 < 2 && !p.failed) {
+		top_up(&p);
+		net_run_for(base, 0.005);
+		got += drain(pfd);
+	}
+	print_message("after the stall: %llu octets read, %ld more sends done\n",
+	              (unsigned long long)got, p.done_ok - done_before);
+	assert_false(p.failed);
+	assert_int_equal(p.done_bad, 0);
+	assert_true(p.done_ok - done_before > 64);
+	assert_true(got >= (uint64_t)p.done_ok * sizeof(payload) / 2);
+	assert_null(strstr(logbuf, "unresponsive"));
+	ddp_mpa_conn_free(p.c);
+	close(pfd);
+	close(lfd);
+}
+
+/* ------------------------------------------------ the vanished peer */
+
+static char ns_a[32], ns_b[32], veth_a[16], veth_b[16];
+#define NET_A "169.254.231.1"
+#define NET_B "169.254.231.2"
+
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	int rc = system(cmd);
+	return rc == 0 ? 0 : -1;
+}
+
+static void netns_del(void)
+{
+	if (!ns_a[0])
+		return;
+	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
+	ns_a[0] = 0;
+}
+
+static void on_signal(int sig)
+{
+	netns_del(); /* a test over its alarm: leave nothing behind */
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Run f's socket() calls inside namespace ns (then back home). */
+static int enter_ns(const char *ns, int *home)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*home < 0)
+		*home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || *home < 0 || setns(fd, CLONE_NEWNET) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Three connections from namespace A to a plain-socket peer in namespace
+ * B over a veth pair: one carries data the peer reads, one is idle, one
+ * is stuck behind the peer's closed window (the peer does not read it).
+ * Then B's veth goes down (the peer vanishes: no FIN, no RST, no ACK). All
+ * three fail with DDP_ERR_TIMEOUT: about dead_peer_timeout_ms later
+ * (TCP_USER_TIMEOUT / keepalive), the stuck one when a window probe went
+ * unanswered that long (on_live); the session's streams with them, and the
+ * log says "peer unresponsive" with the peer's address. Before the fix:
+ * DDP_ERR_LLP ("lower layer protocol failure"), nothing logged. */
+static void test_mpa_vanished_peer_times_out(void **st)
+{
+	int pid = (int)getpid() % 100000;
+	snprintf(ns_a, sizeof(ns_a), "ddpslowA%d", pid);
+	snprintf(ns_b, sizeof(ns_b), "ddpslowB%d", pid);
+	snprintf(veth_a, sizeof(veth_a), "dspA%d", pid);
+	snprintf(veth_b, sizeof(veth_b), "dspB%d", pid);
+	signal(SIGALRM, on_signal);
+	signal(SIGABRT, on_signal);
+	if (sh("ip netns add %s && ip netns add %s", ns_a, ns_b) != 0) {
+		netns_del();
+		print_message("cannot create network namespaces (root and iproute2 needed)\n");
+		skip();
+	}
+	assert_int_equal(sh("ip link add %s netns %s type veth peer name %s netns %s", veth_a, ns_a,
+	                    veth_b, ns_b),
+	                 0);
+	assert_int_equal(sh("ip -n %s addr add " NET_A "/24 dev %s && ip -n %s link set %s up && "
+	                    "ip -n %s addr add " NET_B "/24 dev %s && ip -n %s link set %s up",
+	                    ns_a, veth_a, ns_a, veth_a, ns_b, veth_b, ns_b, veth_b),
+	                 0);
+	int home = -1, port;
+	assert_int_equal(enter_ns(ns_b, &home), 0);
+	int lfd = small_listener(NET_B, &port);
+	assert_int_equal(enter_ns(ns_a, &home), 0);
+	struct peer busy, idle, stuck;
+	memset(&busy, 0, sizeof(busy));
+	memset(&idle, 0, sizeof(idle));
+	memset(&stuck, 0, sizeof(stuck));
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	inet_pton(AF_INET, NET_B, &sa.sin_addr);
+	ddp_mpa_config mc = cfg();
+	int rc1 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
+	                          on_event, &busy, &busy.c);
+	int rc2 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
+	                          on_event, &idle, &idle.c);
+	int rc3 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
+	                          on_event, &stuck, &stuck.c);
+	assert_int_equal(setns(home, CLONE_NEWNET), 0);
+	close(home);
+	assert_int_equal(rc1, 0);
+	assert_int_equal(rc2, 0);
+	assert_int_equal(rc3, 0);
+	/* accept() order is the connect order on one listener */
+	int pb = -1, pi = -1, ps = -1;
+	for (int i = 0; i < 300 && ps < 0; i++) {
+		net_run_for(base, 0.01);
+		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK);
+		if (fd >= 0 && pb < 0)
+			pb = fd;
+		else if (fd >= 0 && pi < 0)
+			pi = fd;
+		else if (fd >= 0)
+			ps = fd;
+	}
+	assert_true(pb >= 0 && pi >= 0 && ps >= 0);
+	respond(pb, &busy);
+	respond(pi, &idle);
+	respond(ps, &stuck);
+	/* data flows for a while: the peer reads on busy's connection, not
+	 * on stuck's (its window closes, it answers the window probes) */
+	uint64_t got = 0;
+	double t0 = net_now_s();
+	while (net_now_s() - t0 < 1.0) {
+		top_up(&busy);
+		top_up(&stuck);
+		net_run_for(base, 0.005);
+		got += drain(pb);
+	}
+	assert_true(got > 0);
+	assert_false(busy.failed || idle.failed || stuck.failed);
+	/* the peer vanishes */
+	assert_int_equal(sh("ip -n %s link set %s down", ns_b, veth_b), 0);
+	t0 = net_now_s();
+	while (net_now_s() - t0 < DEAD_MS / 1000.0 + 8 &&
+	       !(busy.failed && idle.failed && stuck.failed)) {
+		top_up(&busy);
+		net_run_for(base, 0.02);
+	}
+	double eb = busy.failed ? busy.t_failed - t0 : -1,
+	       ei = idle.failed ? idle.t_failed - t0 : -1,
+	       es = stuck.failed ? stuck.t_failed - t0 : -1;
+	print_message("peer gone: busy connection failed after %.1f s (%s), idle after %.1f s "
+	              "(%s), window closed after %.1f s (%s)\nlog: %s",
+	              eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), es,
+	              ddp_strerror(stuck.fail_err), logbuf);
+	assert_true(busy.failed);
+	assert_true(idle.failed);
+	assert_int_equal(busy.fail_err, DDP_ERR_TIMEOUT);
+	assert_int_equal(idle.fail_err, DDP_ERR_TIMEOUT);
+	/* behind a closed window: at the next window probe + the timeout */
+	assert_true(stuck.failed);
+	assert_int_equal(stuck.fail_err, DDP_ERR_TIMEOUT);
+	assert_true(es >= DEAD_MS / 1000.0 * 0.7);
+	assert_int_equal(busy.stream_err, DDP_ERR_TIMEOUT); /* the ULP's view */
+	/* about the timeout: not before it, and within keepalive's slack */
+	assert_true(eb >= DEAD_MS / 1000.0 * 0.7 && eb < DEAD_MS / 1000.0 + 4);
+	assert_true(ei >= DEAD_MS / 1000.0 * 0.5 && ei < DEAD_MS / 1000.0 + 4);
+	assert_non_null(strstr(logbuf, "unresponsive for"));
+	assert_non_null(strstr(logbuf, NET_B));
+	ddp_mpa_conn_free(busy.c);
+	ddp_mpa_conn_free(idle.c);
+	ddp_mpa_conn_free(stuck.c);
+	close(pb);
+	close(pi);
+	close(ps);
+	close(lfd);
+	netns_del();
+	signal(SIGALRM, SIG_DFL);
+	signal(SIGABRT, SIG_DFL);
+}
+
+static int teardown_ns(void **st)
+{
+	netns_del();
+	return teardown(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_mpa_peer_that_stops_reading_is_not_dropped, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_mpa_vanished_peer_times_out, setup, teardown_ns),
+	};
+	atexit(netns_del);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,117 @@
+/* Errors say what happened (issue 15 finding 7): an association refused
+ * for its Adaptation Layer Indication (RFC 5043 §11.1) is ABORTed with a
+ * User-Initiated Abort cause whose Upper Layer Abort Reason says why
+ * (RFC 4960 §3.3.10.12), and the refused side's log shows that reason,
+ * not just a lost association. The refusing peer is a plain SCTP endpoint
+ * (the layer under DDP) that requires a different indication; the refused
+ * side is a DDP endpoint (ddp_sctp) with a log hook. Real usrsctp over UDP
+ * on 127.0.0.1. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include <ddp/ddp.h>
+#include <ddp/sctp.h>
+#include "net_helpers.h"
+#include "sctp/sctp_ll.h"
+
+static char logbuf[2048];
+static int srv_down, srv_status, cli_down, cli_status;
+
+static void on_log(void *user, enum ddp_log_level level, const char *msg)
+{
+	size_t n = strlen(logbuf);
+	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
+}
+
+static void srv_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *user)
+{
+	if (ev == SCTP_LL_EV_DOWN) {
+		srv_down = 1;
+		srv_status = status;
+	}
+}
+
+static const sctp_ll_assoc_cb srv_cbs = {srv_event};
+
+static void srv_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
+{
+	sctp_ll_assoc_set_cb(a, &srv_cbs, NULL);
+}
+
+static void cli_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
+{
+	if (status < 0) {
+		cli_down = 1;
+		cli_status = status;
+	}
+}
+
+static void cli_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
+                    const void *pd, size_t pd_len, void *user)
+{
+}
+
+static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
+{
+}
+
+static void test_sctp_refused_peer_logs_the_abort_reason(void **st)
+{
+	struct event_base *base = event_base_new();
+	ddp_ctx_config cc = {.log = on_log};
+	ddp_ctx *ctx;
+	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
+	/* a peer that speaks some other adaptation layer than DDP's */
+	sctp_ll_config sc = {.port = -1,
+	                     .nstreams = 4,
+	                     .adaptation = 0x2,
+	                     .require_adaptation = 1,
+	                     .unfragmented = 1};
+	sctp_ll_ep *se;
+	assert_int_equal(sctp_ll_ep_new(base, &sc, &se), 0);
+	assert_int_equal(sctp_ll_listen(se, srv_accept, NULL), 0);
+	ddp_sctp_config dc;
+	memset(&dc, 0, sizeof(dc));
+	dc.port = -1;
+	dc.ctx = ctx;
+	dc.ddp.deliver = on_deliver;
+	dc.sctp.assoc = cli_assoc;
+	dc.sctp.session_ctl = cli_ctl;
+	ddp_sctp_ep *ce;
+	ddp_sctp_assoc *a;
+	assert_int_equal(ddp_sctp_ep_new(base, &dc, &ce), 0);
+	assert_int_equal(ddp_sctp_connect(ce, "127.0.0.1", sctp_ll_ep_port(se), &a), 0);
+	double t0 = net_now_s();
+	while (!cli_down && net_now_s() - t0 < 10)
+		net_run_for(base, 0.01);
+	print_message("refused DDP endpoint: status %s, log: %s", ddp_strerror(cli_status), logbuf);
+	assert_true(cli_down);
+	assert_int_equal(cli_status, DDP_ERR_LLP);
+	assert_true(srv_down);
+	assert_int_equal(srv_status, DDP_ERR_PROTO);
+	/* RFC 4960 §3.3.10.12: the reason crossed and is reported */
+	assert_non_null(strstr(logbuf, "aborted by the peer: DDP refused: wrong Adaptation "
+	                               "Layer Indication"));
+	ddp_sctp_ep_free(ce);
+	sctp_ll_ep_free(se);
+	assert_int_equal(ddp_ctx_free(ctx), 0);
+	event_base_free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_sctp_refused_peer_logs_the_abort_reason),
+	};
+	alarm(30);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
