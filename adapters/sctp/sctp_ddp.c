@@ -652,10 +652,10 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		return;
 	case SCTP_LL_EV_DOWN:
 		/* issue 15: errors say what happened */
-		if (*sctp_ll_assoc_peer_abort(ll))
+		if (*sctp_ll_assoc_peer_abort(a->ll))
 			ddp_llp_log(c->ctx, DDP_LOG_WARN,
 				    "SCTP association aborted by the peer: %s",
-				    sctp_ll_assoc_peer_abort(ll));
+				    sctp_ll_assoc_peer_abort(a->ll));
 		if (a->s) {
 			if (status == DDP_ERR_CLOSED)
 				ddp_llp_closed(a->s, UINT32_MAX);

@@ -75,7 +75,9 @@ static void on_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event e
 		p->stream_err = status;
 }
 
-static const ddp_callbacks cbs = {on_deliver, on_send_done, NULL, on_stream_event};
+static const ddp_callbacks cbs = {
+	.deliver = on_deliver, .send_done = on_send_done, .stream_event = on_stream_event,
+};
 
 static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
