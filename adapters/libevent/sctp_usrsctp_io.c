@@ -15,6 +15,7 @@
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
+#include "cursor.h"
 
 static int set_opt(struct socket *so, int level, int name, const void *v,
 		   socklen_t l)
@@ -226,28 +227,32 @@ void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
 			     size_t outn)
 {
 	out[0] = 0;
-	/* RFC 4960 §3.3.7: ABORT chunk = type 6, flags, length, causes */
-	if (n < 4 || info[0] != 6 || outn == 0)
+	if (outn == 0)
 		return;
-	size_t clen = (size_t)info[2] << 8 | info[3];
-	if (clen > n)
-		clen = n;
-	for (size_t off = 4; off + 4 <= clen;) {
-		size_t code = (size_t)info[off] << 8 | info[off + 1];
-		size_t len = (size_t)info[off + 2] << 8 | info[off + 3];
-		if (len < 4 || len > clen - off)
+	/* RFC 4960 §3.3.7: ABORT chunk = type 6, flags, length, causes */
+	struct rcur c = rc_init(info, n);
+	uint64_t type, flags, clen;
+	if (rc_get_be(&c, 1, &type) || type != 6 || rc_get_be(&c, 1, &flags) ||
+	    rc_get_be(&c, 2, &clen) || clen < 4)
+		return;
+	if (clen - 4 < rc_left(&c))
+		c = rc_init(c.p, (size_t)clen - 4); /* the causes of this chunk */
+	uint64_t code, len;
+	while (!rc_get_be(&c, 2, &code) && !rc_get_be(&c, 2, &len)) {
+		if (len < 4)
+			return;
+		const uint8_t *v = rc_take(&c, (size_t)len - 4);
+		if (!v)
 			return;
 		/* §3.3.10.12: User-Initiated Abort, Upper Layer Abort Reason */
 		if (code == 12) {
-			size_t k = len - 4 < outn - 1 ? len - 4 : outn - 1;
-			for (size_t i = 0; i < k; i++) {
-				uint8_t ch = info[off + 4 + i];
-				out[i] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
-			}
+			size_t k = len - 4 < outn - 1 ? (size_t)len - 4 : outn - 1;
+			for (size_t i = 0; i < k; i++)
+				out[i] = v[i] < 0x20 || v[i] == 0x7f ? '?' : (char)v[i];
 			out[k] = 0;
 			return;
 		}
-		off += (len + 3) & ~(size_t)3;
+		rc_skip(&c, (4 - (len & 3)) & 3); /* padding to 4 octets */
 	}
 }
 

@@ -107,10 +107,49 @@ static void test_sctp_refused_peer_logs_the_abort_reason(void **st)
 	event_base_free(base);
 }
 
+/* The ABORT chunk parser (usrsctp hands the chunk to the notification):
+ * only the Upper Layer Abort Reason cause is shown, printable, bounded. */
+void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out, size_t outn);
+
+static void test_abort_chunk_parser_bounds(void **state)
+{
+	(void)state;
+	char out[16];
+	/* ABORT, one cause 12 "hi\x01" (7 octets + 1 pad) */
+	const uint8_t ok[] = { 6, 0, 0, 12, 0, 12, 0, 7, 'h', 'i', 1, 0 };
+	sctp_usrsctp_peer_abort(ok, sizeof(ok), out, sizeof(out));
+	assert_string_equal(out, "hi?");
+	/* a first cause of another code (padded), then 12 */
+	const uint8_t two[] = { 6, 0, 0, 20, 0, 1, 0, 5, 9, 0, 0, 0, 0, 12, 0, 6, 'o', 'k', 0, 0 };
+	sctp_usrsctp_peer_abort(two, sizeof(two), out, sizeof(out));
+	assert_string_equal(out, "ok");
+	/* truncated: the cause claims more than the chunk has */
+	const uint8_t cut[] = { 6, 0, 0, 10, 0, 12, 0, 40, 'x', 'y' };
+	sctp_usrsctp_peer_abort(cut, sizeof(cut), out, sizeof(out));
+	assert_string_equal(out, "");
+	/* a cause length below its header, a non-ABORT chunk, a short buffer */
+	const uint8_t bad[] = { 6, 0, 0, 8, 0, 12, 0, 2 };
+	sctp_usrsctp_peer_abort(bad, sizeof(bad), out, sizeof(out));
+	assert_string_equal(out, "");
+	const uint8_t notabort[] = { 7, 0, 0, 8, 0, 12, 0, 4 };
+	sctp_usrsctp_peer_abort(notabort, sizeof(notabort), out, sizeof(out));
+	assert_string_equal(out, "");
+	sctp_usrsctp_peer_abort(ok, 3, out, sizeof(out));
+	assert_string_equal(out, "");
+	/* a long reason is cut to the output buffer */
+	uint8_t big[4 + 4 + 40];
+	memset(big, 'a', sizeof(big));
+	big[0] = 6, big[1] = 0, big[2] = 0, big[3] = sizeof(big);
+	big[4] = 0, big[5] = 12, big[6] = 0, big[7] = 44;
+	sctp_usrsctp_peer_abort(big, sizeof(big), out, sizeof(out));
+	assert_int_equal(strlen(out), sizeof(out) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_sctp_refused_peer_logs_the_abort_reason),
+	    cmocka_unit_test(test_abort_chunk_parser_bounds),
 	};
 	alarm(30);
 	return cmocka_run_group_tests(tests, NULL, NULL);
