@@ -130,9 +130,14 @@ typedef struct ddp_ctx_config {
 				 * by all sessions of the context (each stream
 				 * that holds any takes one ring of about
 				 * 56 octets x reorder_window); default 64 MiB.
-				 * A segment that needs a ring over it stops
-				 * its stream with (0, 0x00) local
-				 * catastrophic */
+				 * Shared fairly (docs/fairness.md): with n
+				 * sessions each may hold (max - max/8) / n,
+				 * and max/8 is kept for the first ring of
+				 * sessions that come later. A segment that
+				 * needs a ring over its session's share
+				 * stops its stream with RFC 5041 §7.2
+				 * (0, 0x00) local catastrophic; other
+				 * sessions are not affected */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);
