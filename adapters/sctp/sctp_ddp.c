@@ -359,6 +359,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 {
 	ddp_sctp_ep *ep = a->ep;
 	ep->nassocs--;
+	sctp_slots_gone(a);
 	if (a->prev)
 		a->prev->next = a->next;
 	else if (ep->assocs == a)
@@ -481,8 +482,9 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 	ddp_sctp_ep *ep = user;
 	(void)lep;
 	/* every association can hold nstreams reorder windows and pending
-	 * Initiates: their number is capped (ABORT beyond it) */
-	if (ep->nassocs >= ep->cfg.max_assocs) {
+	 * Initiates: their number is capped; at the cap the oldest one
+	 * without a DDP stream session makes room, else ABORT (sctp_slots.c) */
+	if (sctp_slots_admit(ep, ll)) {
 		sctp_ll_free(ll);
 		return;
 	}
@@ -492,6 +494,8 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 		return;
 	}
 	a->ll = ll;
+	a->inbound = 1;
+	a->born_ms = a->idle_ms = sctp_slots_now_ms();
 	sctp_ll_assoc_set_cb(ll, &ll_cbs, a);
 }
 
@@ -535,12 +539,15 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		ep->cfg.max_pending_initiates = 64;
 	if (!ep->cfg.max_assocs)
 		ep->cfg.max_assocs = 256;
+	if (!ep->cfg.idle_assoc_timeout_ms)
+		ep->cfg.idle_assoc_timeout_ms = 10000;
 	sctp_ddp_ll_config(cfg, &lc);
 	rc = sctp_ll_ep_new(base, &lc, &ep->ll);
 	if (rc) {
 		free(ep);
 		return rc;
 	}
+	sctp_ll_set_tick(ep->ll, sctp_slots_tick, ep);
 	*out = ep;
 	return 0;
 }
