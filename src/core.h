@@ -37,14 +37,15 @@ struct ooo_acct;
 struct ooo_budget {
 	uint64_t used, max;
 	uint32_t sessions;	/* sessions sharing the budget */
-	struct ooo_acct *accts; /* their parts */
+	uint32_t nactive;	/* of them holding a ring now */
+	struct ooo_acct *active; /* those, linked */
 	uint64_t refused;	/* rings refused so far */
 };
 
 /* One session's part of the budget. */
 struct ooo_acct {
-	struct ooo_acct *next, *prev;
-	uint64_t used; /* octets of rings its streams hold */
+	struct ooo_acct *next, *prev; /* budget->active while used > 0 */
+	uint64_t used;		       /* octets of rings its streams hold */
 };
 
 void ooo_join(struct ooo_budget *b, struct ooo_acct *a);

@@ -34,29 +34,30 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
  * Issue 15 finding 2: five hostile associations holding one segment far
  * ahead on each of their streams pinned the whole context budget, and a
  * legitimate peer whose two segments merely came out of order was stopped.
- * The budget is therefore shared between the sessions of the context (an
- * SCTP association or an MPA connection is one session). A headroom of
- * max / 8 is kept for sessions that come later; with n sessions a
- * session's share is (max - max / 8) / n. A request for one more ring is
- * granted when the budget has room for it and:
+ * The budget is therefore shared between the sessions that hold reorder
+ * memory (an SCTP association or an MPA connection is one session; MPA
+ * never reorders, so its connections never take part). A headroom of
+ * max / 8 is kept for sessions that start reordering later. With n
+ * sessions holding a ring (the asker included), a session's share is
+ * (max - max / 8) / n. A request for one more ring is granted when:
  *
- *   1. first ring (the session holds none): it leaves the unused part of
- *      every other session's share free; it may use the headroom;
- *   2. any further ring: it leaves the unused part of every other
- *      session's share free and the headroom untouched.
+ *   1. first ring (the session holds none): the budget has room for it,
+ *      headroom included;
+ *   2. any further ring: it leaves the headroom and the unused part of the
+ *      share of every other session holding a ring free. Room no active
+ *      session's share claims is lent to whoever asks (borrowing beyond
+ *      the share); it comes back as the borrower's windows drain.
  *
- * So (a) every session is served up to its share whatever the others do:
- * the shares add up to max - max / 8 and nobody takes what another one's
- * share still claims; (b) a session asking for more than its share gets
- * the error (no borrowing: a ring lent to one session cannot be called
- * back when the lender needs it, see below; a lone session's share is
- * 7/8 of the budget); (c) the headroom serves the first ring (enough for
- * any reordering on one stream) of sessions that arrive after the budget
- * was taken: about max / 8 / 224 KiB = 36 SCTP associations at the
- * defaults. Rings already granted are never taken back: on SCTP usrsctp
- * has acknowledged the segments they hold, and dropping them would lose
- * data; a newcomer shrinks the shares, so sessions that filled theirs
- * before it came hold more than the new share until their windows drain.
+ * So (a) the first ring of a session (enough for any reordering on one
+ * stream: a legitimate peer whose segments merely come out of order) is
+ * served while the headroom lasts, about max / 8 / 224 KiB = 36 SCTP
+ * associations at the defaults, even when hostile sessions took all the
+ * rest; (b) sessions reordering at the same time are each served up to
+ * their share, and one over its share gets the error once the others
+ * need theirs; (c) rings already granted are never taken back: on SCTP
+ * usrsctp has acknowledged the segments they hold, and dropping them
+ * would lose data. A session that starts reordering after others
+ * borrowed gets its first ring and what is left up to its share.
  *
  * A refused request fails the asking stream alone: rx.c reports RFC 5041
  * §7.2 Local Catastrophic (layer DDP, error type 0, code 0x00) on that
@@ -64,34 +65,44 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
  * its share gets the error on its own stream; everyone else goes on. */
 void ooo_join(struct ooo_budget *b, struct ooo_acct *a)
 {
-	a->used = 0;
-	a->prev = NULL;
-	a->next = b->accts;
-	if (b->accts)
-		b->accts->prev = a;
-	b->accts = a;
+	memset(a, 0, sizeof(*a));
 	b->sessions++;
 }
 
 void ooo_leave(struct ooo_budget *b, struct ooo_acct *a)
 {
+	b->sessions--; /* its rings were refunded (order_free) before */
+	(void)a;
+}
+
+static void set_active(struct ooo_budget *b, struct ooo_acct *a, int on)
+{
+	if (on) {
+		a->prev = NULL;
+		a->next = b->active;
+		if (b->active)
+			b->active->prev = a;
+		b->active = a;
+		b->nactive++;
+		return;
+	}
 	if (a->prev)
 		a->prev->next = a->next;
 	else
-		b->accts = a->next;
+		b->active = a->next;
 	if (a->next)
 		a->next->prev = a->prev;
-	b->sessions--;
+	a->next = a->prev = NULL;
+	b->nactive--;
 }
 
-/* The part of the other sessions' shares they do not use. One walk over
- * the sessions per ring asked for: rings are allocated on a stream's
- * first out-of-order segment only, never per segment. */
-static uint64_t unused_shares(const struct ooo_budget *b, const struct ooo_acct *a,
-			      uint64_t share)
+/* The unused part of the shares of the other sessions holding a ring:
+ * one walk over those per ring asked for (rings are allocated on a
+ * stream's first out-of-order segment, never per segment). */
+static uint64_t claimed(const struct ooo_budget *b, const struct ooo_acct *a, uint64_t share)
 {
 	uint64_t sum = 0;
-	for (const struct ooo_acct *o = b->accts; o; o = o->next)
+	for (const struct ooo_acct *o = b->active; o; o = o->next)
 		if (o != a && o->used < share)
 			sum += share - o->used;
 	return sum;
@@ -102,16 +113,19 @@ int ooo_charge(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
 	uint64_t headroom = b->max / 8;
 	if (bytes > b->max - b->used)
 		goto refuse;
-	if (a) {
-		uint64_t share = (b->max - headroom) / (b->sessions ? b->sessions : 1);
-		uint64_t limit = a->used == 0 ? b->max : b->max - headroom;
+	if (a && a->used) {
+		uint64_t share = (b->max - headroom) / b->nactive;
+		uint64_t limit = b->max - headroom;
 		uint64_t need = b->used + bytes; /* <= max: no overflow */
-		if (need > limit || unused_shares(b, a, share) > limit - need)
+		if (need > limit || claimed(b, a, share) > limit - need)
 			goto refuse;
 	}
 	b->used += bytes;
-	if (a)
+	if (a) {
+		if (a->used == 0)
+			set_active(b, a, 1);
 		a->used += bytes;
+	}
 	return 0;
 refuse:
 	b->refused++;
@@ -121,8 +135,11 @@ refuse:
 void ooo_refund(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
 {
 	b->used -= bytes;
-	if (a)
-		a->used -= bytes;
+	if (!a)
+		return;
+	a->used -= bytes;
+	if (a->used == 0)
+		set_active(b, a, 0);
 }
 
 /* Record seq as placed (or skipped). Returns 0, DDP_ERR_LIMIT (the

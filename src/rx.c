@@ -321,7 +321,7 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 				    "holds %llu octets (share %llu), the context %llu of %llu",
 				    st->idx, (unsigned long long)s->ooo.used,
 				    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
-							 s->ctx->ooo.sessions),
+							 (s->ctx->ooo.nactive + !s->ooo.used)),
 				    (unsigned long long)s->ctx->ooo.used,
 				    (unsigned long long)s->ctx->ooo.max);
 		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_,

@@ -98,74 +98,117 @@ static void setup(ddp_ctx **ctx, int nsessions)
 static void teardown(ddp_ctx *ctx, int nsessions)
 {
 	for (int i = 0; i < nsessions; i++)
-		ddp_session_free(S[i].s);
+		ddp_session_free(S[i].s); /* NULL: already gone */
 	assert_int_equal(ddp_ctx_free(ctx), 0);
 }
 
-/* 5 hostile sessions pin what they can, one after the other; a 6th one
- * that arrives afterwards still reorders. */
-static void test_ooo_budget_late_session_reorders_beside_five_pinning(void **state)
+static struct sess *late_session(ddp_ctx *ctx, int i)
 {
-	(void)state;
-	ddp_ctx *ctx;
-	setup(&ctx, NS - 1);
-	for (int i = 0; i < NS - 1; i++)
-		for (int st = 0; st < NST; st++)
-			seg(&S[i], st, 5, 1); /* 5 ahead of the next expected (0) */
-	int total = 0;
-	for (int i = 0; i < NS - 1; i++) {
-		total += held(&S[i]);
-		print_message("hostile %d holds %d rings\n", i, held(&S[i]));
-		/* every one wanted more than the budget allowed it */
-		assert_true(held(&S[i]) < NST);
-		for (int st = 0; st < NST; st++)
-			if (S[i].nerr[st]) {
-				assert_int_equal(S[i].err[st].layer, DDP_LAYER_DDP);
-				assert_int_equal(S[i].err[st].etype, DDP_ETYPE_CATASTROPHIC);
-				assert_int_equal(S[i].err[st].code, 0);
-			}
-	}
-	assert_true(total <= RINGS - RINGS / 8); /* the headroom stayed free */
-
 	ddp_callbacks cb = {.deliver = on_deliver, .error = on_error};
 	ddp_session_config sc = {.nstreams = NST, .nqueues = 1, .reorder_window = WIN};
-	struct sess *g = &S[NS - 1];
+	struct sess *g = &S[i];
 	assert_int_equal(ddp_session_new(ctx, &sc, &nullllp_ops, &g->llp, &cb, g, &g->s), 0);
 	for (int b = 0; b < 2; b++)
 		assert_int_equal(ddp_post_recv(g->s, 0, 0, g->buf[0][b], 32, NULL), 0);
+	return g;
+}
+
+/* two segments out of order on stream 0: both delivered, in order */
+static void reorders(struct sess *g)
+{
 	seg(g, 0, 1, 2); /* the second segment first */
 	seg(g, 0, 0, 1);
 	assert_int_equal(g->nerr[0], 0);
 	assert_int_equal(g->ndlv[0], 2);
 	assert_int_equal(g->msn[0][0], 1);
 	assert_int_equal(g->msn[0][1], 2);
+}
+
+static void assert_refusals_are_local_catastrophic(const struct sess *x)
+{
+	for (int st = 0; st < NST; st++)
+		if (x->nerr[st]) {
+			assert_int_equal(x->err[st].layer, DDP_LAYER_DDP);
+			assert_int_equal(x->err[st].etype, DDP_ETYPE_CATASTROPHIC);
+			assert_int_equal(x->err[st].code, 0);
+		}
+}
+
+/* 5 hostile sessions pin at the same time (stream by stream, session by
+ * session): each is held to its share, (40 - 5) / 5 = 7 rings, and gets
+ * the error on its other streams; a 6th session that comes afterwards
+ * still reorders (its first ring comes from the headroom). */
+static void test_ooo_budget_five_pinning_together_held_to_shares(void **state)
+{
+	(void)state;
+	ddp_ctx *ctx;
+	setup(&ctx, NS - 1);
+	for (int st = 0; st < NST; st++)
+		for (int i = 0; i < NS - 1; i++)
+			seg(&S[i], st, 5, 1); /* 5 ahead of the next expected (0) */
+	for (int i = 0; i < NS - 1; i++) {
+		print_message("hostile %d holds %d rings\n", i, held(&S[i]));
+		assert_int_equal(held(&S[i]), (RINGS - RINGS / 8) / (NS - 1));
+		assert_refusals_are_local_catastrophic(&S[i]);
+	}
+	reorders(late_session(ctx, NS - 1));
 	teardown(ctx, NS);
 }
 
-/* With two sessions, each one's share is (40 - 5) / 2 rings: the first
- * to pin gets no more than that, so the second is served up to its own
- * share afterwards (no borrowing: a ring lent cannot be called back). */
-static void test_ooo_budget_pinner_capped_other_served_up_to_share(void **state)
+/* 5 hostile sessions pin one after the other: the first borrows what no
+ * one else claims, the next ones get what is left; the headroom stays for
+ * first rings, so a 6th session that comes afterwards still reorders. */
+static void test_ooo_budget_five_pinning_in_turn_late_session_reorders(void **state)
+{
+	(void)state;
+	ddp_ctx *ctx;
+	setup(&ctx, NS - 1);
+	int total = 0;
+	for (int i = 0; i < NS - 1; i++) {
+		for (int st = 0; st < NST; st++)
+			seg(&S[i], st, 5, 1);
+		total += held(&S[i]);
+		print_message("hostile %d holds %d rings\n", i, held(&S[i]));
+		assert_refusals_are_local_catastrophic(&S[i]);
+	}
+	/* tier 2 stops at 7/8; each later one got its first ring beyond */
+	assert_true(total <= RINGS - RINGS / 8 + (NS - 1));
+	assert_true(total < (NS - 1) * NST);
+	reorders(late_session(ctx, NS - 1));
+	teardown(ctx, NS);
+}
+
+/* What a borrower holds comes back when its session goes: then the other
+ * session is served again. */
+static void test_ooo_budget_borrowed_rings_come_back(void **state)
 {
 	(void)state;
 	ddp_ctx *ctx;
 	setup(&ctx, 2);
-	int share = (RINGS - RINGS / 8) / 2; /* 17 whole rings */
 	for (int st = 0; st < NST; st++)
 		seg(&S[0], st, 5, 1);
-	print_message("pinner holds %d of %d rings (share %d)\n", held(&S[0]), RINGS, share);
-	assert_int_equal(held(&S[0]), share);
-	for (int st = 0; st < share; st++)
+	assert_int_equal(held(&S[0]), NST); /* alone: borrows beyond a half */
+	for (int st = 0; st < NST / 2; st++)
 		seg(&S[1], st, 5, 1);
-	assert_int_equal(held(&S[1]), NST); /* its whole share: no error */
-	seg(&S[1], share, 5, 1);	      /* one more: over its share */
-	assert_int_equal(S[1].nerr[share], 1);
-	assert_int_equal(S[1].err[share].etype, DDP_ETYPE_CATASTROPHIC);
+	int before = 0;
+	for (int st = 0; st < NST / 2; st++)
+		before += S[1].nerr[st] == 0;
+	assert_int_equal(before, RINGS - RINGS / 8 - NST); /* what was left */
+	ddp_session_free(S[0].s);
+	S[0].s = NULL;
+	int after = 0;
+	for (int st = NST / 2; st < NST; st++) {
+		seg(&S[1], st, 5, 1);
+		after += S[1].nerr[st] == 0;
+	}
+	print_message("second session: %d rings beside the borrower, %d more after it left\n",
+	              before, after);
+	assert_int_equal(after, NST / 2);
 	teardown(ctx, 2);
 }
 
-/* Two sessions take their whole share; each of the four others still
- * gets its first ring. */
+/* Two sessions take what they can; each of the four others still gets
+ * its first ring from the headroom. */
 static void test_ooo_budget_first_ring_served_from_headroom(void **state)
 {
 	(void)state;
@@ -185,8 +228,9 @@ static void test_ooo_budget_first_ring_served_from_headroom(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ooo_budget_late_session_reorders_beside_five_pinning),
-	    cmocka_unit_test(test_ooo_budget_pinner_capped_other_served_up_to_share),
+	    cmocka_unit_test(test_ooo_budget_five_pinning_together_held_to_shares),
+	    cmocka_unit_test(test_ooo_budget_five_pinning_in_turn_late_session_reorders),
+	    cmocka_unit_test(test_ooo_budget_borrowed_rings_come_back),
 	    cmocka_unit_test(test_ooo_budget_first_ring_served_from_headroom),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
