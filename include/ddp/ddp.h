@@ -131,13 +131,14 @@ typedef struct ddp_ctx_config {
 				 * that holds any takes one ring of about
 				 * 56 octets x reorder_window); default 64 MiB.
 				 * Shared fairly (docs/fairness.md): with n
-				 * sessions each may hold (max - max/8) / n,
-				 * and max/8 is kept for the first ring of
-				 * sessions that come later. A segment that
-				 * needs a ring over its session's share
-				 * stops its stream with RFC 5041 §7.2
-				 * (0, 0x00) local catastrophic; other
-				 * sessions are not affected */
+				 * sessions holding rings, each one's share
+				 * is (max - max/8) / n; room no share claims
+				 * is lent; max/8 is kept for the first ring
+				 * of sessions that start reordering later.
+				 * A segment that needs a ring the rule
+				 * refuses stops its stream with RFC 5041
+				 * §7.2 (0, 0x00) local catastrophic (logged,
+				 * DDP_LOG_WARN); other sessions go on */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);
