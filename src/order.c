@@ -34,6 +34,9 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
  * Issue 15 finding 2: five hostile associations holding one segment far
  * ahead on each of their streams pinned the whole context budget, and a
  * legitimate peer whose two segments merely came out of order was stopped.
+ * RFC 5041 §8 (DDP-SEC-12): the resource manager SHOULD enforce a fair
+ * share of scarce resources and MUST detect a peer over-consuming shared
+ * receive buffers; a refused ring is reported on the stream and logged.
  * The budget is therefore shared between the sessions that hold reorder
  * memory (an SCTP association or an MPA connection is one session; MPA
  * never reorders, so its connections never take part). A headroom of

@@ -9,7 +9,8 @@
  * order). The legitimate peer must get both messages, in order, without
  * an error; the hostile ones get RFC 5041 §7.2 Local Catastrophic (layer
  * DDP, error type 0, code 0x00) on their own streams, and every refusal is
- * logged. Before the fix the legitimate peer got (0, 0x00) and nothing
+ * logged (RFC 5041 §8 DDP-SEC-12: fair share, over-consumption detected).
+ * Before the fix the legitimate peer got (0, 0x00) and nothing
  * else.
  *
  * Real parts: the victim is a ddp_sctp_ep listener (usrsctp over UDP on
@@ -83,7 +84,7 @@ static long now_ms(void)
 
 static void step(long ms)
 {
-	struct timeval tv = {0, ms * 1000};
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
 	event_base_loopexit(W.base, &tv);
 	event_base_dispatch(W.base);
 }

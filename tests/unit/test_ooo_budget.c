@@ -9,7 +9,8 @@
  * hostile sessions hold one segment ahead on every one of their 32 streams
  * (160 rings wanted); a sixth session then receives two segments out of
  * order and must get both, in order (RFC 5041 §5.3 DDP-ORD-1, DDP-DLV-1).
- * Refused streams get RFC 5041 §7.2 Local Catastrophic (layer DDP, type 0,
+ * RFC 5041 §8 DDP-SEC-12 (fair share; over-consumption detected and
+ * reported). Refused streams get RFC 5041 §7.2 Local Catastrophic (layer DDP, type 0,
  * code 0x00) on their own session only.
  */
 #include <stdarg.h>
