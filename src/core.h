@@ -30,10 +30,29 @@ struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
 
 /* Memory of out-of-order rings, shared by every stream of a context
  * (ddp_ctx_config.max_reorder_bytes): a peer cannot pin more than this
- * with early segments whose predecessors never come. */
+ * with early segments whose predecessors never come. It is shared fairly
+ * between sessions (issue 15, docs/fairness.md); the rule is ooo_charge()
+ * in order.c. */
+struct ooo_acct;
 struct ooo_budget {
 	uint64_t used, max;
+	uint32_t sessions;	/* sessions sharing the budget */
+	uint32_t nactive;	/* of them holding a ring now */
+	struct ooo_acct *active; /* those, linked */
+	uint64_t refused;	/* rings refused so far */
 };
+
+/* One session's part of the budget. */
+struct ooo_acct {
+	struct ooo_acct *next, *prev; /* budget->active while used > 0 */
+	uint64_t used;		       /* octets of rings its streams hold */
+};
+
+void ooo_join(struct ooo_budget *b, struct ooo_acct *a);
+void ooo_leave(struct ooo_budget *b, struct ooo_acct *a);
+/* 0, or DDP_ERR_LIMIT: the session may not take `bytes` more now. */
+int ooo_charge(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes);
+void ooo_refund(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes);
 
 #define REVOKED_RING 4096
 
@@ -107,6 +126,7 @@ struct order_slot {
 
 struct order_win {
 	struct ooo_budget *budget;
+	struct ooo_acct *acct; /* the session's part of budget */
 	uint32_t base; /* next sequence number of the contiguous prefix */
 	uint32_t size; /* window in segments (power of two) */
 	uint32_t held; /* slots in use beyond base */
@@ -187,6 +207,7 @@ struct ddp_session {
 	uint32_t mulpdu;
 	uint64_t copied;
 	struct ddp_stream *st;
+	struct ooo_acct ooo;	 /* its part of ctx->ooo */
 	ddp_rx *active_rx;	 /* header-first ticket between begin and end */
 	struct ddp_mr *mrs;	 /* MRs bound to a stream of this session */
 	struct iovec *scratch;	 /* segment iov build area */

@@ -29,20 +29,139 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
 	return ORD_NEW;
 }
 
-/* Record seq as placed (or skipped). Returns 0 or DDP_ERR_NOMEM. The caller
- * then drains the window with the delivery loop in rx.c. */
+/* ---------------------------------------------- fair share of the budget
+ *
+ * Issue 15 finding 2: five hostile associations holding one segment far
+ * ahead on each of their streams pinned the whole context budget, and a
+ * legitimate peer whose two segments merely came out of order was stopped.
+ * RFC 5041 §8 (DDP-SEC-12): the resource manager SHOULD enforce a fair
+ * share of scarce resources and MUST detect a peer over-consuming shared
+ * receive buffers; a refused ring is reported on the stream and logged.
+ * The budget is therefore shared between the sessions that hold reorder
+ * memory (an SCTP association or an MPA connection is one session; MPA
+ * never reorders, so its connections never take part). A headroom of
+ * max / 8 is kept for sessions that start reordering later. With n
+ * sessions holding a ring (the asker included), a session's share is
+ * (max - max / 8) / n. A request for one more ring is granted when:
+ *
+ *   1. first ring (the session holds none): the budget has room for it,
+ *      headroom included;
+ *   2. any further ring: it leaves the headroom and the unused part of the
+ *      share of every other session holding a ring free. Room no active
+ *      session's share claims is lent to whoever asks (borrowing beyond
+ *      the share); it comes back as the borrower's windows drain.
+ *
+ * So (a) the first ring of a session (enough for any reordering on one
+ * stream: a legitimate peer whose segments merely come out of order) is
+ * served while the headroom lasts, about max / 8 / 224 KiB = 36 SCTP
+ * associations at the defaults, even when hostile sessions took all the
+ * rest; (b) sessions reordering at the same time are each served up to
+ * their share, and one over its share gets the error once the others
+ * need theirs; (c) rings already granted are never taken back: on SCTP
+ * usrsctp has acknowledged the segments they hold, and dropping them
+ * would lose data. A session that starts reordering after others
+ * borrowed gets its first ring and what is left up to its share.
+ *
+ * A refused request fails the asking stream alone: rx.c reports RFC 5041
+ * §7.2 Local Catastrophic (layer DDP, error type 0, code 0x00) on that
+ * stream, whose ULP sends the Terminate (RFC 5040 §5.3): the session over
+ * its share gets the error on its own stream; everyone else goes on. */
+void ooo_join(struct ooo_budget *b, struct ooo_acct *a)
+{
+	memset(a, 0, sizeof(*a));
+	b->sessions++;
+}
+
+void ooo_leave(struct ooo_budget *b, struct ooo_acct *a)
+{
+	b->sessions--; /* its rings were refunded (order_free) before */
+	(void)a;
+}
+
+static void set_active(struct ooo_budget *b, struct ooo_acct *a, int on)
+{
+	if (on) {
+		a->prev = NULL;
+		a->next = b->active;
+		if (b->active)
+			b->active->prev = a;
+		b->active = a;
+		b->nactive++;
+		return;
+	}
+	if (a->prev)
+		a->prev->next = a->next;
+	else
+		b->active = a->next;
+	if (a->next)
+		a->next->prev = a->prev;
+	a->next = a->prev = NULL;
+	b->nactive--;
+}
+
+/* The unused part of the shares of the other sessions holding a ring:
+ * one walk over those per ring asked for (rings are allocated on a
+ * stream's first out-of-order segment, never per segment). */
+static uint64_t claimed(const struct ooo_budget *b, const struct ooo_acct *a, uint64_t share)
+{
+	uint64_t sum = 0;
+	for (const struct ooo_acct *o = b->active; o; o = o->next)
+		if (o != a && o->used < share)
+			sum += share - o->used;
+	return sum;
+}
+
+int ooo_charge(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
+{
+	uint64_t headroom = b->max / 8;
+	if (bytes > b->max - b->used)
+		goto refuse;
+	if (a && a->used) {
+		uint64_t share = (b->max - headroom) / b->nactive;
+		uint64_t limit = b->max - headroom;
+		uint64_t need = b->used + bytes; /* <= max: no overflow */
+		if (need > limit || claimed(b, a, share) > limit - need)
+			goto refuse;
+	}
+	b->used += bytes;
+	if (a) {
+		if (a->used == 0)
+			set_active(b, a, 1);
+		a->used += bytes;
+	}
+	return 0;
+refuse:
+	b->refused++;
+	return DDP_ERR_LIMIT;
+}
+
+void ooo_refund(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
+{
+	b->used -= bytes;
+	if (!a)
+		return;
+	a->used -= bytes;
+	if (a->used == 0)
+		set_active(b, a, 0);
+}
+
+/* Record seq as placed (or skipped). Returns 0, DDP_ERR_LIMIT (the
+ * session may not take another ring of the context's budget, see
+ * ooo_charge) or DDP_ERR_NOMEM. The caller then drains the window with the
+ * delivery loop in rx.c. */
 int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	       uint32_t payload, const struct dlv_rec *rec)
 {
 	if (!w->ring) {
 		uint64_t bytes = (uint64_t)w->size * sizeof(*w->ring);
-		if (w->budget && w->budget->used + bytes > w->budget->max)
+		if (w->budget && ooo_charge(w->budget, w->acct, bytes))
 			return DDP_ERR_LIMIT;
 		w->ring = ddp_calloc_(w->size, sizeof(*w->ring));
-		if (!w->ring)
+		if (!w->ring) {
+			if (w->budget)
+				ooo_refund(w->budget, w->acct, bytes);
 			return DDP_ERR_NOMEM;
-		if (w->budget)
-			w->budget->used += bytes;
+		}
 	}
 	struct order_slot *sl = &w->ring[seq & (w->size - 1)];
 	sl->state = state;
@@ -57,7 +176,7 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 void order_free(struct order_win *w)
 {
 	if (w->ring && w->budget)
-		w->budget->used -= (uint64_t)w->size * sizeof(*w->ring);
+		ooo_refund(w->budget, w->acct, (uint64_t)w->size * sizeof(*w->ring));
 	free(w->ring);
 	w->ring = NULL;
 }

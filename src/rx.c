@@ -310,7 +310,20 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 		}
 		return 0;
 	}
-	if (order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, h.last ? &rec : NULL)) {
+	int rc = order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, h.last ? &rec : NULL);
+	if (rc) {
+		/* over the session's share of the reorder budget (order.c,
+		 * docs/fairness.md) or out of memory: this stream stops with
+		 * RFC 5041 §7.2 Local Catastrophic; other sessions go on */
+		if (rc == DDP_ERR_LIMIT)
+			ddp_llp_log(s->ctx, DDP_LOG_WARN,
+				    "reorder budget: stream %u refused a ring: its session "
+				    "holds %llu octets (share %llu), the context %llu of %llu",
+				    st->idx, (unsigned long long)s->ooo.used,
+				    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
+							 (s->ctx->ooo.nactive + !s->ooo.used)),
+				    (unsigned long long)s->ctx->ooo.used,
+				    (unsigned long long)s->ctx->ooo.max);
 		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_,
 			     rx->hdr_len_, rx->hdr_len_ + rx->payload_len);
 		return 0;

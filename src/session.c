@@ -64,6 +64,7 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 		st->pd = c.pd;
 		st->win.size = pow2_at_least(c.reorder_window);
 		st->win.budget = &ctx->ooo;
+		st->win.acct = &s->ooo;
 		st->uq = ddp_calloc_(c.nqueues, sizeof(*st->uq));
 		if (!st->uq) {
 			for (uint32_t j = 0; j < i; j++)
@@ -79,6 +80,8 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 	}
 	if (c.pd)
 		c.pd->refs += c.nstreams;
+	/* a fair share of the context's reorder budget (order.c) */
+	ooo_join(&ctx->ooo, &s->ooo);
 	s->ctx = ctx;
 	s->cfg = c;
 	s->ops = ops;
@@ -119,6 +122,7 @@ int ddp_session_free(ddp_session *s)
 		if (st->pd)
 			st->pd->refs--;
 	}
+	ooo_leave(&s->ctx->ooo, &s->ooo);
 	if (s->prev)
 		s->prev->next = s->next;
 	else

@@ -123,6 +123,10 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 	ms = elapsed_ms();
 	if (ms)
 		usrsctp_handle_timers(ms);
+	if (ep->tick && ++ep->tick_n >= 100 / TICK_MS) {
+		ep->tick_n = 0;
+		ep->tick(ep->tick_user); /* sctp_ll_set_tick */
+	}
 	/* only while associations exist (a listener keeps it for setup) */
 	if (ep_has_work(ep))
 		timer_arm(ep);
@@ -460,6 +464,21 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	}
 	*out = a;
 	return 0;
+}
+
+const char *sctp_ll_assoc_peer(const sctp_ll_assoc *a, char *buf)
+{
+	if (!a || !a->peer) {
+		strcpy(buf, "?");
+		return buf;
+	}
+	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa, a->peer->salen, buf);
+}
+
+void sctp_ll_set_tick(sctp_ll_ep *ep, void (*tick)(void *user), void *user)
+{
+	ep->tick = tick;
+	ep->tick_user = user;
 }
 
 static void accept_cb(evutil_socket_t fd, short what, void *arg)

@@ -52,6 +52,9 @@ struct sctp_ll_ep {
 	int port;
 	struct event *timer, *accept_ev;
 	int linger;	/* timer ticks left after the last association */
+	void (*tick)(void *user); /* sctp_ll_set_tick */
+	void *tick_user;
+	unsigned tick_n;
 	struct socket *lsock;
 	sctp_ll_accept_cb acb;
 	void *auser;

@@ -475,6 +475,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 {
 	ddp_sctp_ep *ep = a->ep;
 	ep->nassocs--;
+	sctp_slots_gone(a);
 	if (a->prev)
 		a->prev->next = a->next;
 	else if (ep->assocs == a)
@@ -698,8 +699,9 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 		return;
 	}
 	/* every association can hold nstreams reorder windows and pending
-	 * Initiates: their number is capped (ABORT beyond it) */
-	if (ep->nassocs >= ep->cfg.max_assocs) {
+	 * Initiates: their number is capped; at the cap the oldest one
+	 * without a DDP stream session makes room, else ABORT (sctp_slots.c) */
+	if (sctp_slots_admit(ep, ll)) {
 		sctp_ll_free(ll);
 		return;
 	}
@@ -709,6 +711,8 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 		return;
 	}
 	a->ll = ll;
+	a->inbound = 1;
+	a->born_ms = a->idle_ms = sctp_slots_now_ms();
 	sctp_ll_assoc_set_cb(ll, &ll_cbs, a);
 }
 
@@ -758,6 +762,8 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		ep->cfg.max_pending_initiates = 64;
 	if (!ep->cfg.max_assocs)
 		ep->cfg.max_assocs = 256;
+	if (!ep->cfg.idle_assoc_timeout_ms)
+		ep->cfg.idle_assoc_timeout_ms = 10000;
 	sctp_ddp_ll_config(cfg, &lc);
 	if (plain) {
 		lc.adaptation = 0;
@@ -768,6 +774,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		free(ep);
 		return rc;
 	}
+	sctp_ll_set_tick(ep->ll, sctp_slots_tick, ep);
 	*out = ep;
 	return 0;
 }

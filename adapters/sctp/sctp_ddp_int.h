@@ -91,6 +91,12 @@ struct ddp_sctp_assoc {
 	struct sctp_rxm rxm;
 	ddp_sctp_stats stats;
 	uint8_t *stage;	   /* max_msg octets: tx build, rx staging, discard */
+	/* slots (sctp_slots.c) */
+	uint64_t born_ms;  /* accepted */
+	uint64_t idle_ms;  /* last seen with a DDP stream session (or born) */
+	uint64_t leave_ms; /* ended by sctp_slots.c */
+	uint8_t inbound;   /* accepted by the listener */
+	uint8_t leaving, aborting;
 };
 
 struct ddp_sctp_ep {
@@ -103,6 +109,7 @@ struct ddp_sctp_ep {
 	int free_pending; /* ddp_sctp_ep_free() called inside one of them */
 	int free_queued;  /* ep_finish handed to the event loop */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
+	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
 };
 
 /* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
@@ -148,5 +155,15 @@ void sctp_trace_summary(struct ddp_sctp_assoc *a);
 /* sctp_ddp.c: read and act until the source runs dry (the readable
  * event; the unit tests drive it directly). */
 void sctp_ddp_readable(struct ddp_sctp_assoc *a);
+
+/* sctp_slots.c: the association cap and the idle reaper (issue 15). */
+/* At max_assocs: evict the oldest association without a DDP stream
+ * session (logged) and return 0, or return -1 (refuse ll, logged). */
+int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll);
+/* The endpoint's timer (sctp_ll_set_tick; user: the ddp_sctp_ep). */
+void sctp_slots_tick(void *ep);
+/* a is being freed. */
+void sctp_slots_gone(struct ddp_sctp_assoc *a);
+uint64_t sctp_slots_now_ms(void);
 
 #endif

@@ -184,6 +184,13 @@ typedef struct sctp_ll_rinfo {
  * queued), DDP_ERR_CLOSED. */
 long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri);
 
+/* The remote UDP address of a as text ("127.0.0.1:4242", "?" if unknown)
+ * in buf (at least 64 octets), for log messages. Returns buf. */
+const char *sctp_ll_assoc_peer(const sctp_ll_assoc *a, char *buf);
+/* Call tick(user) from the endpoint's timer (every ~100 ms while
+ * associations exist, never inside an sctp_ll_* call); NULL: none. */
+void sctp_ll_set_tick(sctp_ll_ep *ep, void (*tick)(void *user), void *user);
+
 /* Graceful SHUTDOWN (abortive == 0) or ABORT. The association is freed
  * later (after SCTP_LL_EV_DOWN); no callback runs after sctp_ll_free. */
 void sctp_ll_close(sctp_ll_assoc *a, int abortive);

@@ -137,9 +137,15 @@ typedef struct ddp_ctx_config {
 				 * by all sessions of the context (each stream
 				 * that holds any takes one ring of about
 				 * 56 octets x reorder_window); default 64 MiB.
-				 * A segment that needs a ring over it stops
-				 * its stream with (0, 0x00) local
-				 * catastrophic */
+				 * Shared fairly (docs/fairness.md): with n
+				 * sessions holding rings, each one's share
+				 * is (max - max/8) / n; room no share claims
+				 * is lent; max/8 is kept for the first ring
+				 * of sessions that start reordering later.
+				 * A segment that needs a ring the rule
+				 * refuses stops its stream with RFC 5041
+				 * §7.2 (0, 0x00) local catastrophic (logged,
+				 * DDP_LOG_WARN); other sessions go on */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);

@@ -30,6 +30,7 @@ typedef struct ddp_sctp_assoc ddp_sctp_assoc; /* one association */
 
 #define DDP_SCTP_UDP_PORT 9899 /* RFC 6951 SCTP-over-UDP port */
 #define DDP_SCTP_MAX_PD 512    /* private data of a control message */
+#define DDP_SCTP_IDLE_NEVER 0xFFFFFFFFu /* idle_assoc_timeout_ms: never */
 
 /* Session-control events (session_ctl callback). */
 enum ddp_sctp_event {
@@ -77,8 +78,21 @@ typedef struct ddp_sctp_config {
 				 * lowered by EMSGSIZE and ICMP. */
 	uint32_t max_assocs;	/* associations alive at once (default 256):
 				 * each can hold nstreams reorder windows of
-				 * up to ~230 KiB; a peer beyond it is
-				 * ABORTed */
+				 * up to ~230 KiB; at the cap the oldest
+				 * accepted association without a DDP
+				 * stream session is ABORTed to make room
+				 * (logged); only when every one has a
+				 * session is the new peer ABORTed (logged) */
+	uint32_t idle_assoc_timeout_ms; /* an accepted association without
+				 * a DDP stream session (no stream being
+				 * initiated, open or closing) for this long
+				 * is ended with a graceful SHUTDOWN (ABORT
+				 * if not done 5 s later), logged with the
+				 * peer's address; its assoc callback sees
+				 * DDP_ERR_CLOSED (DDP_ERR_LLP if aborted).
+				 * 0 = default 10000; DDP_SCTP_IDLE_NEVER:
+				 * never. Associations opened with
+				 * ddp_sctp_connect() are not ended. */
 	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. A peer that
 	 * answers nothing (no SACK, no HEARTBEAT-ACK) is declared dead
 	 * (assoc callback DDP_ERR_LLP) once assoc_max_retrans consecutive

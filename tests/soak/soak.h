@@ -4,7 +4,9 @@
  * soak_mpa.c drives MPA/TCP (connection churn, tagged + untagged, a flood of
  * invalid FPDUs / Requests and of half-open connections); soak_sctp.c
  * drives one SCTP association (stream-session churn, tagged + untagged);
- * soak_sctp_flood.c floods a second SCTP listener with hostile associations.
+ * soak_sctp_flood.c floods a second SCTP listener with hostile associations;
+ * soak_sctp_pin.c pins reorder rings and idles associations on a third one
+ * beside a legitimate peer whose segments come out of order (issue 15).
  */
 #ifndef DDP_SOAK_H
 #define DDP_SOAK_H
@@ -30,6 +32,9 @@ struct soak_stats {
 	/* SCTP invalid-segment flood (soak_sctp_flood.c) */
 	long sctpf_assocs, sctpf_msgs, sctpf_connfail, sctpf_stuck;
 	long sctpf_vinitiates, sctpf_errors, sctpf_delivered, sctpf_vdown, sctpf_vlive;
+	/* fair budgets and slots (soak_sctp_pin.c) */
+	long sctpp_pin_assocs, sctpp_idle_assocs, sctpp_refused, sctpp_idle_reaped;
+	long sctpp_evicted, sctpp_ended, sctpp_legit_ok, sctpp_legit_fail;
 	/* payload or protocol surprises */
 	long bad;
 };
@@ -43,7 +48,10 @@ enum {
 	SOAK_HALFOPEN = 4, /* TCP connected, no MPA Request */
 	SOAK_SCTP = 8,     /* SCTP stream-session churn, tagged + untagged */
 	SOAK_SCTPGARBAGE = 16, /* hostile SCTP associations and segments */
-	SOAK_ALL = 31,
+	SOAK_SCTPPIN = 32, /* SCTP associations pinning reorder rings / idle */
+	SOAK_REORDER = 64, /* legitimate SCTP peer whose segments come
+			    * out of order (issue 15: served beside sctppin) */
+	SOAK_ALL = 127,
 };
 extern unsigned soak_loads;
 
@@ -64,5 +72,11 @@ void soak_sctp_stop(void);
 int soak_sctp_flood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
 void soak_sctp_flood_tick(void);
 void soak_sctp_flood_stop(void);
+
+int soak_sctp_pin_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_sctp_pin_tick(void);
+void soak_sctp_pin_stop(void);
+/* the context's log hook (counts the SCTP slot events) */
+void soak_sctp_pin_log(void *user, enum ddp_log_level level, const char *msg);
 
 #endif

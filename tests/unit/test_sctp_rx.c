@@ -132,6 +132,10 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		   sctp_ll_ep **out)
 { (void)base; (void)cfg; (void)out; return DDP_ERR_UNSUPPORTED; }
 void sctp_ll_ep_free(sctp_ll_ep *ep) { (void)ep; }
+const char *sctp_ll_assoc_peer(const sctp_ll_assoc *a, char *buf)
+{ (void)a; buf[0] = '?'; buf[1] = 0; return buf; }
+void sctp_ll_set_tick(sctp_ll_ep *ep, void (*tick)(void *user), void *user)
+{ (void)ep; (void)tick; (void)user; }
 int sctp_ll_ep_port(const sctp_ll_ep *ep) { (void)ep; return 0; }
 int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 { (void)ep; (void)cb; (void)user; return DDP_ERR_UNSUPPORTED; }
