@@ -158,6 +158,8 @@ check "pkg-config --modversion libddp-sctp = $version" \
 	test "$(pkg-config --modversion libddp-sctp)" = "$version"
 flags=$(pkg-config --cflags --libs libddp-mpa libddp-sctp) || bad "pkg-config --cflags --libs"
 echo "     pkg-config: $flags"
+check "pkg-config --cflags hands out no dependency's defines (no -D)" \
+	sh -c "! pkg-config --cflags libddp libddp-mpa libddp-sctp libddp-rdmap | grep -q -e '-D'"
 check "pkg-config flags point into the DESTDIR" \
 	sh -c "echo '$flags' | grep -q -e '-I$D/usr/local/include' && echo '$flags' | grep -q -e '-L$libdir'"
 CC=${CC:-cc}
