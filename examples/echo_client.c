@@ -57,6 +57,7 @@ static void send_one(ddp_session *s)
 
 static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
+	(void)s, (void)user;
 	if (d->status != 0)
 		return; /* our buffer flushed at teardown */
 	int ok = !d->tagged && d->qn == QN && d->rsvdulp == RSVDULP && d->len == app.len &&
@@ -68,6 +69,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
+	(void)s, (void)user;
 	char why[64];
 	snprintf(why, sizeof(why), "DDP error layer %u type %u code %u", e->layer, e->etype,
 	         e->code);
@@ -80,6 +82,7 @@ static const ddp_callbacks ddp_cb = {.deliver = on_deliver, .error = on_error};
 
 static void mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
+	(void)c, (void)code, (void)user;
 	/* after our own close, CLOSED ends the second loop below */
 	if (ev != DDP_MPA_CONNECTED)
 		finish(1, err ? ddp_strerror(err) : "MPA connection ended");
@@ -87,6 +90,7 @@ static void mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t c
 
 static void stop_loop(evutil_socket_t fd, short what, void *arg)
 {
+	(void)fd, (void)what, (void)arg;
 	event_base_loopbreak(app.base);
 }
 
@@ -118,6 +122,7 @@ static int run_mpa(ddp_ctx *ctx, const struct sockaddr_in *sa)
 
 static void sctp_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
+	(void)s, (void)user;
 	int rc;
 	if (status != 0) {
 		/* the association is gone (after our own close: the end) */
@@ -132,6 +137,7 @@ static void sctp_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user
 static void sctp_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
                      const void *pd, size_t pd_len, void *user)
 {
+	(void)stream, (void)status, (void)pd, (void)pd_len, (void)user;
 	if (ev == DDP_SCTP_ACCEPTED)
 		send_one(ddp_sctp_session(a));
 	else
@@ -166,6 +172,7 @@ static int run_sctp(ddp_ctx *ctx, const char *addr, int port)
 
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
+	(void)fd, (void)what, (void)arg;
 	finish(1, "timed out");
 }
 

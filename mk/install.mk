@@ -41,6 +41,11 @@ exec_prefix ?= $(prefix)
 libdir ?= $(exec_prefix)/lib
 includedir ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
+datarootdir ?= $(prefix)/share
+docdir ?= $(datarootdir)/doc/libddp
+# The examples install as documentation: sources and their Makefile, built
+# by the user with pkg-config (examples/Makefile).
+PKG_EXAMPLES := examples/Makefile examples/echo_client.c examples/echo_server.c
 INSTALL ?= install
 NM ?= nm
 OBJCOPY ?= objcopy
@@ -183,6 +188,8 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 		ln -sf $$n.so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$$n.so || exit 1; \
 	done
 	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
+	$(INSTALL) -d $(DESTDIR)$(docdir)/examples
+	$(INSTALL) -m 644 $(PKG_EXAMPLES) $(DESTDIR)$(docdir)/examples/
 	@test -n "$(DESTDIR)" || echo "install: run ldconfig if $(libdir) is in the loader's path"
 
 # Removes every file install can put there (all four libraries and all
@@ -194,6 +201,8 @@ uninstall:
 	rm -f $(foreach n,$(PKG_ALL),$(DESTDIR)$(libdir)/$(n).a $(DESTDIR)$(libdir)/$(n).so \
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)
+	rm -f $(patsubst examples/%,$(DESTDIR)$(docdir)/examples/%,$(PKG_EXAMPLES))
 	@rmdir $(DESTDIR)$(includedir)/ddp 2>/dev/null || true
+	@rmdir $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir) 2>/dev/null || true
 
 .PHONY: shared install uninstall pkgconfig-files ddp-pkg-force

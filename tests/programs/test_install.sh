@@ -247,6 +247,40 @@ grep -q "mpa 2 messages, sctp 1 messages, 0 errors" "$T/echo.log" &&
 	ok "ddp-echo counted 2 MPA + 1 SCTP messages" ||
 	{ bad "ddp-echo message count"; cat "$T/echo.log"; }
 
+# The installed examples: echo_server and echo_client built by their own
+# Makefile (-Wall -Wextra -Werror) from the doc directory, through pkg-config,
+# then the client talks to the server over both LLPs.
+ex="$D/usr/local/share/doc/libddp/examples"
+check "make install puts the examples (server, client, Makefile) in share/doc" \
+	test -f "$ex/echo_server.c" -a -f "$ex/echo_client.c" -a -f "$ex/Makefile"
+cp -r "$ex" "$T/ex"
+if make -s -C "$T/ex" CC="$CC" CFLAGS="-O2 -Wall -Wextra -Werror $xflags" >"$T/ex.log" 2>&1; then
+	ok "examples build from the installed tree (make -C examples, -Werror)"
+else
+	bad "examples build"; cat "$T/ex.log"
+fi
+for MPORT in 29620 29622 29624 29626; do
+	SPORT=$((MPORT + 1))
+	LD_LIBRARY_PATH="$libdir" "$T/ex/echo_server" 127.0.0.1 $MPORT $SPORT > "$T/exs.log" 2>&1 &
+	server=$!
+	i=0
+	while [ $i -lt 50 ] && kill -0 $server 2>/dev/null && ! grep -q "SCTP on" "$T/exs.log"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	grep -q "SCTP on" "$T/exs.log" && break
+	kill $server 2>/dev/null
+	wait $server 2>/dev/null
+	server=
+done
+run "example echo_server answers echo_client over MPA/TCP" "$T/ex/echo_client" 127.0.0.1 $MPORT "mpa example"
+run "example echo_server answers echo_client over SCTP" "$T/ex/echo_client" --sctp 127.0.0.1 $SPORT "sctp example"
+kill "$server"
+wait "$server"
+rc=$?
+server=
+check "echo_server exits 0 on SIGTERM" test $rc -eq 0
+
 # ------------------------------------------------------------ uninstall
 if timeout 50 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san DESTDIR="$D" \
 	prefix=/usr/local uninstall > "$T/uninstall.log" 2>&1; then
