@@ -21,9 +21,10 @@
  * (its socket tables, timers and buffer pools are global, and libddp
  * starts it without its own threads), so:
  *  - every call into usrsctp, from any endpoint and thread, holds one
- *    process-wide lock inside libddp; SCTP work of all threads is
- *    serialised there (it scales with the MPA / core work around it, not
- *    with usrsctp's own), never a callback of yours: none runs under it;
+ *    process-wide lock inside libddp, so the usrsctp part of all
+ *    threads' SCTP work runs one thread at a time (more threads add
+ *    throughput for the DDP and MPA work around it, not for usrsctp's);
+ *    none of your callbacks runs under that lock;
  *  - usrsctp's timers are global: whichever endpoint's 10 ms tick comes
  *    first runs the due timers of every association, and a packet or
  *    wake-up that produces for another thread's association is queued for
@@ -32,13 +33,15 @@
  *    peers of its associations stall (as with any event loop);
  *  - the first endpoint of the process starts usrsctp (and, once, tests
  *    the gather send), the last one stops it.
- * Cost, measured single-threaded (ddp-perf --llp sctp --duration 5, two
- * processes on loopback, 2 shared cores, load 2.3-4.3 from other jobs;
- * median of 3 (64 KiB) and 6 (1 KiB) runs alternating with the build
- * before the lock): 64 KiB messages 1.50 vs 1.55 CPU s/GB, 476 vs 461
- * MB/s; 1 KiB messages 5.15 vs 5.00 CPU s/GB (+3%), throughput within the
- * run-to-run noise (+-40% under that load). An uncontended lock is a few
- * tens of ns, taken about 4 times per message and once per packet.
+ * Cost, measured single-threaded: ddp-perf --llp sctp --duration 5
+ * (client and server processes on loopback, 2 cores shared with other
+ * jobs, load 1.0-4.3), 9 runs per size, each paired with the same run
+ * of the build before the lock, alternating; CPU s/GB of the pair, new vs old, median of
+ * the 9 ratios: 64 KiB messages +2% (from -10% to +23%), 1 KiB messages
+ * -1% (from -13% to +16%): nothing measurable above the noise of that
+ * machine (throughput varied 3x with the load). Expected: an uncontended
+ * lock costs tens of ns and is taken a few times per message and once per
+ * received packet.
  */
 #ifndef DDP_SCTP_H
 #define DDP_SCTP_H
