@@ -27,7 +27,7 @@ void sctp_udp_arm_flush(struct sctp_udp *u)
 }
 
 void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
-		   int df)
+		   int df, int local)
 {
 	struct sctp_udp *u = p->u;
 	struct pkt *k;
@@ -35,10 +35,6 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
 
 	if (!u || len < SCTP_COMMON_HDR || len > UDP_MAX)
 		return;
-	if (u->qlen >= TXQ_MAX) {
-		u->c.tx_drops++;
-		return; /* dropped: SCTP retransmits */
-	}
 	k = malloc(sizeof(*k) + len);
 	if (!k)
 		return;
@@ -52,14 +48,33 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
 	memset(k->data + SCTP_CSUM_OFF, 0, 4);
 	crc = ddp_crc32c(0, k->data, len);
 	ddp_crc32c_put_wire(k->data + SCTP_CSUM_OFF, crc);
+	pthread_mutex_lock(&u->qlock);
+	if (u->qlen >= TXQ_MAX) {
+		u->c.tx_drops++;
+		pthread_mutex_unlock(&u->qlock);
+		free(k);
+		return; /* dropped: SCTP retransmits */
+	}
 	if (u->q_tail)
 		u->q_tail->next = k;
 	else
 		u->q_head = k;
 	u->q_tail = k;
 	u->qlen++;
+	pthread_mutex_unlock(&u->qlock);
 	/* everything queued in this loop iteration leaves in one flush */
+	if (local)
+		sctp_udp_arm_flush(u);
+}
+
+void sctp_udp_kick(struct sctp_udp *u)
+{
 	sctp_udp_arm_flush(u);
+}
+
+void *sctp_udp_peer_user(const struct sctp_udp_peer *p)
+{
+	return p->u ? p->u->user : NULL;
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
@@ -73,6 +88,7 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 
 static void drop_queue(struct sctp_udp *u)
 {
+	pthread_mutex_lock(&u->qlock);
 	while (u->q_head) {
 		struct pkt *k = u->q_head;
 		u->q_head = k->next;
@@ -80,6 +96,7 @@ static void drop_queue(struct sctp_udp *u)
 	}
 	u->q_tail = NULL;
 	u->qlen = 0;
+	pthread_mutex_unlock(&u->qlock);
 	free(u->held);
 	u->held = NULL;
 }
@@ -164,8 +181,10 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	u->mtu_cap = mtu_cap;
 	u->peer_idle_ms = PEER_IDLE_MS;
 	u->family = ss.ss_family;
+	pthread_mutex_init(&u->qlock, NULL);
 	u->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (u->fd < 0) {
+		pthread_mutex_destroy(&u->qlock);
 		free(u);
 		return DDP_ERR_SYS;
 	}
@@ -179,6 +198,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	if (bind(u->fd, (struct sockaddr *)&ss, sl) < 0 ||
 	    getsockname(u->fd, (struct sockaddr *)&ss, &sl) < 0) {
 		close(u->fd);
+		pthread_mutex_destroy(&u->qlock);
 		free(u);
 		return DDP_ERR_SYS;
 	}
@@ -221,6 +241,7 @@ void sctp_udp_close(struct sctp_udp *u)
 	if (u->sweep)
 		event_free(u->sweep);
 	close(u->fd);
+	pthread_mutex_destroy(&u->qlock);
 	free(u);
 }
 
@@ -248,6 +269,8 @@ void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
 
 void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
 {
+	pthread_mutex_lock((pthread_mutex_t *)&u->qlock);
 	*c = u->c;
+	pthread_mutex_unlock((pthread_mutex_t *)&u->qlock);
 	c->peers = u->npeers;
 }

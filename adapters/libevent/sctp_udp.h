@@ -6,6 +6,11 @@
  * packet before it is handed up. Each peer's IP path MTU comes from the
  * route and follows EMSGSIZE / ICMP; DF is set on every datagram that fits.
  * Knows nothing of usrsctp (sctp_usrsctp.c sits on top).
+ *
+ * Threads: a socket and its peers belong to the thread of its event_base;
+ * two things are shared with other threads: the send queue
+ * (sctp_udp_send with local 0) and the process-wide peer id table
+ * (sctp_udp_peer_by_id), each behind its own mutex.
  */
 #ifndef SCTP_UDP_H
 #define SCTP_UDP_H
@@ -93,9 +98,18 @@ struct sctp_udp_peer *sctp_udp_peer_by_id(const void *conn_addr);
 void sctp_udp_set_peer_idle(struct sctp_udp *u, uint32_t ms);
 /* Queue one SCTP packet for p; the CRC32c is filled in on our copy. A full
  * queue drops it (SCTP retransmits). df: usrsctp's set_df (0: the packet
- * may be IP-fragmented if it no longer fits the path MTU). */
+ * may be IP-fragmented if it no longer fits the path MTU). local: the
+ * caller runs on the thread of p's event_base, which arms the flush; from
+ * any other thread (local 0, allowed: the queue has its own lock) the
+ * packet waits for sctp_udp_kick() on the owner thread. p stays valid for
+ * the call only while its peer_free callback cannot run (the usrsctp glue
+ * holds its lock, which that callback takes). */
 void sctp_udp_send(struct sctp_udp_peer *p, const void *pkt, size_t len,
-		   int df);
+		   int df, int local);
+/* Owner thread: flush what other threads queued (sctp_udp_send local 0). */
+void sctp_udp_kick(struct sctp_udp *u);
+/* The user pointer given to sctp_udp_open for p's socket. */
+void *sctp_udp_peer_user(const struct sctp_udp_peer *p);
 /* Largest UDP payload to p without IP fragmentation: p->mtu - IP header
  * (20 / 40) - 8, at most 65507 (the IPv4 total length limit). */
 uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p);

@@ -10,6 +10,7 @@
 #ifndef SCTP_UDP_INT_H
 #define SCTP_UDP_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -51,6 +52,12 @@ struct sctp_udp {
 	struct sctp_udp_peer *idle_head, *idle_tail;
 	uint32_t peer_idle_ms;
 	struct event *sweep;
+	/* the send queue: usrsctp's output callback may run on another
+	 * thread (a timer of this endpoint's association fired by another
+	 * thread's call into usrsctp) and append to it, so q_head, q_tail,
+	 * qlen and c.tx_drops are touched under qlock only; the owner thread
+	 * alone removes packets (so it reads their data without the lock) */
+	pthread_mutex_t qlock;
 	struct pkt *q_head, *q_tail;
 	size_t qlen;
 	struct pkt *held;

@@ -15,7 +15,13 @@
  * its pointer: an SCTP packet usrsctp still emits for a peer we freed
  * (graceful shutdown finishing inside usrsctp) finds no peer and is dropped
  * instead of touching freed memory. Ids are process-wide because usrsctp's
- * output callback is (several endpoints share one usrsctp stack).
+ * output callback is (several endpoints share one usrsctp stack); so is
+ * the id table, behind g_ids.lock: usrsctp's output callback looks peers
+ * up from whichever thread called into usrsctp. A peer found there stays
+ * valid while that thread holds the usrsctp glue's lock, because
+ * peer_free unlinks it, then deregisters its address through the glue
+ * (which takes that lock), and only then drops its queued packets and
+ * frees it.
  *
  * Peers are referenced by associations (sctp_udp_peer_ref); an
  * unreferenced peer sits on an LRU idle list and expires PEER_IDLE_MS after
@@ -26,6 +32,7 @@
 #include "libevent/sctp_udp_int.h"
 
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -36,10 +43,11 @@
 #define SCTP_INIT_LEN 20 /* RFC 4960 §3.3.2: fixed part of INIT */
 
 static struct {
+	pthread_mutex_t lock;
 	struct sctp_udp_peer **tab;
 	size_t cap, n;
 	uintptr_t last;
-} g_ids;
+} g_ids = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 uint64_t sctp_udp_now_ms(void)
 {
@@ -112,6 +120,7 @@ static int grow_addr(struct sctp_udp *u)
 	return 0;
 }
 
+/* Under g_ids.lock. */
 static int grow_ids(void)
 {
 	size_t cap = g_ids.cap ? g_ids.cap * 2 : 64;
@@ -148,13 +157,17 @@ struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
 struct sctp_udp_peer *sctp_udp_peer_by_id(const void *id)
 {
 	uintptr_t v = (uintptr_t)id;
-	if (!g_ids.cap || !v)
+	struct sctp_udp_peer *p = NULL;
+	if (!v)
 		return NULL;
-	for (struct sctp_udp_peer *p = g_ids.tab[hash_id(v) & (g_ids.cap - 1)];
-	     p; p = p->id_next)
-		if (p->id == v)
-			return p;
-	return NULL;
+	pthread_mutex_lock(&g_ids.lock);
+	if (g_ids.cap)
+		for (p = g_ids.tab[hash_id(v) & (g_ids.cap - 1)]; p;
+		     p = p->id_next)
+			if (p->id == v)
+				break;
+	pthread_mutex_unlock(&g_ids.lock);
+	return p;
 }
 
 void *sctp_udp_peer_conn_addr(const struct sctp_udp_peer *p)
@@ -210,25 +223,35 @@ static void unlink_tables(struct sctp_udp *u, struct sctp_udp_peer *p)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = p->next;
+	u->npeers--;
+	pthread_mutex_lock(&g_ids.lock);
 	pp = &g_ids.tab[hash_id(p->id) & (g_ids.cap - 1)];
 	while (*pp && *pp != p)
 		pp = &(*pp)->id_next;
 	if (*pp)
 		*pp = p->id_next;
-	u->npeers--;
 	g_ids.n--;
 	if (!g_ids.n) {
 		free(g_ids.tab);
 		g_ids.tab = NULL;
 		g_ids.cap = 0;
 	}
+	pthread_mutex_unlock(&g_ids.lock);
 }
 
-/* Free p: queued datagrams to it are dropped (they would name a freed
- * address), usrsctp forgets its address (ops->peer_free). */
+/* Free p: usrsctp forgets its address (ops->peer_free), then queued
+ * datagrams to it are dropped (they would name a freed address). In that
+ * order: once unlinked and deregistered no thread can queue more for it. */
 static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
-	struct pkt **kp = &u->q_head;
+	struct pkt **kp;
+	if (!p->refs)
+		idle_unlink(u, p);
+	unlink_tables(u, p);
+	if (u->ops.peer_free)
+		u->ops.peer_free(u->user, p);
+	pthread_mutex_lock(&u->qlock);
+	kp = &u->q_head;
 	u->q_tail = NULL;
 	while (*kp) {
 		struct pkt *k = *kp;
@@ -241,15 +264,11 @@ static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 		u->q_tail = k;
 		kp = &k->next;
 	}
+	pthread_mutex_unlock(&u->qlock);
 	if (u->held && u->held->peer == p) {
 		free(u->held);
 		u->held = NULL;
 	}
-	if (!p->refs)
-		idle_unlink(u, p);
-	unlink_tables(u, p);
-	if (u->ops.peer_free)
-		u->ops.peer_free(u->user, p);
 	free(p);
 }
 
@@ -259,8 +278,7 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u,
 {
 	struct sctp_udp_peer *p;
 	size_t h;
-	if ((u->npeers + 1 > u->pcap && grow_addr(u)) ||
-	    (g_ids.n + 1 > g_ids.cap && grow_ids()))
+	if (u->npeers + 1 > u->pcap && grow_addr(u))
 		return NULL;
 	/* the oldest idle peer makes room (a flood of valid INITs) */
 	if (u->nidle >= PEER_IDLE_MAX) {
@@ -273,17 +291,24 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u,
 	p->u = u;
 	memcpy(&p->sa, sa, salen);
 	p->salen = salen;
-	p->id = ++g_ids.last ? g_ids.last : ++g_ids.last;
 	p->last_ms = sctp_udp_now_ms();
 	sctp_udp_mtu_init(u, p);
-	h = hash_addr(sa) & (u->pcap - 1);
-	p->next = u->ptab[h];
-	u->ptab[h] = p;
+	pthread_mutex_lock(&g_ids.lock);
+	if (g_ids.n + 1 > g_ids.cap && grow_ids()) {
+		pthread_mutex_unlock(&g_ids.lock);
+		free(p);
+		return NULL;
+	}
+	p->id = ++g_ids.last ? g_ids.last : ++g_ids.last;
 	h = hash_id(p->id) & (g_ids.cap - 1);
 	p->id_next = g_ids.tab[h];
 	g_ids.tab[h] = p;
-	u->npeers++;
 	g_ids.n++;
+	pthread_mutex_unlock(&g_ids.lock);
+	h = hash_addr(sa) & (u->pcap - 1);
+	p->next = u->ptab[h];
+	u->ptab[h] = p;
+	u->npeers++;
 	idle_append(u, p);
 	if (u->ops.peer_new)
 		u->ops.peer_new(u->user, p);

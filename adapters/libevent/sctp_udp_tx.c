@@ -46,7 +46,7 @@ void sctp_udp_tx_free(struct sctp_udp *u)
 	u->tx_mv = NULL;
 }
 
-/* Take n packets off the queue head (sent or dropped). */
+/* Take n packets off the queue head (sent or dropped). Under qlock. */
 static void pop(struct sctp_udp *u, int n)
 {
 	while (n-- > 0 && u->q_head) {
@@ -64,7 +64,8 @@ static int too_big(const struct pkt *k)
 	return k->len > sctp_udp_peer_max_payload(k->peer);
 }
 
-/* Fill the mmsghdr vector from the queue head. Returns the entries. */
+/* Fill the mmsghdr vector from the queue head. Returns the entries.
+ * Under qlock (another thread may be appending). */
 static int build(struct sctp_udp *u)
 {
 	struct pkt *k = u->q_head;
@@ -121,23 +122,33 @@ static int transient(int e)
 	return e == EAGAIN || e == EWOULDBLOCK || e == ENOBUFS;
 }
 
+/* Owner thread only. qlock is held while the queue's links change and
+ * dropped around the system calls and the path MTU callbacks (which call
+ * into usrsctp: its lock is always taken before qlock, never after). */
 void sctp_udp_flush(struct sctp_udp *u)
 {
+	pthread_mutex_lock(&u->qlock);
 	while (u->q_head) {
 		struct pkt *k = u->q_head;
 		int nmsg, r;
 		if (too_big(k) && !k->df) {
-			if (sctp_udp_send_fragmentable(u, k) < 0 &&
-			    transient(errno)) {
+			int rc;
+			pthread_mutex_unlock(&u->qlock);
+			rc = sctp_udp_send_fragmentable(u, k);
+			if (rc < 0 && transient(errno)) {
 				sctp_udp_arm_flush(u);
 				return;
 			}
+			pthread_mutex_lock(&u->qlock);
 			u->c.tx_pkts++;
 			pop(u, 1);
 			continue;
 		}
 		nmsg = build(u);
+		pthread_mutex_unlock(&u->qlock);
 		r = sendmmsg(u->fd, u->tx_mv, (unsigned)nmsg, 0);
+		int e = errno;
+		pthread_mutex_lock(&u->qlock);
 		u->c.tx_calls++;
 		if (r > 0) {
 			for (int i = 0; i < r; i++) {
@@ -147,9 +158,10 @@ void sctp_udp_flush(struct sctp_udp *u)
 			}
 			continue; /* an error at entry r shows up next call */
 		}
-		int e = errno, cnt = u->tx_npkt[0];
+		int cnt = u->tx_npkt[0];
 		struct sctp_udp_peer *p = u->tx_first[0]->peer;
 		if (transient(e)) {
+			pthread_mutex_unlock(&u->qlock);
 			sctp_udp_arm_flush(u);
 			return;
 		}
@@ -164,7 +176,9 @@ void sctp_udp_flush(struct sctp_udp *u)
 			 * usrsctp was told; retry once re-sorted by the new
 			 * one, else the datagrams are lost (SCTP resends) */
 			uint32_t old = p->mtu;
+			pthread_mutex_unlock(&u->qlock);
 			sctp_udp_mtu_emsgsize(u, p);
+			pthread_mutex_lock(&u->qlock);
 			if (p->mtu < old)
 				continue;
 		}
@@ -173,4 +187,5 @@ void sctp_udp_flush(struct sctp_udp *u)
 		u->c.tx_drops += (uint64_t)cnt;
 		pop(u, cnt);
 	}
+	pthread_mutex_unlock(&u->qlock);
 }

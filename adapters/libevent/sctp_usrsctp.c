@@ -1,21 +1,30 @@
 /*
  * usrsctp glue: SCTP over UDP in the RFC 6951 format, driven by libevent
- * (see sctp_ll.h for the model). This file owns usrsctp's global state,
- * timers, endpoints, associations and their notifications;
- * sctp_usrsctp_io.c owns socket options and the message send/receive
- * calls. Only these two files include usrsctp.h (layering rule); the UDP
- * socket (sctp_udp.c) and everything DDP (sctp_ddp.c, sctp_rx.c,
- * sctp_stream.c) are outside them.
+ * (see sctp_ll.h for the model). This file (the upper half) owns
+ * endpoints, associations, their notifications and upcalls, and the
+ * hand-over between threads; sctp_usrsctp_io.c (the lower half, called
+ * from here, never calling back) owns the process-wide stack, its lock and
+ * timers, socket options and the message send/receive calls. Only these
+ * two files include usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
+ * and everything DDP (sctp_ddp.c, sctp_rx.c, sctp_stream.c) are outside
+ * them.
+ *
+ * Threads: every usrsctp call here is bracketed by LOCK(ep) / UNLOCK().
+ * Inside usrsctp's callbacks (conn_output, upcall, lupcall) the lock is
+ * held and the thread may be another endpoint's: they touch the owner's
+ * event_base only when the caller is its thread, else they queue on the
+ * endpoint's doorbell (bell_ring) and its own loop finishes the work
+ * (bell_cb). No callback of ours into the ULP runs under the lock.
  */
 #include "libevent/sctp_usrsctp_int.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <time.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 #include <usrsctp.h>
@@ -26,69 +35,104 @@
 
 #define TICK_MS 10	   /* usrsctp timer granularity */
 
-/* ------------------------------------------------------------ global */
+#define LOCK(ep) sctp_usrsctp_lock((ep)->base)
+#define UNLOCK() sctp_usrsctp_unlock()
 
-static unsigned g_refs;
-static struct timespec g_last;
+/* ------------------------------------------------------------ doorbell */
 
-static void debug_printf(const char *fmt, ...)
+/* Under the lock: wake ep's thread (once until it answers). */
+static void bell_ring(sctp_ll_ep *ep)
 {
-	(void)fmt;
-}
-
-static uint32_t elapsed_ms(void)
-{
-	struct timespec now;
-	uint64_t ms;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (uint64_t)(now.tv_sec - g_last.tv_sec) * 1000 +
-	     (uint64_t)((now.tv_nsec - g_last.tv_nsec) / 1000000);
-	if (ms == 0)
-		return 0;
-	g_last = now;
-	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
-}
-
-static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
-		       uint8_t set_df);
-
-static void global_get(void)
-{
-	if (g_refs++ == 0) {
-		usrsctp_init_nothreads(0, conn_output, debug_printf);
-		/* our CRC32c: computed in conn_output, checked on input */
-		usrsctp_enable_crc32c_offload();
-		usrsctp_sysctl_set_sctp_ecn_enable(0);
-		usrsctp_sysctl_set_sctp_max_chunks_on_queue(65536);
-		usrsctp_sysctl_set_sctp_delayed_sack_time_default(10);
-		usrsctp_sysctl_set_sctp_rto_min_default(100);
-		usrsctp_sysctl_set_sctp_rto_max_default(1000);
-		usrsctp_sysctl_set_sctp_heartbeat_interval_default(1000);
-		clock_gettime(CLOCK_MONOTONIC, &g_last);
-	}
-}
-
-static void global_put(void)
-{
-	if (g_refs == 0 || --g_refs)
+	uint64_t one = 1;
+	if (ep->bell_rung || ep->bell_fd < 0)
 		return;
-	for (int i = 0; i < 300; i++) {
-		if (usrsctp_finish() == 0)
-			return;
-		usrsctp_handle_timers(100);
+	ep->bell_rung = 1;
+	if (write(ep->bell_fd, &one, sizeof(one)) < 0) {
+		/* an eventfd write fails only when the counter is full, and
+		 * then the owner is woken anyway */
 	}
 }
 
-/* usrsctp hands us an SCTP packet: queue it (never re-enter usrsctp). */
+/* Under the lock: a's thread runs work_cb soon. */
+static void assoc_wake(struct sctp_ll_assoc *a)
+{
+	sctp_ll_ep *ep = a->ep;
+	if (ep->base == sctp_usrsctp_caller()) {
+		event_active(a->work, EV_TIMEOUT, 0);
+		return;
+	}
+	if (!a->on_wake) {
+		a->on_wake = 1;
+		a->wake_next = ep->wake;
+		ep->wake = a;
+	}
+	bell_ring(ep);
+}
+
+/* Under the lock: a is going away. */
+static void assoc_unwake(struct sctp_ll_assoc *a)
+{
+	struct sctp_ll_assoc **pp = &a->ep->wake;
+	if (!a->on_wake)
+		return;
+	while (*pp && *pp != a)
+		pp = &(*pp)->wake_next;
+	if (*pp)
+		*pp = a->wake_next;
+	a->on_wake = 0;
+}
+
+/* The owner's loop: what other threads' usrsctp calls left for us. */
+static void bell_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sctp_ll_ep *ep = arg;
+	uint64_t v;
+	int flush;
+	(void)what;
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: already drained */
+	}
+	LOCK(ep);
+	ep->bell_rung = 0;
+	flush = ep->bell_flush;
+	ep->bell_flush = 0;
+	while (ep->wake) {
+		struct sctp_ll_assoc *a = ep->wake;
+		ep->wake = a->wake_next;
+		a->on_wake = 0;
+		event_active(a->work, EV_TIMEOUT, 0);
+	}
+	if (ep->bell_accept) {
+		ep->bell_accept = 0;
+		event_active(ep->accept_ev, EV_TIMEOUT, 0);
+	}
+	UNLOCK();
+	if (flush)
+		sctp_udp_kick(ep->udp);
+}
+
+/* ------------------------------------------------------------ output */
+
+/* usrsctp hands us an SCTP packet (under the lock, on any thread): queue
+ * it for the peer's socket (never re-enter usrsctp). */
 static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df)
 {
 	/* addr is a peer id (sctp_udp_peers.c): a packet for a peer we
 	 * already freed (usrsctp finishing a shutdown) is dropped */
 	struct sctp_udp_peer *p = sctp_udp_peer_by_id(addr);
+	sctp_ll_ep *ep;
+	int local;
 	(void)tos;
-	if (p)
-		sctp_udp_send(p, buf, len, set_df);
+	if (!p)
+		return 0;
+	ep = sctp_udp_peer_user(p);
+	local = ep->base == sctp_usrsctp_caller();
+	sctp_udp_send(p, buf, len, set_df, local);
+	if (!local) {
+		ep->bell_flush = 1;
+		bell_ring(ep);
+	}
 	return 0;
 }
 
@@ -117,15 +161,12 @@ static void timer_arm(sctp_ll_ep *ep)
 static void timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	sctp_ll_ep *ep = arg;
-	uint32_t ms;
 	(void)fd;
 	(void)what;
-	ms = elapsed_ms();
-	if (ms)
-		usrsctp_handle_timers(ms);
+	sctp_usrsctp_timers(ep->base);
 	if (ep->tick && ++ep->tick_n >= 100 / TICK_MS) {
 		ep->tick_n = 0;
-		ep->tick(ep->tick_user); /* sctp_ll_set_tick */
+		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
 	}
 	/* only while associations exist (a listener keeps it for setup) */
 	if (ep_has_work(ep))
@@ -150,6 +191,7 @@ static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
 {
 	if (!a->so)
 		return;
+	LOCK(a->ep);
 	usrsctp_set_upcall(a->so, NULL, NULL);
 	if (abortive) {
 		struct linger l = { 1, 0 }; /* close = ABORT */
@@ -157,6 +199,7 @@ static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
 	}
 	usrsctp_close(a->so);
 	a->so = NULL;
+	UNLOCK();
 }
 
 static void assoc_destroy(struct sctp_ll_assoc *a)
@@ -164,6 +207,9 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 	/* after a SHUTDOWN (either side) let usrsctp finish it: a close with
 	 * linger 0 would turn the graceful end into an ABORT */
 	assoc_close_socket(a, !a->graceful);
+	LOCK(a->ep);
+	assoc_unwake(a); /* no upcall can queue it again: socket closed */
+	UNLOCK();
 	assoc_unlink(a);
 	if (a->peer)
 		sctp_udp_peer_unref(a->peer); /* expires when idle */
@@ -172,12 +218,12 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 	free(a);
 }
 
+/* usrsctp: something happened on a's socket (under the lock, any thread). */
 static void upcall(struct socket *so, void *arg, int flags)
 {
-	struct sctp_ll_assoc *a = arg;
 	(void)so;
 	(void)flags;
-	event_active(a->work, EV_TIMEOUT, 0);
+	assoc_wake(arg);
 }
 
 static void emit(struct sctp_ll_assoc *a, enum sctp_ll_event ev, int status)
@@ -189,7 +235,7 @@ static void emit(struct sctp_ll_assoc *a, enum sctp_ll_event ev, int status)
 	a->in_cb--;
 }
 
-void sctp_usrsctp_go_down(struct sctp_ll_assoc *a, int status)
+static void go_down(struct sctp_ll_assoc *a, int status)
 {
 	if (a->state == A_DOWN)
 		return;
@@ -206,9 +252,12 @@ static void learn_limits(struct sctp_ll_assoc *a)
 	struct sctp_assoc_value av;
 	socklen_t l = sizeof(av);
 	uint32_t pl = sctp_udp_peer_max_payload(a->peer);
+	int rc;
 	memset(&av, 0, sizeof(av));
-	if (usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &l) == 0 &&
-	    av.assoc_value > 0)
+	LOCK(a->ep);
+	rc = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_MAXSEG, &av, &l);
+	UNLOCK();
+	if (rc == 0 && av.assoc_value > 0)
 		a->max_msg = av.assoc_value;
 	else
 		a->max_msg = pl - 12 - 16 - pl % 4;
@@ -236,7 +285,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			break;
 		case SCTP_SHUTDOWN_COMP:
 			a->graceful = 1;
-			sctp_usrsctp_go_down(a, DDP_ERR_CLOSED);
+			go_down(a, DDP_ERR_CLOSED);
 			break;
 		case SCTP_COMM_LOST:
 			/* issue 15: the reason in the peer's ABORT, if any */
@@ -249,7 +298,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 		case SCTP_CANT_STR_ASSOC:
 		case SCTP_RESTART:
 		default:
-			sctp_usrsctp_go_down(a, DDP_ERR_LLP);
+			go_down(a, DDP_ERR_LLP);
 			break;
 		}
 		break;
@@ -274,7 +323,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 }
 
 /* Read the rest of a notification whose first n octets are in first. */
-void sctp_usrsctp_read_notification(struct sctp_ll_assoc *a,
+static void read_notification(struct sctp_ll_assoc *a,
 				    const uint8_t *first, size_t n, int eor)
 {
 	size_t have = n < NBUF_LEN ? n : NBUF_LEN;
@@ -284,12 +333,14 @@ void sctp_usrsctp_read_notification(struct sctp_ll_assoc *a,
 		uint8_t tmp[256];
 		int fl = 0;
 		ssize_t r;
+		LOCK(a->ep);
 		if (have < NBUF_LEN)
 			r = usrsctp_recvv(a->so, a->nbuf + have, NBUF_LEN - have,
 					  NULL, NULL, NULL, NULL, NULL, &fl);
 		else
 			r = usrsctp_recvv(a->so, tmp, sizeof(tmp), NULL, NULL,
 					  NULL, NULL, NULL, &fl);
+		UNLOCK();
 		if (r <= 0)
 			return;
 		if (have < NBUF_LEN)
@@ -307,13 +358,13 @@ static void decide_up(struct sctp_ll_assoc *a)
 	if (c->require_adaptation &&
 	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
 		/* issue 15: say why (the peer sees the reason in the ABORT) */
-		sctp_usrsctp_abort_reason(a->so, a->adapt_seen ?
+		sctp_usrsctp_abort_reason(a->ep->base, a->so, a->adapt_seen ?
 			"DDP refused: wrong Adaptation Layer Indication "
 			"(RFC 5043 §11.1 needs 0x00000001)" :
 			"DDP refused: no Adaptation Layer Indication "
 			"(RFC 5043 §11.1 needs 0x00000001)");
 		assoc_close_socket(a, 1);
-		sctp_usrsctp_go_down(a, DDP_ERR_PROTO);
+		go_down(a, DDP_ERR_PROTO);
 		return;
 	}
 	learn_limits(a);
@@ -331,8 +382,10 @@ static void pre_up(struct sctp_ll_assoc *a)
 		/* peek first: a data message after COMM_UP (and after the
 		 * indication, which the peer's INIT/INIT-ACK carried) must stay
 		 * queued for the reader */
+		LOCK(a->ep);
 		r = usrsctp_recvv(a->so, a->nbuf, 1, NULL, NULL, NULL, NULL,
 				  NULL, &fl);
+		UNLOCK();
 		if (r < 0)
 			break;
 		if (!(fl & MSG_NOTIFICATION)) {
@@ -340,15 +393,17 @@ static void pre_up(struct sctp_ll_assoc *a)
 				break; /* decide below, data stays queued */
 			/* data before COMM_UP: broken */
 			assoc_close_socket(a, 1);
-			sctp_usrsctp_go_down(a, DDP_ERR_PROTO);
+			go_down(a, DDP_ERR_PROTO);
 			return;
 		}
 		fl = 0;
+		LOCK(a->ep);
 		r = usrsctp_recvv(a->so, a->nbuf, NBUF_LEN, NULL, NULL, NULL,
 				  NULL, NULL, &fl);
+		UNLOCK();
 		if (r < 0)
 			break;
-		sctp_usrsctp_read_notification(a, a->nbuf, (size_t)r, fl & MSG_EOR);
+		read_notification(a, a->nbuf, (size_t)r, fl & MSG_EOR);
 	}
 	/* RFC 6458: the Adaptation Layer Indication event is queued right
 	 * after COMM_UP, so draining the queue settles the question */
@@ -366,13 +421,19 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 	if (a->so && (a->state == A_CONNECTING || a->state == A_UP_PENDING))
 		pre_up(a);
 	if (a->state == A_UP && a->so) {
+		LOCK(a->ep);
 		ev = usrsctp_get_events(a->so);
+		UNLOCK();
 		if (ev & SCTP_EVENT_READ)
 			emit(a, SCTP_LL_EV_READABLE, 0);
-		if (a->want_write && a->so &&
-		    (usrsctp_get_events(a->so) & SCTP_EVENT_WRITE)) {
-			a->want_write = 0;
-			emit(a, SCTP_LL_EV_WRITABLE, 0);
+		if (a->want_write && a->so) {
+			LOCK(a->ep);
+			ev = usrsctp_get_events(a->so);
+			UNLOCK();
+			if (ev & SCTP_EVENT_WRITE) {
+				a->want_write = 0;
+				emit(a, SCTP_LL_EV_WRITABLE, 0);
+			}
 		}
 		if (a->pend_dry) {
 			a->pend_dry = 0;
@@ -407,7 +468,9 @@ static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
 	if (ep->assocs)
 		ep->assocs->prev = a;
 	ep->assocs = a;
+	LOCK(ep);
 	usrsctp_set_upcall(so, upcall, a);
+	UNLOCK();
 	timer_arm(ep);
 	return a;
 }
@@ -435,21 +498,27 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	p = sctp_udp_peer_get(ep->udp, addr, port);
 	if (!p)
 		return DDP_ERR_INVAL;
+	LOCK(ep);
 	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
+	UNLOCK();
 	if (!so)
 		return DDP_ERR_SYS;
 	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_peer_max_payload(p));
 	make_conn(&sc, sctp_udp_peer_conn_addr(p), 0); /* ephemeral port */
+	LOCK(ep);
 	if (rc == 0 && usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
 		rc = DDP_ERR_SYS;
-	if (rc) {
+	if (rc)
 		usrsctp_close(so);
+	UNLOCK();
+	if (rc)
 		return rc;
-	}
 	a = assoc_new(ep, p, so);
 	if (!a) {
+		LOCK(ep);
 		usrsctp_close(so);
+		UNLOCK();
 		return DDP_ERR_NOMEM;
 	}
 	if (cb)
@@ -457,8 +526,11 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	a->user = user;
 	/* the SCTP port of a listener is its UDP port (unique per host) */
 	make_conn(&sc, sctp_udp_peer_conn_addr(p), (uint16_t)port);
-	if (usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
-	    errno != EINPROGRESS) {
+	LOCK(ep);
+	rc = usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
+	     errno != EINPROGRESS;
+	UNLOCK();
+	if (rc) {
 		assoc_destroy(a);
 		return DDP_ERR_SYS;
 	}
@@ -493,20 +565,27 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 		struct sctp_ll_assoc *a = NULL;
 		struct sctp_udp_peer *p;
 		memset(&sc, 0, sizeof(sc));
+		LOCK(ep);
 		so = usrsctp_accept(ep->lsock, (struct sockaddr *)&sc, &l);
+		if (so)
+			usrsctp_set_non_blocking(so, 1);
+		UNLOCK();
 		if (!so)
 			return;
-		usrsctp_set_non_blocking(so, 1);
 		p = sctp_udp_peer_by_id(sc.sconn_addr);
-		if (p)
+		/* only our own socket's peers (addresses are process-wide) */
+		if (p && sctp_udp_peer_user(p) == ep)
 			a = assoc_new(ep, p, so);
 		if (!a) {
+			LOCK(ep);
 			usrsctp_close(so);
+			UNLOCK();
 			continue;
 		}
 		/* the listener's default fits every peer's largest; this
 		 * peer's path MTU from here on (usrsctp only lowers it) */
-		sctp_usrsctp_set_mtu(so, sctp_udp_peer_max_payload(a->peer));
+		sctp_usrsctp_set_mtu(ep->base, so,
+				     sctp_udp_peer_max_payload(a->peer));
 		if (ep->acb) {
 			/* the callback may refuse it with sctp_ll_free(a) */
 			a->in_cb++;
@@ -521,12 +600,18 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* usrsctp: the listener has a connection (under the lock, any thread). */
 static void lupcall(struct socket *so, void *arg, int flags)
 {
 	sctp_ll_ep *ep = arg;
 	(void)so;
 	(void)flags;
-	event_active(ep->accept_ev, EV_TIMEOUT, 0);
+	if (ep->base == sctp_usrsctp_caller()) {
+		event_active(ep->accept_ev, EV_TIMEOUT, 0);
+		return;
+	}
+	ep->bell_accept = 1;
+	bell_ring(ep);
 }
 
 int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
@@ -538,23 +623,29 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 		return DDP_ERR_INVAL;
 	if (ep->lsock)
 		return DDP_ERR_STATE;
+	LOCK(ep);
 	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
 			    NULL);
+	UNLOCK();
 	if (!so)
 		return DDP_ERR_SYS;
 	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_max_payload(ep->udp));
 	make_conn(&sc, NULL, (uint16_t)ep->port); /* every AF_CONN address */
+	LOCK(ep);
 	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
 			usrsctp_listen(so, 128) < 0))
 		rc = DDP_ERR_SYS;
-	if (rc) {
+	if (rc)
 		usrsctp_close(so);
+	UNLOCK();
+	if (rc)
 		return rc;
-	}
 	ep->lsock = so;
 	ep->acb = cb;
 	ep->auser = user;
+	LOCK(ep);
 	usrsctp_set_upcall(so, lupcall, ep);
+	UNLOCK();
 	return 0;
 }
 
@@ -563,21 +654,29 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt,
 		      size_t len)
 {
-	(void)user;
+	sctp_ll_ep *ep = user;
+	LOCK(ep);
 	usrsctp_conninput(sctp_udp_peer_conn_addr(p), pkt, len, 0);
+	UNLOCK();
 }
 
 /* one AF_CONN address per remote UDP endpoint */
 static void udp_peer_new(void *user, struct sctp_udp_peer *p)
 {
-	(void)user;
+	sctp_ll_ep *ep = user;
+	LOCK(ep);
 	usrsctp_register_address(sctp_udp_peer_conn_addr(p));
+	UNLOCK();
 }
 
+/* Also the barrier sctp_udp_peers.c relies on: once this returns, no
+ * conn_output (any thread) still holds p. */
 static void udp_peer_free(void *user, struct sctp_udp_peer *p)
 {
-	(void)user;
+	sctp_ll_ep *ep = user;
+	LOCK(ep);
 	usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
+	UNLOCK();
 }
 
 /* ICMP said the peer's port is closed: its associations are gone. */
@@ -587,7 +686,7 @@ static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
 	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
 		if (a->peer == p && a->state != A_DOWN) {
 			assoc_close_socket(a, 1);
-			sctp_usrsctp_go_down(a, DDP_ERR_LLP);
+			go_down(a, DDP_ERR_LLP);
 		}
 }
 
@@ -598,7 +697,8 @@ static void udp_peer_mtu(void *user, struct sctp_udp_peer *p)
 	sctp_ll_ep *ep = user;
 	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
 		if (a->peer == p && a->so && a->state != A_DOWN) {
-			sctp_usrsctp_set_mtu(a->so, sctp_udp_peer_max_payload(p));
+			sctp_usrsctp_set_mtu(ep->base, a->so,
+					     sctp_udp_peer_max_payload(p));
 			if (a->state == A_UP)
 				learn_limits(a);
 		}
@@ -638,6 +738,7 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return DDP_ERR_NOMEM;
+	ep->bell_fd = -1;
 	ep->base = base;
 	ep->cfg = *cfg;
 	if (!ep->cfg.nstreams)
@@ -665,10 +766,16 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		ep->cfg.path_max_retrans = 15;
 	if (!ep->cfg.assoc_max_retrans)
 		ep->cfg.assoc_max_retrans = 15;
-	global_get();
+	sctp_usrsctp_stack_get(conn_output);
 	ep->timer = evtimer_new(base, timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
-	rc = ep->timer && ep->accept_ev ? 0 : DDP_ERR_NOMEM;
+	ep->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ep->bell_fd >= 0)
+		ep->bell_ev = event_new(base, ep->bell_fd, EV_READ | EV_PERSIST,
+					bell_cb, ep);
+	rc = ep->timer && ep->accept_ev && ep->bell_ev ? 0 : DDP_ERR_NOMEM;
+	if (rc == 0)
+		event_add(ep->bell_ev, NULL);
 	if (rc == 0)
 		rc = sctp_udp_open(base, cfg->addr, cfg->port, cfg->path_mtu,
 				   &udp_ops, ep, &ep->udp);
@@ -694,18 +801,27 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 		assoc_destroy(a);
 	}
 	if (ep->lsock) {
+		LOCK(ep);
 		usrsctp_set_upcall(ep->lsock, NULL, NULL);
 		usrsctp_close(ep->lsock);
+		UNLOCK();
 		ep->lsock = NULL;
 	}
-	/* deregisters every peer address; queued datagrams are dropped */
+	/* deregisters every peer address (after that no other thread's
+	 * conn_output can reach this endpoint); queued datagrams are
+	 * dropped */
 	sctp_udp_close(ep->udp);
 	if (ep->timer)
 		event_free(ep->timer);
 	if (ep->accept_ev)
 		event_free(ep->accept_ev);
+	if (ep->bell_ev)
+		event_free(ep->bell_ev);
+	if (ep->bell_fd >= 0)
+		close(ep->bell_fd);
+	free(ep->stage);
 	free(ep);
-	global_put();
+	sctp_usrsctp_stack_put();
 }
 
 int sctp_ll_ep_port(const sctp_ll_ep *ep)
@@ -742,6 +858,7 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->rx_unproven = c.rx_unproven;
 	st->peers_expired = c.peers_expired;
 	st->peers_evicted = c.peers_evicted;
+	st->tx_copied = ep->tx_copied;
 }
 
 void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)
@@ -773,17 +890,21 @@ uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a)
 
 void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 {
+	int rc;
 	if (!a || !a->so)
 		return;
 	if (abortive || a->state != A_UP) {
 		assoc_close_socket(a, 1);
-		sctp_usrsctp_go_down(a, DDP_ERR_ABORTED);
+		go_down(a, DDP_ERR_ABORTED);
 		return;
 	}
 	/* SHUTDOWN after everything queued is sent */
-	if (usrsctp_shutdown(a->so, SHUT_WR) < 0) {
+	LOCK(a->ep);
+	rc = usrsctp_shutdown(a->so, SHUT_WR);
+	UNLOCK();
+	if (rc < 0) {
 		assoc_close_socket(a, 1);
-		sctp_usrsctp_go_down(a, DDP_ERR_LLP);
+		go_down(a, DDP_ERR_LLP);
 	}
 }
 
@@ -834,4 +955,36 @@ int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg)
 		return DDP_ERR_NOMEM;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------ receive */
+
+long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
+{
+	if (!a || !ri || (!buf && len))
+		return DDP_ERR_INVAL;
+	for (;;) {
+		size_t n = 0;
+		int eor = 0, k;
+		if (!a->so || a->state != A_UP)
+			return DDP_ERR_CLOSED;
+		k = sctp_usrsctp_recv_once(a, buf, len, ri, &n, &eor);
+		if (k == SCTP_RECV_AGAIN)
+			return DDP_ERR_AGAIN;
+		if (k == SCTP_RECV_FAILED) {
+			go_down(a, DDP_ERR_LLP);
+			return DDP_ERR_CLOSED;
+		}
+		if (n == 0 && !eor && !a->mid_msg) {
+			/* orderly end of the association */
+			go_down(a, DDP_ERR_CLOSED);
+			return DDP_ERR_CLOSED;
+		}
+		if (k == SCTP_RECV_NOTIFICATION) {
+			read_notification(a, buf, n, eor);
+			continue;
+		}
+		a->mid_msg = !eor;
+		return (long)n;
+	}
 }

@@ -1,12 +1,15 @@
 /*
- * Internals shared by the two usrsctp glue files: sctp_usrsctp.c
- * (endpoints, associations, notifications, timers) and sctp_usrsctp_io.c
- * (socket options, message send and receive). Not installed; usrsctp's
- * own types stay in those two files (struct socket is opaque here).
+ * Internals shared by the two usrsctp glue files: sctp_usrsctp.c (upper:
+ * endpoints, associations, notifications, upcalls) calls
+ * sctp_usrsctp_io.c (lower: the process-wide stack and its lock, timers,
+ * socket options, message send and receive), never the reverse. Not
+ * installed; usrsctp's own types stay in those two files (struct socket
+ * is opaque here).
  */
 #ifndef DDP_SCTP_USRSCTP_INT_H
 #define DDP_SCTP_USRSCTP_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <event2/event.h>
@@ -37,6 +40,10 @@ struct sctp_ll_assoc {
 	int down_status;
 	int in_cb, dead;
 	int mid_msg; /* a data message is partly read */
+	/* under the usrsctp lock: an upcall from another thread queued this
+	 * association on ep->wake (sctp_usrsctp.c) */
+	struct sctp_ll_assoc *wake_next;
+	int on_wake;
 	uint16_t nstreams;
 	uint32_t max_msg;    /* now (follows the path MTU down) */
 	uint32_t max_msg_up; /* at UP: the most sctp_ll_sendv accepts */
@@ -59,28 +66,63 @@ struct sctp_ll_ep {
 	sctp_ll_accept_cb acb;
 	void *auser;
 	struct sctp_ll_assoc *assocs;
+	/* the doorbell: other threads' usrsctp calls (timers) reach this
+	 * endpoint's thread through an eventfd; the fields below under the
+	 * usrsctp lock */
+	int bell_fd;
+	struct event *bell_ev;
+	int bell_rung, bell_flush, bell_accept;
+	struct sctp_ll_assoc *wake;
+	/* send without the gather (sctp_usrsctp_io.c): staging buffer and
+	 * octets copied into it; owner thread */
+	uint8_t *stage;
+	size_t stage_cap;
+	uint64_t tx_copied;
 };
 
-/* sctp_usrsctp.c */
-/* The association is gone (status: DDP_ERR_*); reported from the loop. */
-void sctp_usrsctp_go_down(struct sctp_ll_assoc *a, int status);
-/* Read the rest of a notification whose first n octets are in first. */
-void sctp_usrsctp_read_notification(struct sctp_ll_assoc *a,
-				    const uint8_t *first, size_t n, int eor);
+/* sctp_usrsctp_io.c: the process-wide stack */
+/* usrsctp has one state per process and, started without threads, no
+ * locking: every call into it holds this lock. caller: the event_base of
+ * the calling thread (NULL: none); usrsctp's callbacks, which run inside
+ * such calls, read it with sctp_usrsctp_caller(). Not recursive: never
+ * taken inside a usrsctp callback. */
+void sctp_usrsctp_lock(struct event_base *caller);
+void sctp_usrsctp_unlock(void);
+struct event_base *sctp_usrsctp_caller(void);
+/* usrsctp's output callback, as usrsctp_init_nothreads takes it. */
+typedef int (*sctp_usrsctp_output_fn)(void *addr, void *buf, size_t len,
+				      uint8_t tos, uint8_t set_df);
+/* One more / one less user of the stack: the first starts usrsctp with
+ * out as its output (and, once per process, self-tests the gather send),
+ * the last stops it. Take the lock themselves. */
+void sctp_usrsctp_stack_get(sctp_usrsctp_output_fn out);
+void sctp_usrsctp_stack_put(void);
+/* Advance usrsctp's clock and run its due timers (every association's). */
+void sctp_usrsctp_timers(struct event_base *caller);
 
-/* sctp_usrsctp_io.c */
+/* sctp_usrsctp_io.c: sockets (each takes the lock itself, with b as the
+ * caller) */
 /* Socket options shared by connecting and listening sockets; payload:
  * the largest UDP payload (sctp_udp_peer_max_payload) for the path MTU. */
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 			      uint32_t payload);
 /* ABORT with a User-Initiated Abort cause carrying reason (text). */
-int sctp_usrsctp_abort_reason(struct socket *so, const char *reason);
+int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so,
+			      const char *reason);
 /* The Upper Layer Abort Reason of the peer's ABORT chunk in info (a
  * COMM_LOST notification's sac_info, n octets) into out (NUL terminated,
  * control characters replaced by '?'); "" when there is none. */
 void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
 			     size_t outn);
 /* Path MTU of so's association (or of associations it will make). */
-int sctp_usrsctp_set_mtu(struct socket *so, uint32_t payload);
+int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so,
+			 uint32_t payload);
+/* One usrsctp_recvv on a's socket: what it returned, *n octets in buf,
+ * *eor its MSG_EOR; for SCTP_RECV_DATA ri is filled (the caller reads the
+ * rest of a notification and acts on failures). */
+enum { SCTP_RECV_DATA, SCTP_RECV_NOTIFICATION, SCTP_RECV_AGAIN,
+       SCTP_RECV_FAILED };
+int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
+			   sctp_ll_rinfo *ri, size_t *n, int *eor);
 
 #endif

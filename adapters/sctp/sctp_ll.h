@@ -12,9 +12,15 @@
  * while associations exist. CRC32c is ours (usrsctp offload mode): computed
  * on output, verified before usrsctp_conninput (corrupt packets dropped).
  *
- * Everything runs on the event_base's thread. Callbacks never run inside an
- * sctp_ll_* call made by the user: usrsctp upcalls only mark work, which a
- * zero-timeout event runs from the loop.
+ * Everything of an endpoint runs on its event_base's thread; endpoints of
+ * different threads may run at once. usrsctp is one stack per process:
+ * the glue holds one process-wide lock around every call into it, and a
+ * call made by one thread may produce packets and upcalls for another
+ * thread's associations (usrsctp's timers are global): those are queued
+ * for the owner and its loop is woken (an eventfd per endpoint), so
+ * callbacks still run only on the owner's thread, never under the lock.
+ * Callbacks never run inside an sctp_ll_* call made by the user: usrsctp
+ * upcalls only mark work, which a zero-timeout event runs from the loop.
  */
 #ifndef SCTP_LL_H
 #define SCTP_LL_H
@@ -116,6 +122,9 @@ typedef struct sctp_ll_io_stats {
 				      * were not a valid lone INIT: dropped
 				      * without any state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
+	uint64_t tx_copied;	     /* octets of multi-piece messages copied
+				      * into one buffer (no gather send: see
+				      * sctp_ll_send_gathers) */
 } sctp_ll_io_stats;
 void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
 /* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */
@@ -161,6 +170,15 @@ int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
  * Same returns as sctp_ll_send. */
 int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		  const struct iovec *iov, int iovcnt);
+
+/* 1 when sctp_ll_sendv hands several pieces to usrsctp without a copy:
+ * configure found a usrsctp whose private send entry point it knows and
+ * the start-up self-test passed (the first endpoint runs it). 0: each
+ * multi-piece message is copied into one buffer first (counted in
+ * sctp_ll_io_stats.tx_copied). */
+int sctp_ll_send_gathers(void);
+/* Tests: force the copying send path (1) or not (0), process-wide. */
+void sctp_ll_test_force_copy(int on);
 
 /* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
 void sctp_ll_want_writable(sctp_ll_assoc *a);

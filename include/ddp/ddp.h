@@ -5,7 +5,18 @@
  *  - Opaque handles, every public symbol prefixed ddp_/DDP_.
  *  - Functions return 0 on success or a negative DDP_ERR_* code.
  *  - Callbacks take the user data pointer last.
- *  - One thread owns a ddp_ctx and everything created from it; no locks.
+ *  - Threads: one thread owns a ddp_ctx and everything created from it
+ *    (sessions, PDs, STags); the adapters' objects (MPA listeners and
+ *    connections, SCTP endpoints and associations) belong to the thread
+ *    that runs their event_base, and their callbacks run there. No locks
+ *    on any of these: use each only from its thread. Any number of
+ *    threads may each run their own context and event_base at once. The
+ *    one process-wide part is usrsctp under the SCTP adapter: the library
+ *    holds one internal lock around every call into it and hands work for
+ *    another thread's association over to that thread (ddp/sctp.h,
+ *    "Threading", has what this costs); a thread with SCTP endpoints
+ *    keeps running its event_base, else the peers of its associations
+ *    stall. The core and MPA share nothing between threads.
  *  - Memory handed to the library (send payload, posted receive buffers,
  *    registered tagged buffers) stays owned by the caller but MUST stay valid
  *    until the library gives it back (send completion, delivery/flush of the

@@ -4,6 +4,9 @@
  *
  * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
  * the user pointer last, everything on the thread that runs the event_base.
+ * Threading: MPA keeps no process-wide state; threads with their own
+ * event_base and ddp_ctx run listeners and connections at once without
+ * any lock (tests/integration/test_threads.c).
  * Roles: the Initiator sends the MPA Request. ddp_mpa_connect() makes the
  * connecting side the Initiator and ddp_mpa_listen() the accepting side
  * the Responder; ddp_mpa_wrap_fd() takes the role as a parameter, so the

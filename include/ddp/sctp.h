@@ -12,7 +12,36 @@
  * that wait in the core). ddp_stream_close() ends the stream's session
  * (session Terminate); a stream id may then be initiated again.
  *
- * Threading: everything runs on the event_base's thread.
+ * Threading: an endpoint, its associations and sessions belong to the
+ * thread that runs its event_base; every callback runs there. Threads
+ * with their own event_base and ddp_ctx may run endpoints at once
+ * (tests/integration/test_threads.c: 4 threads, each with an MPA listener
+ * and an SCTP endpoint, in a ring, 100 rounds of create / traffic / free,
+ * clean under ASan and TSan). usrsctp, though, is ONE stack per process
+ * (its socket tables, timers and buffer pools are global, and libddp
+ * starts it without its own threads), so:
+ *  - every call into usrsctp, from any endpoint and thread, holds one
+ *    process-wide lock inside libddp, so the usrsctp part of all
+ *    threads' SCTP work runs one thread at a time (more threads add
+ *    throughput for the DDP and MPA work around it, not for usrsctp's);
+ *    none of your callbacks runs under that lock;
+ *  - usrsctp's timers are global: whichever endpoint's 10 ms tick comes
+ *    first runs the due timers of every association, and a packet or
+ *    wake-up that produces for another thread's association is queued for
+ *    that thread and its loop is woken (one eventfd per endpoint). A
+ *    thread with SCTP endpoints must keep running its event_base, else the
+ *    peers of its associations stall (as with any event loop);
+ *  - the first endpoint of the process starts usrsctp (and, once, tests
+ *    the gather send), the last one stops it.
+ * Cost, measured single-threaded: ddp-perf --llp sctp --duration 5
+ * (client and server processes on loopback, 2 cores shared with other
+ * jobs, load 1.0-4.3), 9 runs per size, each paired with the same run
+ * of the build before the lock, alternating; CPU s/GB of the pair, new vs old, median of
+ * the 9 ratios: 64 KiB messages +2% (from -10% to +23%), 1 KiB messages
+ * -1% (from -13% to +16%): nothing measurable above the noise of that
+ * machine (throughput varied 3x with the load). Expected: an uncontended
+ * lock costs tens of ns and is taken a few times per message and once per
+ * received packet.
  */
 #ifndef DDP_SCTP_H
 #define DDP_SCTP_H
