@@ -31,22 +31,6 @@ int ddp_rdmap_dev_free(ddp_rdmap_dev *dev)
 	return 0;
 }
 
-struct ddp_rdmap_qp *rdmapi_dev_find(ddp_rdmap_dev *dev, const ddp_session *s, uint32_t stream)
-{
-	struct ddp_rdmap_qp **pp = &dev->qps;
-	for (struct ddp_rdmap_qp *q = dev->qps; q; pp = &q->next, q = q->next) {
-		if (q->s == s && q->stream == stream) {
-			if (pp != &dev->qps) { /* move to front: the busy one stays cheap */
-				*pp = q->next;
-				q->next = dev->qps;
-				dev->qps = q;
-			}
-			return q;
-		}
-	}
-	return NULL;
-}
-
 static int is_ours(const void *p)
 {
 	if (!p)
@@ -58,7 +42,7 @@ static int is_ours(const void *p)
 static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	ddp_rdmap_dev *dev = user;
-	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, d->stream);
+	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, d->stream);
 	if (qp) {
 		rdmapi_qp_deliver(qp, d);
 		return;
@@ -72,7 +56,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 static void on_send_done(ddp_session *s, uint32_t stream, void *msg_ctx, int status, void *user)
 {
 	ddp_rdmap_dev *dev = user;
-	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, stream);
+	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, stream);
 	if (qp)
 		rdmapi_qp_send_done(qp, msg_ctx, status);
 	else if (dev->other.send_done)
@@ -82,7 +66,7 @@ static void on_send_done(ddp_session *s, uint32_t stream, void *msg_ctx, int sta
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_rdmap_dev *dev = user;
-	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, e->stream);
+	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, e->stream);
 	if (qp)
 		rdmapi_qp_error(qp, e);
 	else if (dev->other.error)
@@ -93,7 +77,7 @@ static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_eve
 			    int status, void *user)
 {
 	ddp_rdmap_dev *dev = user;
-	struct ddp_rdmap_qp *qp = rdmapi_dev_find(dev, s, stream);
+	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, stream);
 	if (qp)
 		rdmapi_qp_stream_event(qp, ev, status);
 	else if (dev->other.stream_event)

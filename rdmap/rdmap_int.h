@@ -90,8 +90,8 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d);
 void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status);
 void rdmapi_qp_error(struct ddp_rdmap_qp *qp, const ddp_error_info *e);
 void rdmapi_qp_stream_event(struct ddp_rdmap_qp *qp, enum ddp_stream_event ev, int status);
-/* rdmap_dev.c */
-struct ddp_rdmap_qp *rdmapi_dev_find(ddp_rdmap_dev *dev, const ddp_session *s,
+/* rdmap_qp.c: the QP of (s, stream) on a device (moved to the front) */
+struct ddp_rdmap_qp *rdmapi_qp_find(ddp_rdmap_dev *dev, const ddp_session *s,
 				     uint32_t stream);
 
 #endif

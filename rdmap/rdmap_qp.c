@@ -7,6 +7,22 @@
 
 #define RDMAPI_MAX_IRD_ORD 0x3fffu /* 14-bit RFC 6581 field */
 
+struct ddp_rdmap_qp *rdmapi_qp_find(ddp_rdmap_dev *dev, const ddp_session *s, uint32_t stream)
+{
+	struct ddp_rdmap_qp **pp = &dev->qps;
+	for (struct ddp_rdmap_qp *q = dev->qps; q; pp = &q->next, q = q->next) {
+		if (q->s == s && q->stream == stream) {
+			if (pp != &dev->qps) { /* move to front: the busy one stays cheap */
+				*pp = q->next;
+				q->next = dev->qps;
+				dev->qps = q;
+			}
+			return q;
+		}
+	}
+	return NULL;
+}
+
 static void submit(struct ddp_rdmap_qp *qp);
 static void complete_head(struct ddp_rdmap_qp *qp);
 static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent);
@@ -21,7 +37,7 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 	    stream >= ddp_session_nstreams(s) || cfg->ird > RDMAPI_MAX_IRD_ORD ||
 	    cfg->ord > RDMAPI_MAX_IRD_ORD)
 		return DDP_ERR_INVAL;
-	if (rdmapi_dev_find(dev, s, stream))
+	if (rdmapi_qp_find(dev, s, stream))
 		return DDP_ERR_BUSY;
 	struct ddp_rdmap_qp *qp = calloc(1, sizeof(*qp));
 	if (!qp)

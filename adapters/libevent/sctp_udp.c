@@ -18,14 +18,6 @@
 
 /* ------------------------------------------------------------ output */
 
-void sctp_udp_arm_flush(struct sctp_udp *u)
-{
-	if (!u->wr_pending) {
-		u->wr_pending = 1;
-		event_add(u->wr, NULL);
-	}
-}
-
 void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
 		   int df, int local)
 {

@@ -17,7 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/event.h>
+
 #define CTL_LEN CMSG_SPACE(sizeof(uint16_t))
+
+void sctp_udp_arm_flush(struct sctp_udp *u)
+{
+	if (!u->wr_pending) {
+		u->wr_pending = 1;
+		event_add(u->wr, NULL);
+	}
+}
 
 int sctp_udp_tx_init(struct sctp_udp *u)
 {
