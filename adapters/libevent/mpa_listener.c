@@ -22,7 +22,7 @@ struct ddp_mpa_listener {
 	struct event *ev_accept, *ev_resume;
 	struct startup_count *sc;
 	ddp_mpa_config cfg;
-	uint8_t pd[512];
+	uint8_t priv[512];
 	ddp_callbacks cb;
 	ddp_mpa_accept_cb accept;
 	ddp_mpa_event_cb ev;
@@ -105,7 +105,7 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 {
 	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
 		return DDP_ERR_INVAL;
-	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->pd))
+	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->priv))
 		return DDP_ERR_INVAL;
 	ddp_mpa_listener *l = calloc(1, sizeof(*l));
 	if (!l)
@@ -115,8 +115,8 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 	if (cfg)
 		l->cfg = *cfg;
 	if (l->cfg.private_data_len) {
-		memcpy(l->pd, cfg->private_data, l->cfg.private_data_len);
-		l->cfg.private_data = l->pd;
+		memcpy(l->priv, cfg->private_data, l->cfg.private_data_len);
+		l->cfg.private_data = l->priv;
 	}
 	l->cb = *cb;
 	l->accept = accept;

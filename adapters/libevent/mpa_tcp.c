@@ -524,10 +524,10 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 			.rtr = cfg->rtr,
 			.ird = cfg->ird,
 			.ord = cfg->ord,
-			.pd = cfg->private_data,
-			.pd_len = cfg->private_data_len,
+			.priv = cfg->private_data,
+			.priv_len = cfg->private_data_len,
 		},
-		.pd_cap = cfg->max_private_data,
+		.priv_cap = cfg->max_private_data,
 		.tx_cap = cfg->tx_queue_cap,
 	};
 	ddp_mpa_conn *c = calloc(1, sizeof(*c));
@@ -629,22 +629,22 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 
 /* ------------------------------------------------------------ accessors */
 
-int ddp_mpa_accept(ddp_mpa_conn *c, const void *pd, uint16_t len)
+int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
-	int rc = mpa_conn_accept(c->mc, pd, len);
+	int rc = mpa_conn_accept(c->mc, priv, len);
 	leave_cb(c);
 	return rc;
 }
 
-int ddp_mpa_reject(ddp_mpa_conn *c, const void *pd, uint16_t len)
+int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
-	int rc = mpa_conn_reject(c->mc, pd, len);
+	int rc = mpa_conn_reject(c->mc, priv, len);
 	leave_cb(c);
 	return rc;
 }
@@ -671,8 +671,8 @@ int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
 	memset(out, 0, sizeof(*out));
 	out->initiator = mpa_conn_is_initiator(c->mc);
 	out->revision = pf->rev;
-	out->private_data = pf->pd;
-	out->private_data_len = pf->pd_len;
+	out->private_data = pf->priv;
+	out->private_data_len = pf->priv_len;
 	out->peer_to_peer = pf->p2p;
 	out->rtr = pf->rtr;
 	out->enhanced = pf->enhanced;

@@ -640,15 +640,15 @@ void mpa_conn_set_emss(mpa_conn *c, uint32_t emss)
 	}
 }
 
-static int decide(mpa_conn *c, const void *pd, uint16_t pd_len, int accept)
+static int decide(mpa_conn *c, const void *priv, uint16_t priv_len, int accept)
 {
 	if (!c || c->phase != PH_DECIDE)
 		return DDP_ERR_STATE;
-	if (pd_len && !pd)
+	if (priv_len && !priv)
 		return DDP_ERR_INVAL;
 	mpa_local l = c->cfg.local;
-	l.pd = pd;
-	l.pd_len = pd_len;
+	l.priv = priv;
+	l.priv_len = priv_len;
 	mpa_frame rep;
 	/* RFC 5044 §7.1.2: accept with R=0, reject with R=1 (both may carry
 	 * private data); the peer's IRD/ORD are kept either way. */
@@ -673,14 +673,14 @@ static int decide(mpa_conn *c, const void *pd, uint16_t pd_len, int accept)
 	return 0;
 }
 
-int mpa_conn_accept(mpa_conn *c, const void *pd, uint16_t pd_len)
+int mpa_conn_accept(mpa_conn *c, const void *priv, uint16_t priv_len)
 {
-	return decide(c, pd, pd_len, 1);
+	return decide(c, priv, priv_len, 1);
 }
 
-int mpa_conn_reject(mpa_conn *c, const void *pd, uint16_t pd_len)
+int mpa_conn_reject(mpa_conn *c, const void *priv, uint16_t priv_len)
 {
-	return decide(c, pd, pd_len, 0);
+	return decide(c, priv, priv_len, 0);
 }
 
 int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
@@ -690,16 +690,16 @@ int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
 		return DDP_ERR_INVAL;
 	const mpa_local *l = &cfg->local;
 	if (l->rev < MPA_REV_MIN || l->rev > MPA_REV_MAX ||
-	    (l->pd_len && !l->pd) ||
-	    (size_t)l->pd_len + (l->rev >= 2 ? MPA_ENH_LEN : 0) > MPA_PD_MAX)
+	    (l->priv_len && !l->priv) ||
+	    (size_t)l->priv_len + (l->rev >= 2 ? MPA_ENH_LEN : 0) > MPA_PD_MAX)
 		return DDP_ERR_INVAL;
 	mpa_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return DDP_ERR_NOMEM;
 	c->cfg = *cfg;
-	if (l->pd_len)
-		memcpy(c->local_pd, l->pd, l->pd_len);
-	c->cfg.local.pd = l->pd_len ? c->local_pd : NULL;
+	if (l->priv_len)
+		memcpy(c->local_pd, l->priv, l->priv_len);
+	c->cfg.local.priv = l->priv_len ? c->local_pd : NULL;
 	if (!c->cfg.emss)
 		c->cfg.emss = 1460;
 	if (!c->cfg.tx_cap)
@@ -712,7 +712,7 @@ int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
 	c->io_ctx = io_ctx;
 	/* until the markers are known, assume the smaller MULPDU */
 	c->mulpdu = mpa_mulpdu(c->cfg.emss, 1);
-	mpa_sp_init(&c->sp, cfg->initiator, cfg->pd_cap);
+	mpa_sp_init(&c->sp, cfg->initiator, cfg->priv_cap);
 	*out = c;
 	return 0;
 }

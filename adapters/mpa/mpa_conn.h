@@ -56,8 +56,8 @@ typedef struct mpa_conn_io {
 
 typedef struct mpa_conn_config {
 	int initiator;		/* 1: send the Request (RFC 5044 §7.1) */
-	mpa_local local;	/* our start-up settings (pd copied) */
-	uint16_t pd_cap;	/* largest PD_Length accepted (default 512) */
+	mpa_local local;	/* our start-up settings (priv copied) */
+	uint16_t priv_cap;	/* largest PD_Length accepted (default 512) */
 	uint32_t emss;		/* TCP EMSS for MULPDU (default 1460) */
 	uint32_t rx_max_ulpdu;	/* larger ULPDU_Length stops rx (default
 				 * 64768, RFC 5044 §3) */
@@ -105,9 +105,9 @@ void mpa_conn_set_emss(mpa_conn *c, uint32_t emss);
 
 /* Responder after MPA_CEV_REQUEST: accept with reply private data (NULL/0
  * for none) or reject (R=1). Errors: DDP_ERR_STATE (no Request pending),
- * DDP_ERR_INVAL (pd too long). */
-int mpa_conn_accept(mpa_conn *c, const void *pd, uint16_t pd_len);
-int mpa_conn_reject(mpa_conn *c, const void *pd, uint16_t pd_len);
+ * DDP_ERR_INVAL (priv too long). */
+int mpa_conn_accept(mpa_conn *c, const void *priv, uint16_t priv_len);
+int mpa_conn_reject(mpa_conn *c, const void *priv, uint16_t priv_len);
 
 /* Start-up still in progress (the owner's timer should run). */
 int mpa_conn_starting(const mpa_conn *c);

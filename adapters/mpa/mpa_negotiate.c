@@ -24,8 +24,8 @@ static void base_frame(const mpa_local *l, mpa_frame *f, int reply)
 		f->flags |= MPA_FLAG_M;
 	if (l->crc)
 		f->flags |= MPA_FLAG_C;
-	f->pd = l->pd;
-	f->pd_len = l->pd_len;
+	f->priv = l->priv;
+	f->priv_len = l->priv_len;
 }
 
 int mpa_build_request(const mpa_local *l, mpa_frame *req)

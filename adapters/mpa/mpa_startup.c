@@ -29,7 +29,7 @@ const char *mpa_sp_state_name(enum mpa_sp_state st)
 
 static size_t wire_pd_len(const mpa_frame *f)
 {
-	return (size_t)f->pd_len + (f->enhanced ? MPA_ENH_LEN : 0);
+	return (size_t)f->priv_len + (f->enhanced ? MPA_ENH_LEN : 0);
 }
 
 size_t mpa_frame_len(const mpa_frame *f)
@@ -40,7 +40,7 @@ size_t mpa_frame_len(const mpa_frame *f)
 int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap,
 		     size_t *len)
 {
-	if (!f || !out || !len || (f->pd_len && !f->pd))
+	if (!f || !out || !len || (f->priv_len && !f->priv))
 		return DDP_ERR_INVAL;
 	if (f->rev < MPA_REV_MIN || f->rev > MPA_REV_MAX)
 		return DDP_ERR_INVAL;
@@ -78,19 +78,19 @@ int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap,
 		wc_put_be(&w, 2, ird);
 		wc_put_be(&w, 2, ord);
 	}
-	wc_put_bytes(&w, f->pd, f->pd_len);
+	wc_put_bytes(&w, f->priv, f->priv_len);
 	if (w.overflow)
 		return DDP_ERR_LIMIT; /* not reached: cap was checked above */
 	*len = MPA_FRAME_HDR_LEN + pdl;
 	return 0;
 }
 
-void mpa_sp_init(mpa_startup_parser *p, int expect_reply, uint16_t pd_cap)
+void mpa_sp_init(mpa_startup_parser *p, int expect_reply, uint16_t priv_cap)
 {
 	memset(p, 0, sizeof(*p));
 	p->state = MPA_SP_KEY;
 	p->expect_reply = expect_reply;
-	p->pd_cap = (pd_cap == 0 || pd_cap > MPA_PD_MAX) ? MPA_PD_MAX : pd_cap;
+	p->priv_cap = (priv_cap == 0 || priv_cap > MPA_PD_MAX) ? MPA_PD_MAX : priv_cap;
 }
 
 static int fail(mpa_startup_parser *p, const char *why)
@@ -125,9 +125,9 @@ static int check_header(mpa_startup_parser *p)
 	/* RFC 5044 §7.1.2: the receiver MUST check Rev; we do 1 and 2. */
 	if (rev < MPA_REV_MIN || rev > MPA_REV_MAX)
 		return fail(p, "unsupported revision");
-	p->pd_len = (uint16_t)pdl;
+	p->priv_len = (uint16_t)pdl;
 	/* RFC 5044 §7.1: PD_Length > 512 (or our cap) is improperly formatted */
-	if (p->pd_len > p->pd_cap)
+	if (p->priv_len > p->priv_cap)
 		return fail(p, "PD_Length over the cap");
 
 	mpa_frame *f = &p->frame;
@@ -141,7 +141,7 @@ static int check_header(mpa_startup_parser *p)
 	f->rev = (uint8_t)rev;
 	/* RFC 6581 §6.2: enhanced only with Rev >= 2 and S=1. */
 	f->enhanced = f->rev >= 2 && (flags & MPA_FLAG_S);
-	if (f->enhanced && p->pd_len < MPA_ENH_LEN)
+	if (f->enhanced && p->priv_len < MPA_ENH_LEN)
 		return fail(p, "enhanced frame without the IRD/ORD word");
 	return 0;
 }
@@ -149,7 +149,7 @@ static int check_header(mpa_startup_parser *p)
 static void finish_frame(mpa_startup_parser *p)
 {
 	mpa_frame *f = &p->frame;
-	struct rcur c = rc_init(p->pd, p->pd_len);
+	struct rcur c = rc_init(p->priv, p->priv_len);
 	uint64_t ird, ord;
 
 	/* check_header saw PD_Length >= 4 when enhanced */
@@ -165,8 +165,8 @@ static void finish_frame(mpa_startup_parser *p)
 		f->ird = (uint16_t)(ird & MPA_IRD_ORD_MASK);
 		f->ord = (uint16_t)(ord & MPA_IRD_ORD_MASK);
 	}
-	f->pd_len = (uint16_t)rc_left(&c);
-	f->pd = f->pd_len ? c.p : NULL;
+	f->priv_len = (uint16_t)rc_left(&c);
+	f->priv = f->priv_len ? c.p : NULL;
 	p->state = MPA_SP_DONE;
 }
 
@@ -196,13 +196,13 @@ int mpa_sp_feed(mpa_startup_parser *p, const uint8_t *buf, size_t n,
 			break;
 		}
 		case MPA_SP_PD: {
-			size_t want = p->pd_len - p->got;
+			size_t want = p->priv_len - p->got;
 			size_t take = n - off < want ? n - off : want;
-			memcpy(p->pd + p->got, buf + off, take);
+			memcpy(p->priv + p->got, buf + off, take);
 			p->got += take;
 			off += take;
 			*used = off;
-			if (p->got < p->pd_len)
+			if (p->got < p->priv_len)
 				return DDP_ERR_NEED_MORE;
 			finish_frame(p);
 			/* spec §2 (siw/cxgb4 strictness): nothing may follow a

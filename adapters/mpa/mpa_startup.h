@@ -48,8 +48,8 @@ typedef struct mpa_frame {
 	unsigned rtr;	 /* MPA_RTR_* (B, C, D) */
 	uint16_t ird, ord; /* 14 bit each */
 	/* ULP private data (after the enhanced word if any) */
-	const uint8_t *pd;
-	uint16_t pd_len;
+	const uint8_t *priv;
+	uint16_t priv_len;
 } mpa_frame;
 
 /* Octets mpa_frame_encode() writes for f. */
@@ -75,12 +75,12 @@ enum mpa_sp_state {
 typedef struct mpa_startup_parser {
 	enum mpa_sp_state state;
 	int expect_reply;   /* 1: we are the Initiator and wait for "Rep" */
-	uint16_t pd_cap;    /* largest PD_Length accepted */
+	uint16_t priv_cap;    /* largest PD_Length accepted */
 	size_t got;	    /* octets of the current state collected */
-	uint16_t pd_len;    /* raw PD_Length from the wire */
+	uint16_t priv_len;    /* raw PD_Length from the wire */
 	uint8_t hdr[MPA_FRAME_HDR_LEN];
-	uint8_t pd[MPA_PD_MAX];
-	mpa_frame frame;    /* valid in MPA_SP_DONE; pd points into pd[] */
+	uint8_t priv[MPA_PD_MAX];
+	mpa_frame frame;    /* valid in MPA_SP_DONE; priv points into priv[] */
 	uint8_t ecode;	    /* DDP_MPA_ECODE_* in MPA_SP_ERROR */
 	const char *why;    /* static text in MPA_SP_ERROR */
 } mpa_startup_parser;
@@ -88,9 +88,9 @@ typedef struct mpa_startup_parser {
 /* Name of a parser state (static string, "?" for out of range). */
 const char *mpa_sp_state_name(enum mpa_sp_state st);
 
-/* Start a parser. pd_cap 0 = MPA_PD_MAX; values above MPA_PD_MAX are
+/* Start a parser. priv_cap 0 = MPA_PD_MAX; values above MPA_PD_MAX are
  * clamped to it (RFC 5044 §7.1). */
-void mpa_sp_init(mpa_startup_parser *p, int expect_reply, uint16_t pd_cap);
+void mpa_sp_init(mpa_startup_parser *p, int expect_reply, uint16_t priv_cap);
 
 /* Feed n octets (any segmentation). *used receives the octets consumed.
  * Returns 0 when a whole valid frame is in p->frame, DDP_ERR_NEED_MORE when
@@ -100,7 +100,7 @@ void mpa_sp_init(mpa_startup_parser *p, int expect_reply, uint16_t pd_cap);
  *  - the key is neither Request nor Reply, or is the wrong one of the two
  *    (RFC 5044 §7.1.1: Req where Rep expected = initiator/initiator);
  *  - Rev is not 1 or 2 (RFC 5044 §7.1.2: MUST check the revision);
- *  - PD_Length > pd_cap (RFC 5044 §7.1: improperly formatted);
+ *  - PD_Length > priv_cap (RFC 5044 §7.1: improperly formatted);
  *  - Rev 2 with S=1 but PD_Length < 4 (RFC 6581 §6.1);
  *  - octets follow the frame in the same input (strict mode, siw/cxgb4:
  *    nothing may follow a start-up frame until the peer saw ours, spec §2).
@@ -118,8 +118,8 @@ typedef struct mpa_local {
 	int p2p;	     /* rev 2: peer-to-peer, RTR required (A) */
 	unsigned rtr;	     /* rev 2: RTR kinds we can send/accept, 0=all */
 	uint16_t ird, ord;   /* rev 2: our depths (0x3FFF: no negotiation) */
-	const uint8_t *pd;   /* ULP private data for our frame */
-	uint16_t pd_len;
+	const uint8_t *priv;   /* ULP private data for our frame */
+	uint16_t priv_len;
 } mpa_local;
 
 /* What the start-up settled. */
@@ -144,12 +144,12 @@ int mpa_build_request(const mpa_local *l, mpa_frame *req);
  * the result (RFC 5044 §7.1.2, RFC 6581 §9.1-9.3). rev of the Reply = the
  * Request's (siw/cxgb4 practice). A Request that is enhanced gets an
  * enhanced Reply, a plain one a plain Reply (RFC 6581 §6.2) even when l
- * asks for rev 2. l->pd is the reply private data.
+ * asks for rev 2. l->priv is the reply private data.
  * Errors: DDP_ERR_INVAL. */
 int mpa_respond(const mpa_local *l, const mpa_frame *req, mpa_frame *rep,
 		mpa_result *res);
 
-/* Responder rejecting: R=1 Reply carrying l->pd (RFC 5044 §7.1.2). */
+/* Responder rejecting: R=1 Reply carrying l->priv (RFC 5044 §7.1.2). */
 int mpa_build_reject(const mpa_local *l, const mpa_frame *req,
 		     mpa_frame *rep);
 

@@ -66,8 +66,8 @@ int sctp_ctl_decode(struct sctp_ctl_msg *out, const uint8_t *buf, size_t len,
 		ird_ord_unpack((uint32_t)w, &out->ird_ord);
 		out->has_ird_ord = 1;
 	}
-	out->pd = rc_left(&c) ? c.p : NULL;
-	out->pd_len = rc_left(&c);
+	out->priv = rc_left(&c) ? c.p : NULL;
+	out->priv_len = rc_left(&c);
 	if (why)
 		*why = SCTP_CTL_OK;
 	return 0;
@@ -78,18 +78,18 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 {
 	size_t n, pd_total;
 
-	if (!buf || !m || !out_len || (!m->pd && m->pd_len))
+	if (!buf || !m || !out_len || (!m->priv && m->priv_len))
 		return DDP_ERR_INVAL;
 	if (m->code < SCTP_CTL_INITIATE || m->code > SCTP_CTL_ENH_REJECT)
 		return DDP_ERR_INVAL;
-	if (m->code == SCTP_CTL_TERMINATE && m->pd_len) /* RFC 5043 §5.2.3 */
+	if (m->code == SCTP_CTL_TERMINATE && m->priv_len) /* RFC 5043 §5.2.3 */
 		return DDP_ERR_INVAL;
 	if (is_enh_ia(m->code) && (m->ird_ord.ird > SCTP_CTL_IRD_ORD_MAX ||
 				   m->ird_ord.ord > SCTP_CTL_IRD_ORD_MAX))
 		return DDP_ERR_INVAL;
-	if (m->pd_len > SCTP_CTL_MAX_PD)
+	if (m->priv_len > SCTP_CTL_MAX_PD)
 		return DDP_ERR_TOOBIG;
-	pd_total = m->pd_len + (is_enh_ia(m->code) ? SCTP_CTL_IRD_ORD_LEN : 0);
+	pd_total = m->priv_len + (is_enh_ia(m->code) ? SCTP_CTL_IRD_ORD_LEN : 0);
 	if (pd_total > SCTP_CTL_MAX_PD) /* RFC 6581 §7: word counts */
 		return DDP_ERR_TOOBIG;
 	n = SCTP_CTL_HDR_LEN + pd_total;
@@ -100,7 +100,7 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 	wc_put_be(&w, 2, m->code);
 	if (is_enh_ia(m->code))
 		wc_put_be(&w, 4, ird_ord_pack(&m->ird_ord));
-	wc_put_bytes(&w, m->pd, m->pd_len);
+	wc_put_bytes(&w, m->priv, m->priv_len);
 	if (w.overflow)
 		return DDP_ERR_TOOBIG; /* not reached: n was checked above */
 	*out_len = n;

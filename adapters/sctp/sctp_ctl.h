@@ -49,12 +49,12 @@ struct sctp_ctl_msg {
 	uint16_t code;		/* enum sctp_ctl_code */
 	int has_ird_ord;	/* Enhanced Initiate/Accept */
 	struct sctp_ird_ord ird_ord;
-	const uint8_t *pd;	/* ULP private data (after the IRD/ORD word);
+	const uint8_t *priv;	/* ULP private data (after the IRD/ORD word);
 				 * decode: points into the input buffer */
-	size_t pd_len;
+	size_t priv_len;
 };
 
-/* Decode one complete PPID-17 user message buf/len into *out (out->pd
+/* Decode one complete PPID-17 user message buf/len into *out (out->priv
  * aliases buf). Returns 0, or DDP_ERR_PROTO (short, PD on Terminate,
  * enhanced Initiate/Accept without the IRD/ORD word), DDP_ERR_UNSUPPORTED
  * (unknown or reserved function code), DDP_ERR_TOOBIG (private data over

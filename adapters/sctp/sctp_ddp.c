@@ -65,7 +65,7 @@ static void flush_ctl(struct ddp_sctp_assoc *a)
  * 0x3FFF for both, "the ULP negotiates"). */
 static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 		       uint16_t ssn, const struct sctp_ird_ord *io,
-		       const void *pd, size_t pd_len)
+		       const void *priv, size_t priv_len)
 {
 	struct sctp_ctl_msg m;
 	struct pend_ctl *p;
@@ -74,8 +74,8 @@ static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 	memset(&m, 0, sizeof(m));
 	m.ssn = ssn;
 	m.code = code;
-	m.pd = pd;
-	m.pd_len = pd_len;
+	m.priv = priv;
+	m.priv_len = priv_len;
 	if (io) {
 		m.ird_ord = *io;
 	} else {
@@ -102,9 +102,9 @@ static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
 }
 
 static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
-		    uint16_t ssn, const void *pd, size_t pd_len)
+		    uint16_t ssn, const void *priv, size_t priv_len)
 {
-	return ctl_send_io(a, sid, code, ssn, NULL, pd, pd_len);
+	return ctl_send_io(a, sid, code, ssn, NULL, priv, priv_len);
 }
 
 static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
@@ -119,12 +119,12 @@ static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 }
 
 static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
-		    enum ddp_sctp_event ev, int status, const void *pd,
+		    enum ddp_sctp_event ev, int status, const void *priv,
 		    size_t len)
 {
 	const ddp_sctp_config *c = &a->ep->cfg;
 	if (c->sctp.session_ctl && !a->down)
-		c->sctp.session_ctl(a, sid, ev, status, pd, len, c->user);
+		c->sctp.session_ctl(a, sid, ev, status, priv, len, c->user);
 }
 
 static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
@@ -255,11 +255,11 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		rx_skip(a, sid, m.ssn);
 		ss->ulp_pending = 1;
 		a->pending_init++;
-		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.pd, m.pd_len);
+		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.priv, m.priv_len);
 	}
 	if (act.flags & SCTP_ACT_ACCEPTED) {
 		/* tell the ULP first, then release data that overtook it */
-		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.pd, m.pd_len);
+		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.priv, m.priv_len);
 		if (a->down)
 			return;
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
@@ -272,7 +272,7 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
 			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
 						       DDP_ERR_REJECTED,
-			m.pd, m.pd_len);
+			m.priv, m.priv_len);
 		/* sends the ULP queued for it cannot go anywhere */
 		if (!a->down)
 			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
@@ -859,9 +859,9 @@ ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a)
 }
 
 static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
-			const void *pd, size_t pd_len)
+			const void *priv, size_t priv_len)
 {
-	if (!a || (!pd && pd_len) || pd_len > DDP_SCTP_MAX_PD)
+	if (!a || (!priv && priv_len) || priv_len > DDP_SCTP_MAX_PRIV)
 		return DDP_ERR_INVAL;
 	if (!a->s || a->down)
 		return DDP_ERR_STATE;
@@ -887,17 +887,17 @@ static void io_pack(const ddp_sctp_ird_ord *io, struct sctp_ird_ord *w)
 }
 
 static int initiate(ddp_sctp_assoc *a, uint32_t stream,
-		    const ddp_sctp_ird_ord *io, const void *pd, size_t pd_len)
+		    const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len)
 {
 	struct sctp_sstream *ss;
 	struct sctp_ird_ord w;
 	uint16_t ssn;
-	int rc = check_stream(a, stream, pd, pd_len);
+	int rc = check_stream(a, stream, priv, priv_len);
 	if (rc)
 		return rc;
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
 	if (io && (!io_ok(io) ||
-		   pd_len > DDP_SCTP_MAX_PD - SCTP_CTL_IRD_ORD_LEN))
+		   priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
 		return DDP_ERR_INVAL;
 	ss = &a->st[stream];
 	rc = sctp_stream_tx_initiate(&ss->sm, io != NULL, &ssn);
@@ -908,26 +908,26 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 	ss->used = 1;
 	ss->has_peer_io = 0;
 	if (!io)
-		return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, pd,
-				pd_len);
+		return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, priv,
+				priv_len);
 	io_pack(io, &w);
 	return ctl_send_io(a, (uint16_t)stream, SCTP_CTL_ENH_INITIATE, ssn, &w,
-			   pd, pd_len);
+			   priv, priv_len);
 }
 
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		      size_t pd_len)
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		      size_t priv_len)
 {
-	return initiate(a, stream, NULL, pd, pd_len);
+	return initiate(a, stream, NULL, priv, priv_len);
 }
 
 int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			       const ddp_sctp_ird_ord *io, const void *pd,
-			       size_t pd_len)
+			       const ddp_sctp_ird_ord *io, const void *priv,
+			       size_t priv_len)
 {
 	if (!io)
 		return DDP_ERR_INVAL;
-	return initiate(a, stream, io, pd, pd_len);
+	return initiate(a, stream, io, priv, priv_len);
 }
 
 int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
@@ -949,19 +949,19 @@ int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 }
 
 static int answer(ddp_sctp_assoc *a, uint32_t stream,
-		  const ddp_sctp_ird_ord *io, const void *pd, size_t pd_len,
+		  const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len,
 		  int accept)
 {
 	struct sctp_sstream *ss;
 	struct sctp_ird_ord w, *wp = NULL;
 	uint16_t ssn, code;
-	int rc = check_stream(a, stream, pd, pd_len);
+	int rc = check_stream(a, stream, priv, priv_len);
 	if (rc)
 		return rc;
 	ss = &a->st[stream];
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
 	if (accept && ss->sm.enhanced &&
-	    pd_len > DDP_SCTP_MAX_PD - SCTP_CTL_IRD_ORD_LEN)
+	    priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN)
 		return DDP_ERR_INVAL;
 	if (io) {
 		if (!io_ok(io))
@@ -984,7 +984,7 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream,
 		code = ss->sm.enhanced ? SCTP_CTL_ENH_ACCEPT : SCTP_CTL_ACCEPT;
 	else
 		code = ss->sm.enhanced ? SCTP_CTL_ENH_REJECT : SCTP_CTL_REJECT;
-	rc = ctl_send_io(a, (uint16_t)stream, code, ssn, wp, pd, pd_len);
+	rc = ctl_send_io(a, (uint16_t)stream, code, ssn, wp, priv, priv_len);
 	if (accept && a->blocked) {
 		a->blocked = 0;
 		ddp_llp_writable(a->s);
@@ -992,23 +992,23 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream,
 	return rc;
 }
 
-int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		    size_t pd_len)
+int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		    size_t priv_len)
 {
-	return answer(a, stream, NULL, pd, pd_len, 1);
+	return answer(a, stream, NULL, priv, priv_len, 1);
 }
 
 int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			     const ddp_sctp_ird_ord *io, const void *pd,
-			     size_t pd_len)
+			     const ddp_sctp_ird_ord *io, const void *priv,
+			     size_t priv_len)
 {
-	return answer(a, stream, io, pd, pd_len, 1);
+	return answer(a, stream, io, priv, priv_len, 1);
 }
 
-int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		    size_t pd_len)
+int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		    size_t priv_len)
 {
-	return answer(a, stream, NULL, pd, pd_len, 0);
+	return answer(a, stream, NULL, priv, priv_len, 0);
 }
 
 int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)

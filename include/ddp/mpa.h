@@ -184,8 +184,8 @@ int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
  * with optional private data (copied; <= 512 octets, 508 with rev 2).
  * Errors: DDP_ERR_STATE (no Request waiting), DDP_ERR_INVAL. */
-int ddp_mpa_accept(ddp_mpa_conn *c, const void *pd, uint16_t len);
-int ddp_mpa_reject(ddp_mpa_conn *c, const void *pd, uint16_t len);
+int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len);
+int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len);
 
 /* The DDP session of the connection (owned by it; valid until
  * ddp_mpa_conn_free()). */

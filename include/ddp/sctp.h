@@ -58,7 +58,7 @@ typedef struct ddp_sctp_ep ddp_sctp_ep;	      /* a UDP socket + usrsctp */
 typedef struct ddp_sctp_assoc ddp_sctp_assoc; /* one association */
 
 #define DDP_SCTP_UDP_PORT 9899 /* RFC 6951 SCTP-over-UDP port */
-#define DDP_SCTP_MAX_PD 512    /* private data of a control message */
+#define DDP_SCTP_MAX_PRIV 512    /* private data of a control message */
 #define DDP_SCTP_IDLE_NEVER 0xFFFFFFFFu /* idle_assoc_timeout_ms: never */
 
 /* Session-control events (session_ctl callback). */
@@ -84,11 +84,11 @@ typedef struct ddp_sctp_callbacks {
 	 * the association and its session are freed. Required. */
 	void (*assoc)(ddp_sctp_assoc *a, ddp_session *s, int status,
 		      void *user);
-	/* Session control on one stream. pd/pd_len: the private data
+	/* Session control on one stream. priv/priv_len: the private data
 	 * (valid during the call only). Required. */
 	void (*session_ctl)(ddp_sctp_assoc *a, uint32_t stream,
-			    enum ddp_sctp_event ev, int status, const void *pd,
-			    size_t pd_len, void *user);
+			    enum ddp_sctp_event ev, int status, const void *priv,
+			    size_t priv_len, void *user);
 } ddp_sctp_callbacks;
 
 typedef struct ddp_sctp_config {
@@ -189,23 +189,23 @@ int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
 ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
 
 /* Start a DDP stream session on stream (RFC 5043 §6.2): sends Initiate
- * with pd (0..512 octets, copied). The answer comes as ACCEPTED/REJECTED.
- * Errors: DDP_ERR_INVAL (bad stream, pd too long), DDP_ERR_STATE (session
+ * with priv (0..512 octets, copied). The answer comes as ACCEPTED/REJECTED.
+ * Errors: DDP_ERR_INVAL (bad stream, priv too long), DDP_ERR_STATE (session
  * already running / association not up), DDP_ERR_BUSY (the stream's old
  * session may still have chunks in flight, RFC 5043 §6: retry later),
  * DDP_ERR_NOMEM. */
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		      size_t pd_len);
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		      size_t priv_len);
 /* Answer an INITIATE (Accept / Reject with private data, copied). Reject
  * is only ever sent through this call (RFC 5043 §5.2.3). An Enhanced
  * Initiate (RFC 6581) is answered with Enhanced Accept / Reject; the
- * Accept then carries IRD/ORD 0x3FFF ("the ULP negotiates") and pd may
- * hold at most 508 octets. Errors: DDP_ERR_INVAL (bad stream, pd too
+ * Accept then carries IRD/ORD 0x3FFF ("the ULP negotiates") and priv may
+ * hold at most 508 octets. Errors: DDP_ERR_INVAL (bad stream, priv too
  * long), DDP_ERR_STATE (no INITIATE pending on stream). */
-int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		    size_t pd_len);
-int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *pd,
-		    size_t pd_len);
+int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		    size_t priv_len);
+int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+		    size_t priv_len);
 
 /* RFC 6581 §7: the IRD/ORD word of Enhanced Initiate / Accept (same layout
  * as MPA's). */
@@ -218,17 +218,17 @@ typedef struct ddp_sctp_ird_ord {
 } ddp_sctp_ird_ord;
 
 /* ddp_sctp_initiate() with an Enhanced Initiate (code 0x0005) carrying io
- * (RFC 6581 §7: only when enhanced behaviour is wanted); pd <= 508 octets.
+ * (RFC 6581 §7: only when enhanced behaviour is wanted); priv <= 508 octets.
  * Errors: those of ddp_sctp_initiate, DDP_ERR_INVAL (io NULL or IRD/ORD
  * over 14 bits). */
 int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			       const ddp_sctp_ird_ord *io, const void *pd,
-			       size_t pd_len);
+			       const ddp_sctp_ird_ord *io, const void *priv,
+			       size_t priv_len);
 /* Accept an Enhanced Initiate with our IRD/ORD word (io NULL: 0x3FFF for
- * both); pd <= 508 octets. Errors: those of ddp_sctp_accept. */
+ * both); priv <= 508 octets. Errors: those of ddp_sctp_accept. */
 int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			     const ddp_sctp_ird_ord *io, const void *pd,
-			     size_t pd_len);
+			     const ddp_sctp_ird_ord *io, const void *priv,
+			     size_t priv_len);
 /* The IRD/ORD word the peer sent in this stream's current session.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOENT (the peer sent none). */
 int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,

@@ -18,14 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void same_frame(const mpa_frame *a, const mpa_frame *b)
 {
 	if (a->reply != b->reply || a->rev != b->rev ||
-	    a->enhanced != b->enhanced || a->pd_len != b->pd_len ||
+	    a->enhanced != b->enhanced || a->priv_len != b->priv_len ||
 	    (a->flags & 0xE0) != (b->flags & 0xE0))
 		abort();
 	if (a->enhanced && (a->ird != b->ird || a->ord != b->ord ||
 			    a->p2p != b->p2p ||
 			    (a->p2p && a->rtr != b->rtr)))
 		abort();
-	if (a->pd_len && memcmp(a->pd, b->pd, a->pd_len) != 0)
+	if (a->priv_len && memcmp(a->priv, b->priv, a->priv_len) != 0)
 		abort();
 }
 

@@ -577,16 +577,16 @@ static void test_limits_sctp_max_pending_initiates(void **st)
 
 /* ddp_sctp_config.nstreams: default 64 streams per association; a stream
  * id beyond is DDP_ERR_INVAL; private data over 512 octets
- * (DDP_SCTP_MAX_PD) is DDP_ERR_INVAL */
+ * (DDP_SCTP_MAX_PRIV) is DDP_ERR_INVAL */
 static void test_limits_sctp_nstreams_and_private_data(void **st)
 {
-	static uint8_t pd[DDP_SCTP_MAX_PD + 1];
+	static uint8_t pd[DDP_SCTP_MAX_PRIV + 1];
 	sctp_pair(0, 0);
 	assert_int_equal(ddp_session_nstreams(scli.s), 64);
 	assert_int_equal(ddp_session_nstreams(ssrv.s), 64);
 	assert_int_equal(ddp_sctp_initiate(scli.a, 64, NULL, 0), DDP_ERR_INVAL);
 	assert_int_equal(ddp_sctp_initiate(scli.a, 63, pd, sizeof(pd)), DDP_ERR_INVAL);
-	assert_int_equal(ddp_sctp_initiate(scli.a, 63, pd, DDP_SCTP_MAX_PD), 0);
+	assert_int_equal(ddp_sctp_initiate(scli.a, 63, pd, DDP_SCTP_MAX_PRIV), 0);
 	uint8_t b[8];
 	assert_int_equal(ddp_post_recv(scli.s, 64, 0, b, 8, NULL), DDP_ERR_INVAL);
 	sctp_unpair();

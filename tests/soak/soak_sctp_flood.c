@@ -146,7 +146,7 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
                   const void *p, size_t len, void *user)
 {
-	if (st >= VNST || len > DDP_SCTP_MAX_PD) {
+	if (st >= VNST || len > DDP_SCTP_MAX_PRIV) {
 		soak_st.bad++;
 		return;
 	}

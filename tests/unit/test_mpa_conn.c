@@ -252,11 +252,11 @@ static void test_conn_startup_then_untagged_and_tagged_both_ways(void **state)
 		g_stage_max = mode >= 8 ? UINT32_MAX : MPA_STAGE_MAX;
 		mpa_local la = { .rev = (mode & 4) ? 2 : 1, .markers = mode & 1,
 				 .crc = (mode >> 1) & 1, .ird = 4, .ord = 4,
-				 .pd = (const uint8_t *)"hello", .pd_len = 5 };
+				 .priv = (const uint8_t *)"hello", .priv_len = 5 };
 		mpa_local lb = la;
 		lb.markers = !(mode & 1);
-		lb.pd = NULL;
-		lb.pd_len = 0;
+		lb.priv = NULL;
+		lb.priv_len = 0;
 		struct pair p;
 		setup_pair(&p, &la, &lb, 3000, 1);
 		static uint8_t rbuf_b[3][5000], rbuf_a[5000], tbuf[20000];
@@ -281,9 +281,9 @@ static void test_conn_startup_then_untagged_and_tagged_both_ways(void **state)
 		assert_true(has_ev(&p.b, MPA_CEV_UP));
 		const mpa_frame *pf = mpa_conn_peer_frame(p.b.c);
 		assert_non_null(pf);
-		assert_int_equal(pf->pd_len, 5);
-		assert_memory_equal(pf->pd, "hello", 5);
-		assert_int_equal(mpa_conn_peer_frame(p.a.c)->pd_len, 2);
+		assert_int_equal(pf->priv_len, 5);
+		assert_memory_equal(pf->priv, "hello", 5);
+		assert_int_equal(mpa_conn_peer_frame(p.a.c)->priv_len, 2);
 		assert_int_equal(p.a.ndlv, 0); /* still held */
 		assert_int_equal(mpa_conn_result(p.a.c)->crc,
 				 mpa_conn_result(p.b.c)->crc);
@@ -434,8 +434,8 @@ static void test_conn_reject_reaches_initiator_with_private_data(void **state)
 	const mpa_frame *f = mpa_conn_peer_frame(p.a.c);
 	assert_non_null(f);
 	assert_true(f->flags & MPA_FLAG_R);
-	assert_int_equal(f->pd_len, 2);
-	assert_memory_equal(f->pd, "no", 2);
+	assert_int_equal(f->priv_len, 2);
+	assert_memory_equal(f->priv, "no", 2);
 	assert_int_equal(mpa_conn_result(p.a.c)->peer_ird, 3);
 	struct iovec v = { "x", 1 };
 	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
@@ -600,8 +600,8 @@ static void test_conn_tx_cap_backpressure(void **state)
 static void test_conn_partial_writes_everywhere(void **state)
 {
 	mpa_local la = { .rev = 2, .crc = 1, .markers = 1, .p2p = 1,
-			 .ird = 1, .ord = 1, .pd = (const uint8_t *)"abcdefgh",
-			 .pd_len = 8 };
+			 .ird = 1, .ord = 1, .priv = (const uint8_t *)"abcdefgh",
+			 .priv_len = 8 };
 	mpa_local lb = { .rev = 2, .crc = 1, .markers = 1, .ird = 1, .ord = 1 };
 	struct pair p;
 	setup_pair(&p, &la, &lb, 13, 1);

@@ -51,18 +51,18 @@ static void test_encode_matches_spec_rev2_enhanced_request(void **state)
 static void test_encode_rejects_oversize_pd_and_small_buffer(void **state)
 {
 	static uint8_t pd[600];
-	mpa_frame f = { .rev = 1, .pd = pd, .pd_len = 513 };
+	mpa_frame f = { .rev = 1, .priv = pd, .priv_len = 513 };
 	uint8_t out[700];
 	size_t len;
 
 	assert_int_equal(mpa_frame_encode(&f, out, sizeof out, &len), DDP_ERR_INVAL);
-	f.pd_len = 512;
+	f.priv_len = 512;
 	assert_int_equal(mpa_frame_encode(&f, out, sizeof out, &len), 0);
 	assert_int_equal(len, 532);
 	f.rev = 2;
 	f.enhanced = 1; /* 512 + 4 > 512 */
 	assert_int_equal(mpa_frame_encode(&f, out, sizeof out, &len), DDP_ERR_INVAL);
-	f.pd_len = 508;
+	f.priv_len = 508;
 	assert_int_equal(mpa_frame_encode(&f, out, 100, &len), DDP_ERR_LIMIT);
 	f.rev = 0;
 	assert_int_equal(mpa_frame_encode(&f, out, sizeof out, &len), DDP_ERR_INVAL);
@@ -91,7 +91,7 @@ static void test_parser_survives_one_byte_pieces(void **state)
 	mpa_frame f = { .reply = 1, .rev = 2, .enhanced = 1, .p2p = 1,
 			.rtr = MPA_RTR_WRITE | MPA_RTR_SEND, .ird = 0x3FFF,
 			.ord = 7, .flags = MPA_FLAG_M | MPA_FLAG_C,
-			.pd = pd, .pd_len = 5 };
+			.priv = pd, .priv_len = 5 };
 	uint8_t out[64];
 	size_t len;
 	mpa_startup_parser p;
@@ -109,8 +109,8 @@ static void test_parser_survives_one_byte_pieces(void **state)
 		assert_int_equal(p.frame.ord, 7);
 		assert_int_equal(p.frame.flags & (MPA_FLAG_M | MPA_FLAG_C),
 				 MPA_FLAG_M | MPA_FLAG_C);
-		assert_int_equal(p.frame.pd_len, 5);
-		assert_memory_equal(p.frame.pd, pd, 5);
+		assert_int_equal(p.frame.priv_len, 5);
+		assert_memory_equal(p.frame.priv, pd, 5);
 	}
 	assert_string_equal(mpa_sp_state_name(MPA_SP_DONE), "DONE");
 	assert_string_equal(mpa_sp_state_name((enum mpa_sp_state)99), "?");

@@ -17,8 +17,8 @@ static void test_ctl_encodes_initiate_example_bytes(void **st)
 {
 	static const uint8_t pd[] = { 0xab, 0xcd };
 	static const uint8_t want[] = { 0, 0, 0, 1, 0xab, 0xcd };
-	struct sctp_ctl_msg m = { .code = SCTP_CTL_INITIATE, .pd = pd,
-				  .pd_len = 2 };
+	struct sctp_ctl_msg m = { .code = SCTP_CTL_INITIATE, .priv = pd,
+				  .priv_len = 2 };
 	uint8_t buf[SCTP_CTL_MAX_LEN];
 	size_t n = 0;
 	(void)st;
@@ -35,24 +35,24 @@ static void test_ctl_roundtrips_every_code(void **st)
 		pd[i] = (uint8_t)(i * 7);
 	for (unsigned code = 1; code <= 7; code++) {
 		struct sctp_ctl_msg m = { .ssn = (uint16_t)(0xfff0 + code),
-					  .code = (uint16_t)code, .pd = pd };
+					  .code = (uint16_t)code, .priv = pd };
 		struct sctp_ctl_msg d;
 		enum sctp_ctl_why why;
 		size_t n;
 		int enh = code == 5 || code == 6;
-		m.pd_len = code == SCTP_CTL_TERMINATE ? 0 : (enh ? 508 : 512);
+		m.priv_len = code == SCTP_CTL_TERMINATE ? 0 : (enh ? 508 : 512);
 		if (code == SCTP_CTL_TERMINATE)
-			m.pd = NULL;
+			m.priv = NULL;
 		m.ird_ord = (struct sctp_ird_ord){ 1, 0, 1, 1, 0x3fff, 0x1234 };
 		assert_int_equal(sctp_ctl_encode(buf, sizeof(buf), &m, &n), 0);
 		assert_int_equal(sctp_ctl_decode(&d, buf, n, &why), 0);
 		assert_int_equal(why, SCTP_CTL_OK);
 		assert_int_equal(d.ssn, m.ssn);
 		assert_int_equal(d.code, code);
-		assert_int_equal(d.pd_len, m.pd_len);
+		assert_int_equal(d.priv_len, m.priv_len);
 		assert_int_equal(d.has_ird_ord, enh);
-		if (m.pd_len)
-			assert_memory_equal(d.pd, pd, m.pd_len);
+		if (m.priv_len)
+			assert_memory_equal(d.priv, pd, m.priv_len);
 		if (enh) {
 			assert_int_equal(d.ird_ord.ird, 0x3fff);
 			assert_int_equal(d.ird_ord.ord, 0x1234);
@@ -115,18 +115,18 @@ static void test_ctl_rejects_oversize_private_data(void **st)
 	enum sctp_ctl_why why;
 	(void)st;
 	assert_int_equal(sctp_ctl_decode(&d, b, 4 + 512, &why), 0);
-	assert_int_equal(d.pd_len, 512);
+	assert_int_equal(d.priv_len, 512);
 	assert_int_equal(sctp_ctl_decode(&d, b, sizeof(b), &why),
 			 DDP_ERR_TOOBIG);
 	assert_int_equal(why, SCTP_CTL_E_PD_TOO_LONG);
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 */
-	struct sctp_ctl_msg m = { .code = SCTP_CTL_ENH_INITIATE, .pd = b,
-				  .pd_len = 509 };
+	struct sctp_ctl_msg m = { .code = SCTP_CTL_ENH_INITIATE, .priv = b,
+				  .priv_len = 509 };
 	uint8_t out[600];
 	size_t n;
 	assert_int_equal(sctp_ctl_encode(out, sizeof(out), &m, &n),
 			 DDP_ERR_TOOBIG);
-	m.pd_len = 508;
+	m.priv_len = 508;
 	assert_int_equal(sctp_ctl_encode(out, sizeof(out), &m, &n), 0);
 	assert_int_equal(n, 516);
 	assert_int_equal(sctp_ctl_encode(out, 515, &m, &n), DDP_ERR_TOOBIG);
@@ -137,8 +137,8 @@ static void test_ctl_rejects_private_data_on_terminate(void **st)
 {
 	static const uint8_t b[] = { 0, 9, 0, 4, 0x55 };
 	uint8_t out[8];
-	struct sctp_ctl_msg d, m = { .code = SCTP_CTL_TERMINATE, .pd = b,
-				     .pd_len = 1 };
+	struct sctp_ctl_msg d, m = { .code = SCTP_CTL_TERMINATE, .priv = b,
+				     .priv_len = 1 };
 	enum sctp_ctl_why why;
 	size_t n;
 	(void)st;
@@ -164,7 +164,7 @@ static void test_ctl_rejects_enhanced_without_ird_ord(void **st)
 	static const uint8_t r[] = { 0, 0, 0, 7 };
 	assert_int_equal(sctp_ctl_decode(&d, r, sizeof(r), &why), 0);
 	assert_int_equal(d.has_ird_ord, 0);
-	assert_int_equal(d.pd_len, 0);
+	assert_int_equal(d.priv_len, 0);
 }
 
 /* RFC 5043 §5.2.1: DDP-SSN(2) then the DDP segment. */
