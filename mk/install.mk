@@ -26,7 +26,7 @@
 # functions declared in its installed headers as globals (libddp also the
 # ddp_crc32c* and ddp_*_fmt helpers of adapters/common that libddp-mpa and
 # libddp-sctp call): all ddp_*. The ddp_debug_* hooks and the internal
-# helpers of each library (stream_error, mpa_conn_new, sctp_udp_open, ...)
+# helpers of each library (stream_error, mpa_proto_new, sctp_udp_open, ...)
 # stay local to it, so an application's own names never clash with them,
 # linked dynamically or statically. tests/programs/test_symbols.sh checks it.
 
@@ -137,7 +137,7 @@ $(eval $(call pkg_so_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(call pkg_so,libddp),))
 # tests call them. An installed archive instead holds ONE relocatable object,
 # its library's objects joined by `cc -r` (cross-file calls resolved inside
 # it), in which objcopy --keep-global-symbols leaves only NAME.syms global:
-# helpers such as stream_error, tx_pump, mpa_conn_new or sctp_udp_open
+# helpers such as stream_error, tx_pump, mpa_proto_new or sctp_udp_open
 # become local, so an application may define the same names and libddp's
 # calls still reach its own. Cross-library calls (libddp-mpa, -sctp and
 # -rdmap into libddp: the ddp_llp_* entry points, ddp_crc32c*, ...) use

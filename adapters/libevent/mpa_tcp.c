@@ -4,7 +4,7 @@
  * placement destination), EV_WRITE flushes the FPDU queue with writev; a
  * start-up timer and the dead-peer check. Socket I/O is in mpa_sock_io.c,
  * the listener in mpa_listener.c, everything protocol related in
- * adapters/mpa/mpa_conn.c.
+ * adapters/mpa/mpa_proto.c.
  */
 #include "libevent/mpa_tcp_int.h"
 
@@ -24,7 +24,7 @@
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
 
-mpa_conn *ev_mpa_core(const ddp_mpa_conn *c)
+mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 {
 	return c ? c->mc : NULL;
 }
@@ -131,7 +131,7 @@ static void conn_destroy(ddp_mpa_conn *c)
 	c->finished = 1;
 	if (c->s)
 		ddp_session_free(c->s);
-	mpa_conn_free(c->mc);
+	mpa_proto_free(c->mc);
 	if (c->rev)
 		event_free(c->rev);
 	if (c->wev)
@@ -275,7 +275,7 @@ static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 	}
 }
 
-static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
+static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 {
 	ddp_mpa_conn *c = io;
 
@@ -311,7 +311,7 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 			c->accept(c, &info, c->user);
 			leave_cb(c);
 		} else {
-			mpa_conn_accept(c->mc, NULL, 0);
+			mpa_proto_accept(c->mc, NULL, 0);
 		}
 		return;
 	case MPA_CEV_UP:
@@ -341,7 +341,7 @@ static void io_event(void *io, enum mpa_conn_event e, int err, uint8_t ecode)
 	}
 }
 
-static const mpa_conn_io sock_io = { mpa_tcp_read, mpa_tcp_writev,
+static const mpa_proto_io sock_io = { mpa_tcp_read, mpa_tcp_writev,
 				     io_shutdown, io_event, mpa_tcp_readv };
 
 /* ------------------------------------------------------ event handlers */
@@ -352,7 +352,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	enter(c);
 	c->rd_dry = 0;
 	c->rd_budget = MPA_TCP_RD_BUDGET;
-	mpa_conn_on_readable(c->mc);
+	mpa_proto_on_readable(c->mc);
 	leave(c);
 }
 
@@ -366,7 +366,7 @@ static void refresh_emss(ddp_mpa_conn *c)
 	socklen_t ml = sizeof(mss);
 	if (c->fd >= 0 &&
 	    getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
-		mpa_conn_set_emss(c->mc, (uint32_t)mss);
+		mpa_proto_set_emss(c->mc, (uint32_t)mss);
 }
 
 /* Period of the liveness check: a quarter of the dead-peer timeout, at
@@ -394,7 +394,7 @@ void mpa_tcp_start(ddp_mpa_conn *c)
 	unsigned p = live_period_ms(c);
 	struct timeval period = { p / 1000, (p % 1000) * 1000 };
 	event_add(c->live, &period);
-	mpa_conn_start(c->mc);
+	mpa_proto_start(c->mc);
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg)
@@ -408,18 +408,18 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 		event_del(c->wev);
 		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
 			errno = err;
-			mpa_conn_on_failed(c->mc, DDP_ERR_SYS);
+			mpa_proto_on_failed(c->mc, DDP_ERR_SYS);
 		} else {
 			mpa_tcp_start(c);
 		}
 	} else {
 		c->in_write = 1;
-		mpa_conn_on_writable(c->mc);
+		mpa_proto_on_writable(c->mc);
 		c->in_write = 0;
 		if ((++c->flushes & 63) == 0)
 			refresh_emss(c);
 		if (c->fd >= 0 && c->mc) {
-			if (mpa_conn_queued(c->mc))
+			if (mpa_proto_queued(c->mc))
 				event_add(c->wev, NULL); /* socket full: wait */
 			else
 				event_del(c->wev);
@@ -445,7 +445,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 static void on_live(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
-	if (c->finished || !c->mc || c->fd < 0 || mpa_conn_starting(c->mc))
+	if (c->finished || !c->mc || c->fd < 0 || mpa_proto_starting(c->mc))
 		return;
 	refresh_emss(c);
 	struct tcp_info ti;
@@ -477,7 +477,7 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 		return;
 	mpa_tcp_log_unresponsive(c, (unsigned)(now - c->probe_since));
 	enter(c);
-	mpa_conn_on_failed(c->mc, DDP_ERR_TIMEOUT);
+	mpa_proto_on_failed(c->mc, DDP_ERR_TIMEOUT);
 	leave(c);
 }
 
@@ -490,7 +490,7 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 		    ddp_fd_peer_fmt(c->fd, a));
 	enter(c);
 	/* RFC 5044 §7.1: SHOULD time out waiting for start-up frames */
-	mpa_conn_on_timeout(c->mc);
+	mpa_proto_on_timeout(c->mc);
 	leave(c);
 }
 
@@ -514,7 +514,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 		return DDP_ERR_INVAL;
 	if (!cfg)
 		cfg = &defaults;
-	mpa_conn_config mc = {
+	mpa_proto_config mc = {
 		.initiator = initiator,
 		.local = {
 			.rev = cfg->revision ? cfg->revision : 2,
@@ -544,21 +544,21 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	c->app_owned = !listener_conn;
 	c->timeout_ms = cfg->startup_timeout_ms ? cfg->startup_timeout_ms : 10000;
 	c->dead_ms = cfg->dead_peer_timeout_ms ? cfg->dead_peer_timeout_ms : 8000;
-	int rc = mpa_conn_new(&mc, &sock_io, c, &c->mc);
+	int rc = mpa_proto_new(&mc, &sock_io, c, &c->mc);
 	if (rc < 0) {
 		free(c);
 		return rc;
 	}
 	ddp_session_config sc = cfg->session;
 	sc.nstreams = 1;
-	rc = ddp_session_new(ctx, &sc, &mpa_conn_llp_ops, c->mc, &trampolines,
+	rc = ddp_session_new(ctx, &sc, &mpa_proto_llp_ops, c->mc, &trampolines,
 			     c, &c->s);
 	if (rc < 0) {
-		mpa_conn_free(c->mc);
+		mpa_proto_free(c->mc);
 		free(c);
 		return rc;
 	}
-	mpa_conn_attach(c->mc, c->s);
+	mpa_proto_attach(c->mc, c->s);
 	c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
 	c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
 	c->tmo = evtimer_new(base, on_timeout, c);
@@ -634,7 +634,7 @@ int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
-	int rc = mpa_conn_accept(c->mc, priv, len);
+	int rc = mpa_proto_accept(c->mc, priv, len);
 	leave_cb(c);
 	return rc;
 }
@@ -644,7 +644,7 @@ int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
-	int rc = mpa_conn_reject(c->mc, priv, len);
+	int rc = mpa_proto_reject(c->mc, priv, len);
 	leave_cb(c);
 	return rc;
 }
@@ -664,12 +664,12 @@ int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
 {
 	if (!c || !out)
 		return DDP_ERR_INVAL;
-	const mpa_frame *pf = mpa_conn_peer_frame(c->mc);
+	const mpa_frame *pf = mpa_proto_peer_frame(c->mc);
 	if (!pf)
 		return DDP_ERR_STATE;
-	const mpa_result *r = mpa_conn_result(c->mc);
+	const mpa_result *r = mpa_proto_result(c->mc);
 	memset(out, 0, sizeof(*out));
-	out->initiator = mpa_conn_is_initiator(c->mc);
+	out->initiator = mpa_proto_is_initiator(c->mc);
 	out->revision = pf->rev;
 	out->private_data = pf->priv;
 	out->private_data_len = pf->priv_len;
@@ -678,7 +678,7 @@ int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
 	out->enhanced = pf->enhanced;
 	out->peer_ird = pf->ird;
 	out->peer_ord = pf->ord;
-	out->mulpdu = mpa_conn_mulpdu(c->mc);
+	out->mulpdu = mpa_proto_mulpdu(c->mc);
 	if (r) {
 		out->revision = r->rev;
 		out->crc = r->crc;

@@ -7,9 +7,9 @@
 
 #include <ddp/mpa.h>
 
-#include "mpa/mpa_conn.h"
+#include "mpa/mpa_proto.h"
 
 /* The pure connection under a ddp_mpa_conn (statistics, tests). */
-mpa_conn *ev_mpa_core(const ddp_mpa_conn *c);
+mpa_proto *ev_mpa_core(const ddp_mpa_conn *c);
 
 #endif

@@ -52,7 +52,7 @@ struct ddp_mpa_conn {
 			       * window / keepalive probes out, or 0 */
 	char peer[64];	    /* the peer's address for log lines, taken when
 			     * TCP is up (DDP_ADDR_STRLEN) */
-	mpa_conn *mc;
+	mpa_proto *mc;
 	ddp_session *s;
 	ddp_callbacks ucb;	/* the application's DDP callbacks */
 	ddp_mpa_event_cb ev;
@@ -91,7 +91,7 @@ uint64_t mpa_tcp_now_ms(void);
 /* ------------------------------------------------ mpa_sock_io.c */
 
 uint64_t mpa_tcp_mono_ms(void);
-/* mpa_conn_io callbacks on c->fd (io = the ddp_mpa_conn) */
+/* mpa_proto_io callbacks on c->fd (io = the ddp_mpa_conn) */
 ssize_t mpa_tcp_read(void *io, void *dst, size_t n);
 ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt);
 ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt);

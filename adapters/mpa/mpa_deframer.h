@@ -34,7 +34,7 @@ typedef ssize_t (*mpa_read_fn)(void *io, void *dst, size_t n);
 typedef ssize_t (*mpa_readv_fn)(void *io, const struct iovec *iov, int iovcnt);
 
 /* Where the deframer sends ULPDUs: the DDP core's header-first entry
- * points (mpa_conn wires these to ddp_llp_rx_begin/dst/end and
+ * points (mpa_proto wires these to ddp_llp_rx_begin/dst/end and
  * ddp_llp_error), or a test double. */
 typedef struct mpa_rx_sink {
 	int (*begin)(void *ctx, const uint8_t *hdr, size_t hdr_len,

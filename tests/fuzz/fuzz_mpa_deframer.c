@@ -15,7 +15,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/llp.h>
-#include "mpa/mpa_conn.h"
+#include "mpa/mpa_proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,7 +28,7 @@ struct fz {
 	const uint8_t *in;
 	size_t n, off;
 	size_t piece;
-	mpa_conn *c;
+	mpa_proto *c;
 	int stage; /* 0: the Request, 1: the fuzz bytes */
 	uint8_t req[64];
 	size_t reqlen;
@@ -80,15 +80,15 @@ static void f_shutdown(void *io, int abortive)
 {
 }
 
-static void f_event(void *io, enum mpa_conn_event ev, int err, uint8_t ec)
+static void f_event(void *io, enum mpa_proto_event ev, int err, uint8_t ec)
 {
 	struct fz *f = io;
 	if (ev == MPA_CEV_REQUEST)
-		mpa_conn_accept(f->c, NULL, 0);
+		mpa_proto_accept(f->c, NULL, 0);
 }
 
-static const mpa_conn_io fio = { f_read, f_writev, f_shutdown, f_event, NULL };
-static const mpa_conn_io fio_v = { f_read, f_writev, f_shutdown, f_event,
+static const mpa_proto_io fio = { f_read, f_writev, f_shutdown, f_event, NULL };
+static const mpa_proto_io fio_v = { f_read, f_writev, f_shutdown, f_event,
 				   f_readv };
 
 #ifdef FUZZ_DEBUG
@@ -156,17 +156,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mpa_build_request(&peer, &req);
 	mpa_frame_encode(&req, f.req, sizeof f.req, &f.reqlen);
 
-	mpa_conn_config cfg = { .initiator = 0,
+	mpa_proto_config cfg = { .initiator = 0,
 				.local = { .rev = 2, .markers = opt & 1,
 					   .crc = 0, .ird = 4, .ord = 4 },
 				.emss = 1460,
 				.stage_max = (opt & 0x40) ? UINT32_MAX : 0 };
-	if (mpa_conn_new(&cfg, (opt & 0x80) ? &fio_v : &fio, &f, &f.c))
+	if (mpa_proto_new(&cfg, (opt & 0x80) ? &fio_v : &fio, &f, &f.c))
 		abort();
 	ddp_session_config sc = { .pd = pd };
-	if (ddp_session_new(ctx, &sc, &mpa_conn_llp_ops, f.c, &cbs, &f, &s))
+	if (ddp_session_new(ctx, &sc, &mpa_proto_llp_ops, f.c, &cbs, &f, &s))
 		abort();
-	mpa_conn_attach(f.c, s);
+	mpa_proto_attach(f.c, s);
 
 	uint8_t *tag = malloc(TAGLEN + 2 * GUARD);
 	uint8_t *post = malloc(NPOST * (POSTLEN + GUARD) + GUARD);
@@ -182,16 +182,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      post + GUARD + (size_t)i * (POSTLEN + GUARD),
 			      POSTLEN, NULL);
 
-	mpa_conn_start(f.c);
-	mpa_conn_on_readable(f.c); /* the Request; accepted in f_event */
+	mpa_proto_start(f.c);
+	mpa_proto_on_readable(f.c); /* the Request; accepted in f_event */
 	f.stage = 1;
 	f.off = 0;
 	for (int i = 0; i < 100000; i++) {
-		if (mpa_conn_on_readable(f.c) < 0 || f.off == f.n)
+		if (mpa_proto_on_readable(f.c) < 0 || f.off == f.n)
 			break;
 	}
-	mpa_conn_on_readable(f.c); /* sees the end of input */
-	mpa_conn_on_writable(f.c);
+	mpa_proto_on_readable(f.c); /* sees the end of input */
+	mpa_proto_on_writable(f.c);
 
 	check_guard(tag);
 	check_guard(tag + GUARD + TAGLEN);
@@ -199,7 +199,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_guard(post + (size_t)i * (POSTLEN + GUARD));
 	ddp_stag_invalidate(ctx, stag);
 	ddp_session_free(s);
-	mpa_conn_free(f.c);
+	mpa_proto_free(f.c);
 	ddp_pd_free(pd);
 	ddp_ctx_free(ctx);
 	free(tag);

@@ -35,7 +35,7 @@
 #endif
 #include "ddpwire.h"
 #include "libevent/mpa_tcp.h"
-#include "mpa/mpa_conn.h"
+#include "mpa/mpa_proto.h"
 #include "net_counts.h"
 #include "net_helpers.h"
 #include "nullllp.h"
@@ -452,7 +452,7 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 			net_run_for(base, 0.01);
 		assert_int_equal(cnt.connected, 1);
 		ddp_session *s = ddp_mpa_session(c);
-		mpa_conn *m = ev_mpa_core(c);
+		mpa_proto *m = ev_mpa_core(c);
 		size_t max_q = 0;
 		int rc = 0;
 		long sent = 0;
@@ -464,21 +464,21 @@ static void test_limits_mpa_tx_queue_cap(void **st)
 			assert_int_equal(rc, 0);
 			sent++;
 			net_run_for(base, 0.001);
-			if (mpa_conn_queued(m) > max_q)
-				max_q = mpa_conn_queued(m);
+			if (mpa_proto_queued(m) > max_q)
+				max_q = mpa_proto_queued(m);
 		}
 		/* keep going until the socket buffers are surely full */
 		for (int i = 0; i < 50; i++) {
 			net_run_for(base, 0.002);
-			if (mpa_conn_queued(m) > max_q)
-				max_q = mpa_conn_queued(m);
+			if (mpa_proto_queued(m) > max_q)
+				max_q = mpa_proto_queued(m);
 		}
 		print_message("tx_queue_cap %zu: max queued in MPA %zu octets, "
 		              "accepted sends %ld, completions %ld, then %s\n",
 		              cap, max_q, sent, cnt.send_done, ddp_strerror(rc));
 		assert_true(max_q <= cap + sizeof(payload) + 64);
 		assert_int_equal(rc, DDP_ERR_LIMIT);
-		assert_true(mpa_conn_again_count(m) > 0); /* DDP was told to wait */
+		assert_true(mpa_proto_again_count(m) > 0); /* DDP was told to wait */
 		ddp_mpa_conn_free(c);
 		close(pfd);
 	}

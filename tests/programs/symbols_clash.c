@@ -1,6 +1,6 @@
 /*
  * symbols_clash — an application that happens to use names libddp uses
- * inside (stream_error, tx_pump, uq_push, mpa_conn_new, sctp_udp_open, ...)
+ * inside (stream_error, tx_pump, uq_push, mpa_proto_new, sctp_udp_open, ...)
  * and links the installed static libraries (pkg-config --static). It must
  * link (no "multiple definition"), its own functions must be the ones its
  * code calls, and the libraries must still reach their own internals: one
@@ -37,13 +37,13 @@ int tx_pump(int x);
 int uq_push(int x);
 int wire_encode(int x);
 int order_classify(int x);
-int mpa_conn_new(int x);
+int mpa_proto_new(int x);
 int mpa_dfr_run(int x);
 int sctp_udp_open(int x);
 int sctp_ll_ep_new(int x);
 int sctp_stream_init(int x);
 int rdmapi_qp_error(int x);
-const char *mpa_conn_llp_ops = "the application's mpa_conn_llp_ops";
+const char *mpa_proto_llp_ops = "the application's mpa_proto_llp_ops";
 
 int stream_error(int x)
 {
@@ -65,7 +65,7 @@ int order_classify(int x)
 {
 	return x + 5;
 }
-int mpa_conn_new(int x)
+int mpa_proto_new(int x)
 {
 	return x + 6;
 }
@@ -276,9 +276,9 @@ int main(void)
 
 	/* our names are ours: 1 + 2 + ... + 11 */
 	int sum = stream_error(0) + tx_pump(0) + uq_push(0) + wire_encode(0) + order_classify(0);
-	sum += mpa_conn_new(0) + mpa_dfr_run(0) + sctp_udp_open(0) + sctp_ll_ep_new(0);
+	sum += mpa_proto_new(0) + mpa_dfr_run(0) + sctp_udp_open(0) + sctp_ll_ep_new(0);
 	sum += sctp_stream_init(0) + rdmapi_qp_error(0);
-	if (sum != 66 || strcmp(mpa_conn_llp_ops, "the application's mpa_conn_llp_ops") != 0)
+	if (sum != 66 || strcmp(mpa_proto_llp_ops, "the application's mpa_proto_llp_ops") != 0)
 		return fail("the application's own functions");
 	if (ddp_ctx_new(NULL, &ctx) != 0)
 		return fail("ddp_ctx_new");

@@ -6,7 +6,7 @@
 #    (`nm -g --defined-only`), no ddp_debug_* test hook, and each .a exports
 #    exactly the functions its .so exports;
 #  - tests/programs/symbols_clash.c, which defines stream_error, tx_pump,
-#    uq_push, mpa_conn_new, sctp_udp_open, ... itself, links statically
+#    uq_push, mpa_proto_new, sctp_udp_open, ... itself, links statically
 #    against the installed archives through `pkg-config --static` and runs:
 #    one message over MPA/TCP and one over DDP/SCTP (ephemeral loopback
 #    ports only), an RDMAP Terminate decoded.
@@ -120,7 +120,7 @@ rm -f "$T"/sroot/usr/local/lib/*.so*
 if $CC -std=c11 -Wall -Wextra -Wno-unused-parameter -Werror -o "$T/clash" tests/programs/symbols_clash.c $xflags \
 	$(PKG_CONFIG_PATH="$T/sroot/usr/local/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$T/sroot" \
 	pkg-config --static --cflags --libs $pcs) > "$T/link.log" 2>&1; then
-	ok "a program defining stream_error, tx_pump, uq_push, mpa_conn_new, sctp_udp_open," \
+	ok "a program defining stream_error, tx_pump, uq_push, mpa_proto_new, sctp_udp_open," \
 		"... links statically (pkg-config --static $pcs)"
 	if timeout 30 "$T/clash" > "$T/run.log" 2>&1; then
 		ok "it runs: $(tr '\n' ';' < "$T/run.log")"

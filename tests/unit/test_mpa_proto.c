@@ -11,7 +11,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/llp.h>
-#include "mpa/mpa_conn.h"
+#include "mpa/mpa_proto.h"
 
 #define PIPE_CAP (1 << 20)
 
@@ -25,7 +25,7 @@ struct pipe {
 struct end;
 struct end {
 	struct pipe *in, *out;
-	mpa_conn *c;
+	mpa_proto *c;
 	ddp_session *s;
 	int want_write, stop_read;
 	int ev[16];
@@ -92,7 +92,7 @@ static void e_shutdown(void *io, int abortive)
 	e->out->fin = 1;
 }
 
-static void e_event(void *io, enum mpa_conn_event ev, int err, uint8_t ecode)
+static void e_event(void *io, enum mpa_proto_event ev, int err, uint8_t ecode)
 {
 	struct end *e = io;
 	if (ev == MPA_CEV_WANT_WRITE) {
@@ -108,12 +108,12 @@ static void e_event(void *io, enum mpa_conn_event ev, int err, uint8_t ecode)
 	e->last_err = err;
 	e->last_ecode = ecode;
 	if (ev == MPA_CEV_REQUEST && e->decide == 1)
-		assert_int_equal(mpa_conn_accept(e->c, "ok", 2), 0);
+		assert_int_equal(mpa_proto_accept(e->c, "ok", 2), 0);
 	if (ev == MPA_CEV_REQUEST && e->decide == -1)
-		assert_int_equal(mpa_conn_reject(e->c, "no", 2), 0);
+		assert_int_equal(mpa_proto_reject(e->c, "no", 2), 0);
 }
 
-static const mpa_conn_io io_ops = { e_read, e_writev, e_shutdown, e_event,
+static const mpa_proto_io io_ops = { e_read, e_writev, e_shutdown, e_event,
 				     NULL };
 
 static void d_deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -181,26 +181,26 @@ static void setup_pair(struct pair *p, const mpa_local *la,
 	struct end *ends[2] = { &p->a, &p->b };
 	const mpa_local *ls[2] = { la, lb };
 	for (int i = 0; i < 2; i++) {
-		mpa_conn_config cfg = { .initiator = i == 0, .local = *ls[i],
+		mpa_proto_config cfg = { .initiator = i == 0, .local = *ls[i],
 					.emss = 1460, .stage_max = g_stage_max,
 					.tx_cap = g_tx_cap };
-		assert_int_equal(mpa_conn_new(&cfg, &io_ops, ends[i], &ends[i]->c), 0);
+		assert_int_equal(mpa_proto_new(&cfg, &io_ops, ends[i], &ends[i]->c), 0);
 		ddp_session_config sc = { .pd = p->pd };
-		assert_int_equal(ddp_session_new(p->ctx, &sc, &mpa_conn_llp_ops,
+		assert_int_equal(ddp_session_new(p->ctx, &sc, &mpa_proto_llp_ops,
 						 ends[i]->c, &cbs, ends[i],
 						 &ends[i]->s), 0);
-		assert_int_equal(mpa_conn_attach(ends[i]->c, ends[i]->s), 0);
+		assert_int_equal(mpa_proto_attach(ends[i]->c, ends[i]->s), 0);
 	}
-	assert_int_equal(mpa_conn_start(p->b.c), 0);
-	assert_int_equal(mpa_conn_start(p->a.c), 0);
+	assert_int_equal(mpa_proto_start(p->b.c), 0);
+	assert_int_equal(mpa_proto_start(p->a.c), 0);
 }
 
 static void teardown_pair(struct pair *p)
 {
 	ddp_session_free(p->a.s);
 	ddp_session_free(p->b.s);
-	mpa_conn_free(p->a.c);
-	mpa_conn_free(p->b.c);
+	mpa_proto_free(p->a.c);
+	mpa_proto_free(p->b.c);
 	assert_int_equal(ddp_pd_free(p->pd), 0);
 	assert_int_equal(ddp_ctx_free(p->ctx), 0);
 	free(p->ab.b);
@@ -217,13 +217,13 @@ static void run(struct pair *p)
 			struct end *e = ends[i];
 			size_t h = e->out->tail;
 			if (e->want_write)
-				mpa_conn_on_writable(e->c);
+				mpa_proto_on_writable(e->c);
 			if (e->out->tail != h)
 				moved = 1;
 			size_t before = e->in->head;
 			if (!e->stop_read && (e->in->tail > e->in->head ||
 					      e->in->fin))
-				mpa_conn_on_readable(e->c);
+				mpa_proto_on_readable(e->c);
 			if (e->in->head != before)
 				moved = 1;
 		}
@@ -279,16 +279,16 @@ static void test_conn_startup_then_untagged_and_tagged_both_ways(void **state)
 		assert_true(has_ev(&p.a, MPA_CEV_UP));
 		assert_true(has_ev(&p.b, MPA_CEV_REQUEST));
 		assert_true(has_ev(&p.b, MPA_CEV_UP));
-		const mpa_frame *pf = mpa_conn_peer_frame(p.b.c);
+		const mpa_frame *pf = mpa_proto_peer_frame(p.b.c);
 		assert_non_null(pf);
 		assert_int_equal(pf->priv_len, 5);
 		assert_memory_equal(pf->priv, "hello", 5);
-		assert_int_equal(mpa_conn_peer_frame(p.a.c)->priv_len, 2);
+		assert_int_equal(mpa_proto_peer_frame(p.a.c)->priv_len, 2);
 		assert_int_equal(p.a.ndlv, 0); /* still held */
-		assert_int_equal(mpa_conn_result(p.a.c)->crc,
-				 mpa_conn_result(p.b.c)->crc);
-		assert_int_equal(mpa_conn_result(p.a.c)->tx_markers,
-				 mpa_conn_result(p.b.c)->rx_markers);
+		assert_int_equal(mpa_proto_result(p.a.c)->crc,
+				 mpa_proto_result(p.b.c)->crc);
+		assert_int_equal(mpa_proto_result(p.a.c)->tx_markers,
+				 mpa_proto_result(p.b.c)->rx_markers);
 
 		struct iovec v1 = { msg, 4000 };
 		assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v1, 1, NULL), 0);
@@ -338,16 +338,16 @@ static void test_conn_batches_small_sends_into_one_writev(void **state)
 	for (int i = 0; i < 100; i++)
 		assert_int_equal(ddp_post_recv(p.b.s, 0, 0, rb[i], 8, NULL), 0);
 	run(&p);
-	uint64_t before = mpa_conn_writev_calls(p.a.c);
+	uint64_t before = mpa_proto_writev_calls(p.a.c);
 	static uint8_t vals[100];
 	for (int i = 0; i < 100; i++) {
 		vals[i] = (uint8_t)i;
 		struct iovec iov = { &vals[i], 1 }; /* valid until send_done */
 		assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &iov, 1, NULL), 0);
 	}
-	assert_true(mpa_conn_queued(p.a.c) > 0);
-	assert_int_equal(mpa_conn_on_writable(p.a.c), 0);
-	assert_int_equal(mpa_conn_writev_calls(p.a.c) - before, 1);
+	assert_true(mpa_proto_queued(p.a.c) > 0);
+	assert_int_equal(mpa_proto_on_writable(p.a.c), 0);
+	assert_int_equal(mpa_proto_writev_calls(p.a.c) - before, 1);
 	run(&p);
 	assert_int_equal(p.b.ndlv, 100);
 	for (int i = 0; i < 100; i++)
@@ -372,10 +372,10 @@ static void test_conn_p2p_rtr_is_sent_and_consumed(void **state)
 		struct iovec v = { "from-responder", 14 };
 		assert_int_equal(ddp_send_untagged(p.b.s, 0, 0, 0, &v, 1, NULL), 0);
 		run(&p);
-		assert_int_equal(mpa_conn_result(p.a.c)->rtr, kinds[k]);
+		assert_int_equal(mpa_proto_result(p.a.c)->rtr, kinds[k]);
 		assert_int_equal(p.b.nerr, 0);
 		assert_int_equal(p.b.ndlv, 0); /* RTR not delivered */
-		assert_int_equal(mpa_conn_deframer(p.b.c)->fpdus, 1);
+		assert_int_equal(mpa_proto_deframer(p.b.c)->fpdus, 1);
 		assert_int_equal(p.a.ndlv, 1); /* responder unblocked by the RTR */
 		assert_memory_equal(rb, "from-responder", 14);
 		teardown_pair(&p);
@@ -393,8 +393,8 @@ static void test_conn_p2p_first_fpdu_not_rtr_is_code_7(void **state)
 	for (int staged = 0; staged <= 1; staged++) {
 		struct pair p;
 		setup_pair(&p, &la, &lb, 100000, 1);
-		mpa_conn_on_readable(p.b.c); /* Request in, accepted, Reply out */
-		mpa_conn_on_readable(p.a.c); /* Reply in: RTR queued, not sent */
+		mpa_proto_on_readable(p.b.c); /* Request in, accepted, Reply out */
+		mpa_proto_on_readable(p.a.c); /* Reply in: RTR queued, not sent */
 		assert_true(has_ev(&p.a, MPA_CEV_UP));
 		/* inject a plain Send instead of the RTR */
 		static uint8_t payload[2000];
@@ -411,7 +411,7 @@ static void test_conn_p2p_first_fpdu_not_rtr_is_code_7(void **state)
 		free(f);
 		static uint8_t rb[4000];
 		assert_int_equal(ddp_post_recv(p.b.s, 0, 0, rb, sizeof rb, NULL), 0);
-		mpa_conn_on_readable(p.b.c);
+		mpa_proto_on_readable(p.b.c);
 		assert_int_equal(p.b.nerr, 1);
 		assert_int_equal(p.b.err.layer, DDP_LAYER_LLP);
 		assert_int_equal(p.b.err.etype, 0);
@@ -431,12 +431,12 @@ static void test_conn_reject_reaches_initiator_with_private_data(void **state)
 	assert_true(has_ev(&p.b, MPA_CEV_REJECTED));
 	assert_true(has_ev(&p.a, MPA_CEV_REJECTED));
 	assert_false(has_ev(&p.a, MPA_CEV_UP));
-	const mpa_frame *f = mpa_conn_peer_frame(p.a.c);
+	const mpa_frame *f = mpa_proto_peer_frame(p.a.c);
 	assert_non_null(f);
 	assert_true(f->flags & MPA_FLAG_R);
 	assert_int_equal(f->priv_len, 2);
 	assert_memory_equal(f->priv, "no", 2);
-	assert_int_equal(mpa_conn_result(p.a.c)->peer_ird, 3);
+	assert_int_equal(mpa_proto_result(p.a.c)->peer_ird, 3);
 	struct iovec v = { "x", 1 };
 	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
 	run(&p);
@@ -452,13 +452,13 @@ static void test_conn_deferred_decision_and_timeout(void **state)
 	setup_pair(&p, &l, &l, 100000, 0);
 	run(&p);
 	assert_true(has_ev(&p.b, MPA_CEV_REQUEST));
-	assert_true(mpa_conn_starting(p.b.c));
-	assert_string_equal(mpa_conn_phase_name(p.b.c), "DECIDE");
-	mpa_conn_on_timeout(p.a.c);
+	assert_true(mpa_proto_starting(p.b.c));
+	assert_string_equal(mpa_proto_phase_name(p.b.c), "DECIDE");
+	mpa_proto_on_timeout(p.a.c);
 	assert_true(has_ev(&p.a, MPA_CEV_FAILED));
 	assert_int_equal(p.a.last_err, DDP_ERR_TIMEOUT);
-	assert_int_equal(mpa_conn_accept(p.b.c, NULL, 0), 0);
-	assert_false(mpa_conn_starting(p.b.c));
+	assert_int_equal(mpa_proto_accept(p.b.c, NULL, 0), 0);
+	assert_false(mpa_proto_starting(p.b.c));
 	teardown_pair(&p);
 
 	setup_pair(&p, &l, &l, 100000, 0);
@@ -467,7 +467,7 @@ static void test_conn_deferred_decision_and_timeout(void **state)
 	run(&p);
 	assert_true(has_ev(&p.b, MPA_CEV_FAILED));
 	assert_int_equal(p.b.last_ecode, DDP_MPA_ECODE_BAD_FRAME);
-	assert_int_equal(mpa_conn_accept(p.b.c, NULL, 0), DDP_ERR_STATE);
+	assert_int_equal(mpa_proto_accept(p.b.c, NULL, 0), DDP_ERR_STATE);
 	teardown_pair(&p);
 }
 
@@ -479,16 +479,16 @@ static void test_conn_initiator_initiator_fails_with_code_4(void **state)
 	setup_pair(&p, &l, &l, 100000, 1);
 	/* replace b by a second initiator */
 	ddp_session_free(p.b.s);
-	mpa_conn_free(p.b.c);
+	mpa_proto_free(p.b.c);
 	p.ab.head = p.ab.tail = 0;
-	mpa_conn_config cfg = { .initiator = 1, .local = l };
-	assert_int_equal(mpa_conn_new(&cfg, &io_ops, &p.b, &p.b.c), 0);
+	mpa_proto_config cfg = { .initiator = 1, .local = l };
+	assert_int_equal(mpa_proto_new(&cfg, &io_ops, &p.b, &p.b.c), 0);
 	ddp_session_config sc = { .pd = p.pd };
-	assert_int_equal(ddp_session_new(p.ctx, &sc, &mpa_conn_llp_ops, p.b.c,
+	assert_int_equal(ddp_session_new(p.ctx, &sc, &mpa_proto_llp_ops, p.b.c,
 					 &cbs, &p.b, &p.b.s), 0);
-	mpa_conn_attach(p.b.c, p.b.s);
+	mpa_proto_attach(p.b.c, p.b.s);
 	/* a's request is still in the a->b pipe? it was cleared: resend */
-	assert_int_equal(mpa_conn_start(p.b.c), 0);
+	assert_int_equal(mpa_proto_start(p.b.c), 0);
 	run(&p);
 	assert_true(has_ev(&p.a, MPA_CEV_FAILED));
 	assert_int_equal(p.a.last_ecode, DDP_MPA_ECODE_BAD_FRAME);
@@ -529,7 +529,7 @@ static void test_conn_fin_inside_fpdu_fails_stream(void **state)
 	run(&p);
 	struct iovec v = { "truncated", 9 };
 	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
-	mpa_conn_on_writable(p.a.c);
+	mpa_proto_on_writable(p.a.c);
 	p.ab.tail -= 3;
 	p.ab.fin = 1;
 	run(&p);
@@ -553,7 +553,7 @@ static void test_conn_crc_error_reaches_ddp_error_callback(void **state)
 		struct iovec v = { "payload-bytes", 13 };
 		assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
 	}
-	mpa_conn_on_writable(p.a.c);
+	mpa_proto_on_writable(p.a.c);
 	size_t fpdu = 2 + 18 + 13 + 3 + 4;
 	p.ab.b[p.ab.head + fpdu + 25] ^= 0x10; /* second FPDU's payload */
 	run(&p);
@@ -562,7 +562,7 @@ static void test_conn_crc_error_reaches_ddp_error_callback(void **state)
 	assert_int_equal(p.b.err.layer, DDP_LAYER_LLP);
 	assert_int_equal(p.b.err.etype, 0);
 	assert_int_equal(p.b.err.code, DDP_MPA_ECODE_CRC);
-	assert_int_equal(mpa_conn_deframer(p.b.c)->crc_errors, 1);
+	assert_int_equal(mpa_proto_deframer(p.b.c)->crc_errors, 1);
 	teardown_pair(&p);
 }
 
@@ -583,15 +583,15 @@ static void test_conn_tx_cap_backpressure(void **state)
 	struct iovec v = { big, sizeof big };
 	assert_int_equal(ddp_send_untagged(p.a.s, 0, 0, 0, &v, 1, NULL), 0);
 	/* the cap holds: never more than cap + one FPDU queued */
-	assert_true(mpa_conn_queued(p.a.c) <= 4000 + 1460 + 16);
-	assert_true(mpa_conn_again_count(p.a.c) > 0);
+	assert_true(mpa_proto_queued(p.a.c) <= 4000 + 1460 + 16);
+	assert_true(mpa_proto_again_count(p.a.c) > 0);
 	run(&p);
-	assert_true(mpa_conn_again_count(p.a.c) > 10);
+	assert_true(mpa_proto_again_count(p.a.c) > 10);
 	assert_int_equal(p.b.ndlv, 1);
 	assert_int_equal(p.b.dlv[0].len, sizeof big);
 	assert_memory_equal(rb, big, sizeof big);
 	assert_int_equal(p.a.nsd, 1);
-	assert_int_equal(mpa_conn_queued(p.a.c), 0);
+	assert_int_equal(mpa_proto_queued(p.a.c), 0);
 	teardown_pair(&p);
 }
 
@@ -619,7 +619,7 @@ static void test_conn_partial_writes_everywhere(void **state)
 	assert_int_equal(p.a.ndlv, 1);
 	assert_memory_equal(rb[0], msg, sizeof msg);
 	assert_memory_equal(rb[1], msg, sizeof msg);
-	assert_true(mpa_conn_writev_calls(p.a.c) > 6000 / 13);
+	assert_true(mpa_proto_writev_calls(p.a.c) > 6000 / 13);
 	teardown_pair(&p);
 }
 
@@ -629,9 +629,9 @@ static void test_conn_set_emss_changes_mulpdu(void **state)
 	struct pair p;
 	setup_pair(&p, &l, &l, 100000, 1);
 	run(&p);
-	assert_int_equal(mpa_conn_mulpdu(p.a.c), 1442);
-	mpa_conn_set_emss(p.a.c, 8960);
-	assert_int_equal(mpa_conn_mulpdu(p.a.c), 8882);
+	assert_int_equal(mpa_proto_mulpdu(p.a.c), 1442);
+	mpa_proto_set_emss(p.a.c, 8960);
+	assert_int_equal(mpa_proto_mulpdu(p.a.c), 8882);
 	assert_int_equal(ddp_session_mulpdu(p.a.s), 8882);
 	teardown_pair(&p);
 }

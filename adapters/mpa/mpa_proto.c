@@ -1,8 +1,8 @@
 /*
  * MPA connection: start-up exchange, then the DDP LLP for one stream over
- * FPDUs (RFC 5044 §4, §7). Pure: all I/O goes through mpa_conn_io.
+ * FPDUs (RFC 5044 §4, §7). Pure: all I/O goes through mpa_proto_io.
  */
-#include "mpa/mpa_conn.h"
+#include "mpa/mpa_proto.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -36,10 +36,10 @@ static const char *const phase_names[PH_N] = {
 	[PH_DONE] = "DONE",
 };
 
-struct mpa_conn {
-	mpa_conn_config cfg;
+struct mpa_proto {
+	mpa_proto_config cfg;
 	uint8_t local_pd[MPA_PD_MAX];
-	const mpa_conn_io *io;
+	const mpa_proto_io *io;
 	void *io_ctx;
 	ddp_session *s;
 	enum phase phase;
@@ -76,19 +76,19 @@ struct mpa_conn {
 	int in_flush;
 };
 
-const char *mpa_conn_phase_name(const mpa_conn *c)
+const char *mpa_proto_phase_name(const mpa_proto *c)
 {
 	return c && c->phase < PH_N ? phase_names[c->phase] : "?";
 }
 
-static void raise_ev(mpa_conn *c, enum mpa_conn_event ev, int err,
+static void raise_ev(mpa_proto *c, enum mpa_proto_event ev, int err,
 		     uint8_t ecode)
 {
 	if (c->io->event)
 		c->io->event(c->io_ctx, ev, err, ecode);
 }
 
-static void set_want_write(mpa_conn *c, int on)
+static void set_want_write(mpa_proto *c, int on)
 {
 	if (c->want_write == on)
 		return;
@@ -99,7 +99,7 @@ static void set_want_write(mpa_conn *c, int on)
 #define FLUSH_MAX_CALLS 16 /* writev calls per flush (each up to
 			    * WRITEV_MAX pieces, ~480 KiB at MTU 1500) */
 
-static void drop_queue(mpa_conn *c)
+static void drop_queue(mpa_proto *c)
 {
 	mpa_fpdu *f = c->q_head;
 	while (f) {
@@ -112,7 +112,7 @@ static void drop_queue(mpa_conn *c)
 }
 
 /* start-up failed or connection lost: report once, stop everything */
-static void fail(mpa_conn *c, int err, uint8_t ecode)
+static void fail(mpa_proto *c, int err, uint8_t ecode)
 {
 	if (c->phase == PH_DONE)
 		return;
@@ -136,7 +136,7 @@ static void fail(mpa_conn *c, int err, uint8_t ecode)
 static int sink_begin(void *ctx, const uint8_t *hdr, size_t hl, size_t pl,
 		      ddp_rx *rx)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 
 	if (c->expect_rtr) {
 		/* RFC 6581 §9.3: the first FPDU is the negotiated RTR; we
@@ -157,13 +157,13 @@ static int sink_begin(void *ctx, const uint8_t *hdr, size_t hl, size_t pl,
 
 static void *sink_dst(void *ctx, ddp_rx *rx, size_t off)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 	return ddp_llp_rx_dst(c->s, rx, off);
 }
 
 static int sink_end(void *ctx, ddp_rx *rx, int ok)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 	int rc = 0;
 
 	if (c->swallowing)
@@ -181,7 +181,7 @@ static int sink_end(void *ctx, ddp_rx *rx, int ok)
 
 static int sink_segment(void *ctx, const uint8_t *seg, size_t len)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 
 	if (c->expect_rtr) {
 		c->expect_rtr = 0;
@@ -205,7 +205,7 @@ static int sink_segment(void *ctx, const uint8_t *seg, size_t len)
 
 static void sink_error(void *ctx, uint8_t layer, uint8_t etype, uint8_t code)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 
 	if (c->rtr_bad) {
 		/* RFC 6581 §9.3: the first FPDU was no negotiated RTR */
@@ -221,7 +221,7 @@ static void sink_error(void *ctx, uint8_t layer, uint8_t etype, uint8_t code)
 
 static void sink_copied(void *ctx, size_t n)
 {
-	mpa_conn *c = ctx;
+	mpa_proto *c = ctx;
 	if (c->s)
 		ddp_llp_count_copy(c->s, n);
 }
@@ -231,7 +231,7 @@ static const mpa_rx_sink conn_sink = { sink_begin, sink_dst, sink_end,
 
 /* ------------------------------------------------------------ tx path */
 
-static void enqueue(mpa_conn *c, mpa_fpdu *f)
+static void enqueue(mpa_proto *c, mpa_fpdu *f)
 {
 	f->next = NULL;
 	if (c->q_tail)
@@ -242,12 +242,12 @@ static void enqueue(mpa_conn *c, mpa_fpdu *f)
 	c->queued += f->wire_len - f->written;
 }
 
-static int tx_allowed(const mpa_conn *c)
+static int tx_allowed(const mpa_proto *c)
 {
 	return c->phase == PH_FULL && c->tx_ok && !c->closing;
 }
 
-static void maybe_shutdown(mpa_conn *c)
+static void maybe_shutdown(mpa_proto *c)
 {
 	if (c->closing && !c->q_head && !c->fin_sent && c->phase == PH_FULL) {
 		c->fin_sent = 1;
@@ -265,7 +265,7 @@ static void maybe_shutdown(mpa_conn *c)
 
 /* Write as much of the queue as the transport takes, one writev per
  * round (IOV_MAX aware); complete fully written FPDUs. */
-static int flush(mpa_conn *c)
+static int flush(mpa_proto *c)
 {
 	struct iovec v[WRITEV_MAX];
 
@@ -343,7 +343,7 @@ static int flush(mpa_conn *c)
 static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 		    int iovcnt, size_t len, unsigned flags)
 {
-	mpa_conn *c = llp;
+	mpa_proto *c = llp;
 	mpa_fpdu *f;
 
 	if (stream != 0)
@@ -372,13 +372,13 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 
 static uint32_t llp_mulpdu(void *llp)
 {
-	mpa_conn *c = llp;
+	mpa_proto *c = llp;
 	return c->mulpdu;
 }
 
 static void llp_close(void *llp, int abortive)
 {
-	mpa_conn *c = llp;
+	mpa_proto *c = llp;
 
 	if (c->phase == PH_DONE)
 		return;
@@ -406,7 +406,7 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 		llp_close(llp, abortive);
 }
 
-const ddp_llp_ops mpa_conn_llp_ops = {
+const ddp_llp_ops mpa_proto_llp_ops = {
 	.send = llp_send,
 	.mulpdu = llp_mulpdu,
 	.close_stream = llp_close_stream,
@@ -415,7 +415,7 @@ const ddp_llp_ops mpa_conn_llp_ops = {
 
 /* ---------------------------------------------------------- start-up */
 
-static int write_startup(mpa_conn *c)
+static int write_startup(mpa_proto *c)
 {
 	while (c->sdone < c->slen) {
 		struct iovec v = { c->sbuf + c->sdone, c->slen - c->sdone };
@@ -438,14 +438,14 @@ static int write_startup(mpa_conn *c)
 	return 0;
 }
 
-static int encode_startup(mpa_conn *c, const mpa_frame *f)
+static int encode_startup(mpa_proto *c, const mpa_frame *f)
 {
 	int rc = mpa_frame_encode(f, c->sbuf, sizeof(c->sbuf), &c->slen);
 	c->sdone = 0;
 	return rc;
 }
 
-static void enter_full(mpa_conn *c)
+static void enter_full(mpa_proto *c)
 {
 	c->phase = PH_FULL;
 	c->tx.pos = 0;
@@ -493,13 +493,13 @@ static void enter_full(mpa_conn *c)
 		ddp_llp_writable(c->s);
 }
 
-static void got_request(mpa_conn *c)
+static void got_request(mpa_proto *c)
 {
 	c->phase = PH_DECIDE;
 	raise_ev(c, MPA_CEV_REQUEST, 0, 0);
 }
 
-static void got_reply(mpa_conn *c)
+static void got_reply(mpa_proto *c)
 {
 	uint8_t ec = 0;
 	int rc = mpa_check_reply(&c->cfg.local, &c->req, &c->sp.frame,
@@ -518,7 +518,7 @@ static void got_reply(mpa_conn *c)
 	enter_full(c);
 }
 
-static int startup_read(mpa_conn *c)
+static int startup_read(mpa_proto *c)
 {
 	uint8_t buf[MPA_FRAME_HDR_LEN + MPA_PD_MAX + 1];
 
@@ -554,7 +554,7 @@ static int startup_read(mpa_conn *c)
 	}
 }
 
-int mpa_conn_on_readable(mpa_conn *c)
+int mpa_proto_on_readable(mpa_proto *c)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
@@ -599,7 +599,7 @@ int mpa_conn_on_readable(mpa_conn *c)
 	return rc;
 }
 
-int mpa_conn_on_writable(mpa_conn *c)
+int mpa_proto_on_writable(mpa_proto *c)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
@@ -614,19 +614,19 @@ int mpa_conn_on_writable(mpa_conn *c)
 	return 0;
 }
 
-void mpa_conn_on_timeout(mpa_conn *c)
+void mpa_proto_on_timeout(mpa_proto *c)
 {
-	if (c && mpa_conn_starting(c))
+	if (c && mpa_proto_starting(c))
 		fail(c, DDP_ERR_TIMEOUT, 0);
 }
 
-void mpa_conn_on_failed(mpa_conn *c, int err)
+void mpa_proto_on_failed(mpa_proto *c, int err)
 {
 	if (c)
 		fail(c, err < 0 ? err : DDP_ERR_LLP, DDP_MPA_ECODE_CLOSED);
 }
 
-void mpa_conn_set_emss(mpa_conn *c, uint32_t emss)
+void mpa_proto_set_emss(mpa_proto *c, uint32_t emss)
 {
 	if (!c || emss == 0)
 		return;
@@ -640,7 +640,7 @@ void mpa_conn_set_emss(mpa_conn *c, uint32_t emss)
 	}
 }
 
-static int decide(mpa_conn *c, const void *priv, uint16_t priv_len, int accept)
+static int decide(mpa_proto *c, const void *priv, uint16_t priv_len, int accept)
 {
 	if (!c || c->phase != PH_DECIDE)
 		return DDP_ERR_STATE;
@@ -673,18 +673,18 @@ static int decide(mpa_conn *c, const void *priv, uint16_t priv_len, int accept)
 	return 0;
 }
 
-int mpa_conn_accept(mpa_conn *c, const void *priv, uint16_t priv_len)
+int mpa_proto_accept(mpa_proto *c, const void *priv, uint16_t priv_len)
 {
 	return decide(c, priv, priv_len, 1);
 }
 
-int mpa_conn_reject(mpa_conn *c, const void *priv, uint16_t priv_len)
+int mpa_proto_reject(mpa_proto *c, const void *priv, uint16_t priv_len)
 {
 	return decide(c, priv, priv_len, 0);
 }
 
-int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
-		 void *io_ctx, mpa_conn **out)
+int mpa_proto_new(const mpa_proto_config *cfg, const mpa_proto_io *io,
+		 void *io_ctx, mpa_proto **out)
 {
 	if (!cfg || !io || !io->read || !io->writev || !io->shutdown || !out)
 		return DDP_ERR_INVAL;
@@ -693,7 +693,7 @@ int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
 	    (l->priv_len && !l->priv) ||
 	    (size_t)l->priv_len + (l->rev >= 2 ? MPA_ENH_LEN : 0) > MPA_PD_MAX)
 		return DDP_ERR_INVAL;
-	mpa_conn *c = calloc(1, sizeof(*c));
+	mpa_proto *c = calloc(1, sizeof(*c));
 	if (!c)
 		return DDP_ERR_NOMEM;
 	c->cfg = *cfg;
@@ -717,7 +717,7 @@ int mpa_conn_new(const mpa_conn_config *cfg, const mpa_conn_io *io,
 	return 0;
 }
 
-void mpa_conn_free(mpa_conn *c)
+void mpa_proto_free(mpa_proto *c)
 {
 	if (!c)
 		return;
@@ -727,7 +727,7 @@ void mpa_conn_free(mpa_conn *c)
 	free(c);
 }
 
-int mpa_conn_attach(mpa_conn *c, ddp_session *s)
+int mpa_proto_attach(mpa_proto *c, ddp_session *s)
 {
 	if (!c || !s)
 		return DDP_ERR_INVAL;
@@ -735,7 +735,7 @@ int mpa_conn_attach(mpa_conn *c, ddp_session *s)
 	return 0;
 }
 
-int mpa_conn_start(mpa_conn *c)
+int mpa_proto_start(mpa_proto *c)
 {
 	if (!c)
 		return DDP_ERR_INVAL;
@@ -755,48 +755,48 @@ int mpa_conn_start(mpa_conn *c)
 	return write_startup(c);
 }
 
-int mpa_conn_starting(const mpa_conn *c)
+int mpa_proto_starting(const mpa_proto *c)
 {
 	return c && (c->phase == PH_IDLE || c->phase == PH_WAIT_REQ ||
 		     c->phase == PH_DECIDE || c->phase == PH_WAIT_REP);
 }
 
-const mpa_frame *mpa_conn_peer_frame(const mpa_conn *c)
+const mpa_frame *mpa_proto_peer_frame(const mpa_proto *c)
 {
 	return c && c->sp.state == MPA_SP_DONE ? &c->sp.frame : NULL;
 }
 
-const mpa_result *mpa_conn_result(const mpa_conn *c)
+const mpa_result *mpa_proto_result(const mpa_proto *c)
 {
 	return c && c->have_res ? &c->res : NULL;
 }
 
-uint32_t mpa_conn_mulpdu(const mpa_conn *c)
+uint32_t mpa_proto_mulpdu(const mpa_proto *c)
 {
 	return c ? c->mulpdu : 0;
 }
 
-int mpa_conn_is_initiator(const mpa_conn *c)
+int mpa_proto_is_initiator(const mpa_proto *c)
 {
 	return c ? c->cfg.initiator : 0;
 }
 
-size_t mpa_conn_queued(const mpa_conn *c)
+size_t mpa_proto_queued(const mpa_proto *c)
 {
 	return c ? c->queued : 0;
 }
 
-const mpa_deframer *mpa_conn_deframer(const mpa_conn *c)
+const mpa_deframer *mpa_proto_deframer(const mpa_proto *c)
 {
 	return c ? &c->rx : NULL;
 }
 
-uint64_t mpa_conn_writev_calls(const mpa_conn *c)
+uint64_t mpa_proto_writev_calls(const mpa_proto *c)
 {
 	return c ? c->writevs : 0;
 }
 
-uint64_t mpa_conn_again_count(const mpa_conn *c)
+uint64_t mpa_proto_again_count(const mpa_proto *c)
 {
 	return c ? c->agains : 0;
 }
