@@ -5,6 +5,7 @@
 #include "alloc.h"
 
 #include "core.h"
+#include "failmalloc.h"
 
 int ddp_debug_set_msn(ddp_session *s, uint32_t stream, uint32_t qn, uint32_t tx_next,
 		      uint32_t rx_head)
@@ -16,23 +17,16 @@ int ddp_debug_set_msn(ddp_session *s, uint32_t stream, uint32_t qn, uint32_t tx_
 	return 0;
 }
 
-/* failmalloc: -1 = never fail; otherwise the number of allocations that
- * still succeed before every following one fails. */
-static long fail_after = -1;
+static struct failmalloc fm = FAILMALLOC_INIT;
 
 void ddp_debug_fail_alloc(long n)
 {
-	fail_after = n;
+	fm.left = n;
 }
 
 static int alloc_fails(void)
 {
-	if (fail_after < 0)
-		return 0;
-	if (fail_after == 0)
-		return 1;
-	fail_after--;
-	return 0;
+	return failmalloc_hit(&fm);
 }
 
 void *ddp_malloc_(size_t n)

@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "core.h"
+#include "dlist.h"
 
 enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uint32_t *seq)
 {
@@ -82,20 +83,11 @@ static void set_active(struct ooo_budget *b, struct ooo_acct *a, int on)
 {
 	if (on) {
 		a->prev = NULL;
-		a->next = b->active;
-		if (b->active)
-			b->active->prev = a;
-		b->active = a;
+		DLIST_PUSH(&b->active, a);
 		b->nactive++;
 		return;
 	}
-	if (a->prev)
-		a->prev->next = a->next;
-	else
-		b->active = a->next;
-	if (a->next)
-		a->next->prev = a->prev;
-	a->next = a->prev = NULL;
+	DLIST_UNLINK(&b->active, a);
 	b->nactive--;
 }
 

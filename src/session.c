@@ -5,6 +5,7 @@
 
 #include "alloc.h"
 #include "core.h"
+#include "dlist.h"
 
 #define DEF_NQUEUES 3
 #define DEF_MAX_POSTED 1024
@@ -89,10 +90,7 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 	s->cb = *cb;
 	s->user = user;
 	s->mulpdu = mulpdu;
-	s->next = ctx->sessions;
-	if (ctx->sessions)
-		ctx->sessions->prev = s;
-	ctx->sessions = s;
+	DLIST_PUSH(&ctx->sessions, s);
 	ctx->nsessions++;
 	*out = s;
 	return 0;
@@ -123,12 +121,7 @@ int ddp_session_free(ddp_session *s)
 			st->pd->refs--;
 	}
 	ooo_leave(&s->ctx->ooo, &s->ooo);
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		s->ctx->sessions = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
+	DLIST_UNLINK(&s->ctx->sessions, s);
 	s->ctx->nsessions--;
 	free(s->scratch);
 	free(s->st);

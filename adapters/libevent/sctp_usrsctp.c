@@ -32,6 +32,7 @@
 #include <ddp/ddp.h>
 #include "common/peer_addr.h"
 #include "libevent/sctp_udp.h"
+#include "dlist.h"
 
 #define TICK_MS 10	   /* usrsctp timer granularity */
 
@@ -177,14 +178,7 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 
 static void assoc_unlink(struct sctp_ll_assoc *a)
 {
-	sctp_ll_ep *ep = a->ep;
-	if (a->prev)
-		a->prev->next = a->next;
-	else if (ep->assocs == a)
-		ep->assocs = a->next;
-	if (a->next)
-		a->next->prev = a->prev;
-	a->next = a->prev = NULL;
+	DLIST_UNLINK(&a->ep->assocs, a);
 }
 
 static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
@@ -464,10 +458,7 @@ static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
 	a->peer = p;
 	sctp_udp_peer_ref(p);
 	a->so = so;
-	a->next = ep->assocs;
-	if (ep->assocs)
-		ep->assocs->prev = a;
-	ep->assocs = a;
+	DLIST_PUSH(&ep->assocs, a);
 	LOCK(ep);
 	usrsctp_set_upcall(so, upcall, a);
 	UNLOCK();
@@ -481,6 +472,33 @@ static void make_conn(struct sockaddr_conn *sc, void *addr, uint16_t port)
 	sc->sconn_family = AF_CONN;
 	sc->sconn_port = htons(port);
 	sc->sconn_addr = addr;
+}
+
+/* A usrsctp socket for an association (listen 0) or a listener (1):
+ * our socket options for the path's payload, bound to conn:port. */
+static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t port, int listen,
+		       struct socket **out)
+{
+	struct sockaddr_conn sc;
+	struct socket *so;
+	int rc;
+	LOCK(ep);
+	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+	UNLOCK();
+	if (!so)
+		return DDP_ERR_SYS;
+	rc = sctp_usrsctp_setup_socket(ep, so, payload);
+	make_conn(&sc, conn, port);
+	LOCK(ep);
+	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
+			(listen && usrsctp_listen(so, 128) < 0)))
+		rc = DDP_ERR_SYS;
+	if (rc)
+		usrsctp_close(so);
+	UNLOCK();
+	if (rc == 0)
+		*out = so;
+	return rc;
 }
 
 int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
@@ -498,20 +516,8 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	p = sctp_udp_peer_get(ep->udp, addr, port);
 	if (!p)
 		return DDP_ERR_INVAL;
-	LOCK(ep);
-	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
-			    NULL);
-	UNLOCK();
-	if (!so)
-		return DDP_ERR_SYS;
-	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_peer_max_payload(p));
-	make_conn(&sc, sctp_udp_peer_conn_addr(p), 0); /* ephemeral port */
-	LOCK(ep);
-	if (rc == 0 && usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
-		rc = DDP_ERR_SYS;
-	if (rc)
-		usrsctp_close(so);
-	UNLOCK();
+	rc = open_socket(ep, sctp_udp_peer_max_payload(p), sctp_udp_peer_conn_addr(p), 0, 0,
+			 &so); /* ephemeral port */
 	if (rc)
 		return rc;
 	a = assoc_new(ep, p, so);
@@ -616,28 +622,14 @@ static void lupcall(struct socket *so, void *arg, int flags)
 
 int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 {
-	struct sockaddr_conn sc;
 	struct socket *so;
 	int rc;
 	if (!ep)
 		return DDP_ERR_INVAL;
 	if (ep->lsock)
 		return DDP_ERR_STATE;
-	LOCK(ep);
-	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
-			    NULL);
-	UNLOCK();
-	if (!so)
-		return DDP_ERR_SYS;
-	rc = sctp_usrsctp_setup_socket(ep, so, sctp_udp_max_payload(ep->udp));
-	make_conn(&sc, NULL, (uint16_t)ep->port); /* every AF_CONN address */
-	LOCK(ep);
-	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
-			usrsctp_listen(so, 128) < 0))
-		rc = DDP_ERR_SYS;
-	if (rc)
-		usrsctp_close(so);
-	UNLOCK();
+	/* every AF_CONN address */
+	rc = open_socket(ep, sctp_udp_max_payload(ep->udp), NULL, (uint16_t)ep->port, 1, &so);
 	if (rc)
 		return rc;
 	ep->lsock = so;

@@ -10,26 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlist.h"
+#include "failmalloc.h"
+
 /* ------------------------------------------------------------ allocation */
 
 /* Every allocation of this file goes through xmalloc/xcalloc so a test can
  * fail them (sctp_ddp_debug_fail_alloc, sctp_ddp_int.h): the core's
  * failmalloc hook (ddp_debug_fail_alloc) does not reach the adapter. */
-static long fail_after = -1;
+static struct failmalloc fm = FAILMALLOC_INIT;
 
 void sctp_ddp_debug_fail_alloc(long n)
 {
-	fail_after = n;
+	fm.left = n;
 }
 
 static int alloc_fails(void)
 {
-	if (fail_after < 0)
-		return 0;
-	if (fail_after == 0)
-		return 1;
-	fail_after--;
-	return 0;
+	return failmalloc_hit(&fm);
 }
 
 static void *xmalloc(size_t n)
@@ -476,12 +474,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 	ddp_sctp_ep *ep = a->ep;
 	ep->nassocs--;
 	sctp_slots_gone(a);
-	if (a->prev)
-		a->prev->next = a->next;
-	else if (ep->assocs == a)
-		ep->assocs = a->next;
-	if (a->next)
-		a->next->prev = a->prev;
+	DLIST_UNLINK(&ep->assocs, a);
 	a->down = 1;
 	if (a->s)
 		ddp_session_free(a->s);
@@ -682,10 +675,7 @@ static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 	if (!a)
 		return NULL;
 	a->ep = ep;
-	a->next = ep->assocs;
-	if (ep->assocs)
-		ep->assocs->prev = a;
-	ep->assocs = a;
+	DLIST_PUSH(&ep->assocs, a);
 	ep->nassocs++;
 	return a;
 }
