@@ -164,7 +164,11 @@ void xf_sctp_liveness(unsigned timeout_s, ddp_sctp_config *cfg)
 	cfg->rto_min_ms = 100;
 	cfg->rto_initial_ms = 200;
 	cfg->rto_max_ms = rmax;
-	cfg->hb_interval_ms = rmax > 5000 ? rmax : 5000;
+	/* heartbeats every 5 s whatever the timeout: they only probe (a dead
+	 * peer's ICMP port unreachable ends the association within seconds,
+	 * test_fault_kill); the retransmission count above was computed from
+	 * the RTOs alone, so the time to give up only grows by them */
+	cfg->hb_interval_ms = 5000;
 	cfg->assoc_max_retrans = (uint16_t)(n < 65535 ? n : 65535);
 	cfg->path_max_retrans = cfg->assoc_max_retrans;
 }
