@@ -56,7 +56,7 @@ static uint32_t w_mulpdu(void *llp)
 static void w_close(void *llp, int abortive)
 {
 }
-static const ddp_llp_ops wire_ops = { w_send, w_mulpdu, NULL, w_close };
+static const ddp_llp_ops wire_ops = { .send = w_send, .mulpdu = w_mulpdu, .close = w_close };
 
 static void pump(struct wire *w)
 {

@@ -1,11 +1,13 @@
 /*
  * echo_server — a server against the installed libddp: echoes every
  * untagged DDP message back on its stream, QN and RsvdULP, over MPA/TCP and
- * over SCTP at once, on one event_base. The echo ULP (deliver, send_done,
- * writable) is the same code for both LLPs; only the setup call differs.
+ * over SCTP at once, on one event_base. The echo ULP (ddp_conn_callbacks)
+ * is the same code for both LLPs; only the setup call differs
+ * (ddp_mpa_listen_on / ddp_sctp_listen_on).
  *
  *   cc -o echo_server echo_server.c $(pkg-config --cflags --libs libddp-mpa libddp-sctp)
  *   ./echo_server 127.0.0.1 5000 9899 &      # MPA on TCP 5000, SCTP on UDP 9899
+ *   (HOST: an IPv4 or IPv6 address or a name)
  *   ./echo_client 127.0.0.1 5000 hello
  *   ./echo_client --sctp 127.0.0.1 9899 hello
  *
@@ -13,14 +15,13 @@
  * a send refused with DDP_ERR_LIMIT (the send queue is full) waits for the
  * writable callback. SIGINT / SIGTERM stop it; exit status 0, 2 on bad usage.
  */
-#define _POSIX_C_SOURCE 200809L /* inet_pton, struct sigaction under -std=c11 */
+#define _POSIX_C_SOURCE 200809L /* signal(), struct timeval under -std=c11 */
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
 #include <ddp/sctp.h>
 #include <event2/event.h>
 
-#include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,53 +155,50 @@ static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_eve
 		ddp_stream_close(s, stream); /* the peer is done: so are we */
 }
 
-static const ddp_callbacks echo_cb = {
-	.deliver = on_deliver,
-	.send_done = on_send_done,
-	.writable = on_writable,
-	.error = on_error,
-	.stream_event = on_stream_event,
-};
 
-/* ------------------------------------------------------ MPA/TCP setup */
+/* ------------------------------------------------- connection events */
 
-static void mpa_event(ddp_mpa_conn *mc, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
+/* A connection is up: its state hangs off the session. */
+static void up(ddp_session *s, void *user)
 {
-	(void)err, (void)code, (void)user;
-	ddp_session *s = ddp_mpa_session(mc);
-	if (ev == DDP_MPA_CONNECTED) {
-		if (!conn_new(s) || stream_start(s, 0) != 0)
-			ddp_session_close(s, 1);
+	char peer[64];
+	(void)user;
+	if (!conn_new(s)) {
+		ddp_session_close(s, 1);
 		return;
 	}
-	conn_free(s);
-	ddp_mpa_conn_free(mc); /* allowed inside its callbacks */
+	ddp_session_addr(s, 1, peer, sizeof(peer));
+	printf("echo_server: connection from %s\n", peer);
+	fflush(stdout);
 }
 
-/* -------------------------------------------------------- SCTP setup */
-
-static void sctp_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
+/* A stream opened: post its buffers before the peer's first message. */
+static void stream_open(ddp_session *s, uint32_t stream, void *user)
 {
 	(void)user;
-	if (status == 0) {
-		if (!conn_new(s))
-			ddp_sctp_close(a, 1);
-		return;
-	}
-	conn_free(s); /* the association is freed by the library */
+	if (!ddp_session_user_data(s) || stream_start(s, stream) != 0)
+		ddp_session_close(s, 1);
 }
 
-static void sctp_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-                     const void *pd, size_t pd_len, void *user)
+static void down(ddp_session *s, int status, void *user)
 {
-	(void)status, (void)pd, (void)pd_len, (void)user;
-	if (ev != DDP_SCTP_INITIATE)
-		return;
-	if (stream_start(ddp_sctp_session(a), stream) == 0)
-		ddp_sctp_accept(a, stream, NULL, 0);
-	else
-		ddp_sctp_reject(a, stream, NULL, 0);
+	(void)user;
+	if (status != 0)
+		fprintf(stderr, "echo_server: connection ended: %s\n", ddp_strerror(status));
+	if (s)
+		conn_free(s);
 }
+
+static const ddp_conn_callbacks echo_ulp = {
+	.ddp = {.deliver = on_deliver,
+	        .send_done = on_send_done,
+	        .writable = on_writable,
+	        .error = on_error,
+	        .stream_event = on_stream_event},
+	.up = up,
+	.stream_open = stream_open,
+	.down = down,
+};
 
 /* ---------------------------------------------------------------- main */
 
@@ -213,37 +211,25 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: echo_server ADDR MPA-TCP-PORT SCTP-UDP-PORT\n");
-		return 2;
-	}
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
-	if (inet_pton(AF_INET, argv[1], &sa.sin_addr) != 1) {
-		fprintf(stderr, "echo_server: bad IPv4 address %s\n", argv[1]);
+		fprintf(stderr, "usage: echo_server HOST MPA-TCP-PORT SCTP-UDP-PORT\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	base = event_base_new();
 	ddp_ctx *ctx;
-	ddp_mpa_listener *l = NULL;
-	ddp_sctp_ep *ep = NULL;
+	ddp_listener *mpa = NULL, *sctp = NULL;
 	int rc = ddp_ctx_new(NULL, &ctx);
-	ddp_mpa_config mcfg = {.revision = 2};
+	/* the same ULP on both LLPs: only the setup call differs */
 	if (rc == 0)
-		rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mcfg, &echo_cb,
-		                    NULL, mpa_event, NULL, &l);
-	ddp_sctp_config scfg = {.addr = argv[1], .port = atoi(argv[3]), .ctx = ctx, .ddp = echo_cb};
-	scfg.sctp.assoc = sctp_assoc;
-	scfg.sctp.session_ctl = sctp_ctl;
+		rc = ddp_mpa_listen_on(base, ctx, argv[1], atoi(argv[2]), NULL, &echo_ulp, NULL, &mpa);
 	if (rc == 0)
-		rc = ddp_sctp_ep_new(base, &scfg, &ep);
-	if (rc == 0)
-		rc = ddp_sctp_listen(ep);
+		rc = ddp_sctp_listen_on(base, ctx, argv[1], atoi(argv[3]), NULL, &echo_ulp, NULL, &sctp);
 	if (rc != 0) {
 		fprintf(stderr, "echo_server: %s\n", ddp_strerror(rc));
 		return 1;
 	}
-	printf("echo_server: MPA on %s:%d, SCTP on %s:%d\n", argv[1], ddp_mpa_listener_port(l),
-	       argv[1], ddp_sctp_ep_port(ep));
+	printf("echo_server: MPA on %s:%d, SCTP on %s:%d\n", argv[1], ddp_listener_port(mpa),
+	       argv[1], ddp_listener_port(sctp));
 	fflush(stdout);
 	struct event *sint = evsignal_new(base, SIGINT, on_signal, NULL);
 	struct event *sterm = evsignal_new(base, SIGTERM, on_signal, NULL);
@@ -252,8 +238,8 @@ int main(int argc, char **argv)
 	event_base_dispatch(base);
 	event_free(sint);
 	event_free(sterm);
-	ddp_mpa_listener_free(l);
-	ddp_sctp_ep_free(ep);
+	ddp_listener_free(mpa);
+	ddp_listener_free(sctp);
 	/* MPA connections still open at exit are the OS's to close */
 	ddp_ctx_free(ctx);
 	event_base_free(base);

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include <ddp/llp.h>
+#include "common/peer_addr.h"
 
 uint64_t mpa_tcp_mono_ms(void)
 {
@@ -142,5 +143,21 @@ int mpa_tcp_set_congestion(int fd, const char *name)
 	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name,
 		       (socklen_t)strlen(name)) < 0)
 		return DDP_ERR_INVAL;
+	return 0;
+}
+
+int mpa_tcp_addr(void *io, int peer, char *buf, size_t len)
+{
+	ddp_mpa_conn *c = io;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char a[DDP_ADDR_STRLEN];
+	if (c->fd < 0 || (peer ? getpeername(c->fd, (struct sockaddr *)&ss, &sl)
+			       : getsockname(c->fd, (struct sockaddr *)&ss, &sl)) < 0)
+		return DDP_ERR_NOENT;
+	ddp_addr_fmt((struct sockaddr *)&ss, sl, a);
+	if (strlen(a) >= len)
+		return DDP_ERR_INVAL;
+	strcpy(buf, a);
 	return 0;
 }

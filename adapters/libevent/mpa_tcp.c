@@ -341,8 +341,10 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 	}
 }
 
-static const mpa_proto_io sock_io = { mpa_tcp_read, mpa_tcp_writev,
-				     io_shutdown, io_event, mpa_tcp_readv };
+static const mpa_proto_io sock_io = {
+	.read = mpa_tcp_read, .writev = mpa_tcp_writev, .shutdown = io_shutdown,
+	.event = io_event, .readv = mpa_tcp_readv, .addr = mpa_tcp_addr,
+};
 
 /* ------------------------------------------------------ event handlers */
 

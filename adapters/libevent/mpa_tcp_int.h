@@ -95,6 +95,7 @@ uint64_t mpa_tcp_mono_ms(void);
 ssize_t mpa_tcp_read(void *io, void *dst, size_t n);
 ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt);
 ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt);
+int mpa_tcp_addr(void *io, int peer, char *buf, size_t len);
 /* keepalive + TCP_USER_TIMEOUT for a dead-peer report after about ms */
 void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms);
 /* TCP_USER_TIMEOUT alone (0: the kernel's default, no user timeout) */

@@ -15,6 +15,7 @@
 
 #include <ddp/ddp.h>
 #include "common/crc32c.h"
+#include "common/peer_addr.h"
 
 /* ------------------------------------------------------------ output */
 
@@ -240,6 +241,11 @@ void sctp_udp_close(struct sctp_udp *u)
 int sctp_udp_port(const struct sctp_udp *u)
 {
 	return u->port;
+}
+
+const char *sctp_udp_local_fmt(const struct sctp_udp *u, char *buf)
+{
+	return ddp_fd_local_fmt(u->fd, buf);
 }
 
 void sctp_udp_set_filter(struct sctp_udp *u, sctp_ll_filter f, void *user)

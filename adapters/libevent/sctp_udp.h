@@ -81,6 +81,8 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 /* Frees every peer (peer_free first) and drops queued datagrams. */
 void sctp_udp_close(struct sctp_udp *u);
 int sctp_udp_port(const struct sctp_udp *u);
+/* The bound UDP address as text (DDP_ADDR_STRLEN octets). */
+const char *sctp_udp_local_fmt(const struct sctp_udp *u, char *buf);
 /* Peer for addr:port (literal), created if new. NULL: bad address / NOMEM.
  * The caller takes a reference (sctp_udp_peer_ref) before the loop runs
  * again, else the peer may expire. */

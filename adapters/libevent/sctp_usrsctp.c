@@ -821,6 +821,11 @@ int sctp_ll_ep_port(const sctp_ll_ep *ep)
 	return ep ? ep->port : DDP_ERR_INVAL;
 }
 
+const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf)
+{
+	return sctp_udp_local_fmt(a->ep->udp, buf);
+}
+
 void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user)
 {
 	sctp_udp_set_filter(ep->udp, rx, user);

@@ -406,11 +406,20 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 		llp_close(llp, abortive);
 }
 
+static int llp_addr(void *llp, int peer, char *buf, size_t len)
+{
+	mpa_proto *c = llp;
+	if (!c->io->addr)
+		return DDP_ERR_UNSUPPORTED;
+	return c->io->addr(c->io_ctx, peer, buf, len);
+}
+
 const ddp_llp_ops mpa_proto_llp_ops = {
 	.send = llp_send,
 	.mulpdu = llp_mulpdu,
 	.close_stream = llp_close_stream,
 	.close = llp_close,
+	.addr = llp_addr,
 };
 
 /* ---------------------------------------------------------- start-up */

@@ -52,6 +52,9 @@ typedef struct mpa_proto_io {
 	void (*event)(void *io, enum mpa_proto_event ev, int err, uint8_t ecode);
 	/* optional scatter read (as mpa_readv_fn), same results as read */
 	ssize_t (*readv)(void *io, const struct iovec *iov, int iovcnt);
+	/* optional: our (peer 0) or the peer's address as text (the LLP
+	 * ops' addr, ddp_session_addr) */
+	int (*addr)(void *io, int peer, char *buf, size_t len);
 } mpa_proto_io;
 
 typedef struct mpa_proto_config {

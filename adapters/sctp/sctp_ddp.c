@@ -460,11 +460,30 @@ static void llp_close(void *llp, int abortive)
 		sctp_ll_close(a->ll, abortive); /* SHUTDOWN or ABORT */
 }
 
+static int llp_addr(void *llp, int peer, char *buf, size_t len)
+{
+	struct ddp_sctp_assoc *a = llp;
+	char t[SCTP_LL_ADDR_STRLEN];
+	if (!a->ll)
+		return DDP_ERR_NOENT;
+	if (peer)
+		sctp_ll_peer_fmt(a->ll, t);
+	else
+		sctp_ll_local_fmt(a->ll, t);
+	if (!strcmp(t, "?"))
+		return DDP_ERR_NOENT;
+	if (strlen(t) >= len)
+		return DDP_ERR_INVAL;
+	strcpy(buf, t);
+	return 0;
+}
+
 static const ddp_llp_ops sctp_ops = {
 	.send = llp_send,
 	.mulpdu = llp_mulpdu,
 	.close_stream = llp_close_stream,
 	.close = llp_close,
+	.addr = llp_addr,
 };
 
 /* ------------------------------------------------------------ assoc */

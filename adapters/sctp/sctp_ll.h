@@ -153,6 +153,8 @@ int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg);
  * (SCTP_LL_ADDR_STRLEN octets), which is returned. */
 #define SCTP_LL_ADDR_STRLEN 64
 const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf);
+/* Our UDP address of a's endpoint as text (DDP_ADDR_STRLEN octets). */
+const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf);
 /* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
 void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
 /* The reason text of the ABORT that ended the association (the peer's

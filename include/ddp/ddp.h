@@ -440,6 +440,51 @@ int ddp_stream_abort(ddp_session *s, uint32_t stream);
  * to end the connection. Errors: DDP_ERR_INVAL. */
 int ddp_session_close(ddp_session *s, int abortive);
 
+/* Our address (peer 0) or the peer's (peer != 0) as text into buf (len
+ * octets, NUL terminated): "192.0.2.1:5000", "[2001:db8::1]:5000"; an SCTP
+ * session names its UDP encapsulation addresses (RFC 6951).
+ * Errors: DDP_ERR_INVAL (NULL, len too small for "?"), DDP_ERR_UNSUPPORTED
+ * (the LLP keeps no address), DDP_ERR_NOENT (not known / gone). */
+int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t len);
+
+/* ------------------------------------------ one adapter model (any LLP)
+ *
+ * Both adapters offer the same setup: ddp_mpa_connect_to() /
+ * ddp_sctp_connect_to() and ddp_mpa_listen_on() / ddp_sctp_listen_on()
+ * take a host string and a port (numeric or a name; IPv4 or IPv6 where the
+ * LLP has it), the adapter's own tuning (NULL: defaults), these callbacks
+ * and one user pointer. Everything after setup is the same for both: the
+ * session (ddp_session) is the connection; per-session and per-stream
+ * state hangs off ddp_session_set_user_data() / ddp_stream_set_user_data();
+ * ddp_session_close() ends it; the adapter owns and frees the connection
+ * after down() returns. A ULP switches LLP by changing the setup call only
+ * (examples/echo_server.c). */
+typedef struct ddp_listener ddp_listener;
+
+typedef struct ddp_conn_callbacks {
+	ddp_callbacks ddp; /* data path, as for ddp_session_new() */
+	/* The connection is up; no stream is open yet. Optional. */
+	void (*up)(ddp_session *s, void *user);
+	/* A DDP stream is open for traffic: post its receive buffers here
+	 * (the peer's first message cannot arrive before this returns).
+	 * MPA: stream 0 once MPA is in full operation; SCTP: each stream
+	 * session, initiated by the connecting side for every stream of the
+	 * association and accepted by the listening side. Required. */
+	void (*stream_open)(ddp_session *s, uint32_t stream, void *user);
+	/* The connection ended: status 0 in order (FIN / SHUTDOWN), else
+	 * DDP_ERR_* (DDP_ERR_REJECTED, DDP_ERR_TIMEOUT, DDP_ERR_LLP, ...).
+	 * Also for a connect that never came up (s may be NULL then: SCTP
+	 * without an association). When it returns, the adapter frees the
+	 * connection and the session; posted buffers and unfinished sends are
+	 * not reported any more: their memory is the ULP's again. Required. */
+	void (*down)(ddp_session *s, int status, void *user);
+} ddp_conn_callbacks;
+
+/* The bound port of a listener (host order). */
+int ddp_listener_port(const ddp_listener *l);
+/* Stop listening; connections already accepted live on. NULL: no-op. */
+void ddp_listener_free(ddp_listener *l);
+
 #ifdef __cplusplus
 }
 #endif

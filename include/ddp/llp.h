@@ -54,6 +54,10 @@ typedef struct ddp_llp_ops {
 	void (*close_stream)(void *llp, uint32_t stream, int abortive);
 	/* Tear down the whole connection (graceful or abortive). */
 	void (*close)(void *llp, int abortive);
+	/* Optional: the peer's (peer != 0) or our address as text
+	 * ("192.0.2.1:5000", "[2001:db8::1]:5000") into buf (len octets,
+	 * NUL terminated). Returns 0 or DDP_ERR_NOENT. */
+	int (*addr)(void *llp, int peer, char *buf, size_t len);
 } ddp_llp_ops;
 
 /* Ordering information for LLPs that hand segments up out of order
@@ -169,6 +173,27 @@ void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt,
 	__attribute__((format(printf, 3, 4)))
 #endif
 	;
+
+/* ------------------------------------------- the one adapter model */
+
+/* What an adapter's *_connect_to / *_listen_on keep for the ULP: its
+ * callbacks and user pointer. ddp_conn_trampolines() are the DDP data-path
+ * callbacks of such a session: give them to ddp_session_new() with the
+ * ddp_conn_glue as user, and they call the ULP's with its user pointer. */
+typedef struct ddp_conn_glue {
+	ddp_conn_callbacks cb;
+	void *user;
+	int dead; /* down() was called: the trampolines call nothing more */
+} ddp_conn_glue;
+const ddp_callbacks *ddp_conn_trampolines(void);
+
+/* A listener of either adapter behind ddp_listener (ddp.h). */
+typedef struct ddp_listener_ops {
+	void (*free)(void *impl);
+	int (*port)(const void *impl);
+} ddp_listener_ops;
+/* Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
+int ddp_listener_new(const ddp_listener_ops *ops, void *impl, ddp_listener **out);
 
 #ifdef __cplusplus
 }

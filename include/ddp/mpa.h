@@ -181,6 +181,22 @@ int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
 		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
 		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
 
+/* The one adapter model (ddp.h): connect to host:port (numeric IPv4 /
+ * IPv6 or a name, resolved with getaddrinfo, which blocks while a
+ * resolver is asked) or listen on it (host NULL: every address; port 0:
+ * any, see ddp_listener_port()). cfg: MPA settings (NULL: revision 2,
+ * CRCs on, no markers); every connection of a listener is accepted at
+ * once. The session arrives in cb->up / cb->stream_open(s, 0); the
+ * adapter frees the connection after cb->down. The listener is the
+ * caller's: ddp_listener_free().
+ * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
+ * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
+int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user);
+int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		      ddp_listener **out);
+
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
  * with optional private data (copied; <= 512 octets, 508 with rev 2).
  * Errors: DDP_ERR_STATE (no Request waiting), DDP_ERR_INVAL. */

@@ -156,6 +156,26 @@ typedef struct ddp_sctp_config {
 	void *user;		/* passed to every callback */
 } ddp_sctp_config;
 
+/* The one adapter model (ddp.h): connect to host:port (the peer's UDP
+ * port; numeric IPv4 / IPv6 or a name, resolved with getaddrinfo, which
+ * blocks while a resolver is asked) or listen on it (host NULL: every IPv4
+ * address; port 0: any, see ddp_listener_port()). cfg: SCTP settings
+ * (NULL: defaults); its addr, port, ctx, ddp, sctp and user fields are
+ * ignored. A connecting side has an endpoint of its own and initiates a
+ * DDP stream session on every stream (cfg->nstreams, default 64); the
+ * listening side accepts every Initiate; each becomes cb->stream_open.
+ * The adapter frees the association after cb->down (and a connecting
+ * side's endpoint with it). ddp_listener_free() ends the listener's
+ * associations with it (abortively, without cb->down): close their
+ * sessions first for an orderly end.
+ * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
+ * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
+int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user);
+int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		       ddp_listener **out);
+
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */

@@ -87,9 +87,13 @@ static void f_event(void *io, enum mpa_proto_event ev, int err, uint8_t ec)
 		mpa_proto_accept(f->c, NULL, 0);
 }
 
-static const mpa_proto_io fio = { f_read, f_writev, f_shutdown, f_event, NULL };
-static const mpa_proto_io fio_v = { f_read, f_writev, f_shutdown, f_event,
-				   f_readv };
+static const mpa_proto_io fio = {
+	.read = f_read, .writev = f_writev, .shutdown = f_shutdown, .event = f_event,
+};
+static const mpa_proto_io fio_v = {
+	.read = f_read, .writev = f_writev, .shutdown = f_shutdown, .event = f_event,
+	.readv = f_readv,
+};
 
 #ifdef FUZZ_DEBUG
 #include <stdio.h>

@@ -50,7 +50,7 @@ static uint32_t w_mulpdu(void *llp)
 static void w_close(void *llp, int abortive)
 {
 }
-static const ddp_llp_ops ops = { w_send, w_mulpdu, NULL, w_close };
+static const ddp_llp_ops ops = { .send = w_send, .mulpdu = w_mulpdu, .close = w_close };
 
 /* Deliver the queue in reverse order with DDP-SSN style numbers. */
 static void pump(struct wire *w)

@@ -53,7 +53,7 @@ static uint32_t l_mulpdu(void *llp)
 static void l_close(void *llp, int abortive)
 {
 }
-static const ddp_llp_ops ops = { l_send, l_mulpdu, NULL, l_close };
+static const ddp_llp_ops ops = { .send = l_send, .mulpdu = l_mulpdu, .close = l_close };
 
 static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {

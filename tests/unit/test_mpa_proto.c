@@ -113,8 +113,9 @@ static void e_event(void *io, enum mpa_proto_event ev, int err, uint8_t ecode)
 		assert_int_equal(mpa_proto_reject(e->c, "no", 2), 0);
 }
 
-static const mpa_proto_io io_ops = { e_read, e_writev, e_shutdown, e_event,
-				     NULL };
+static const mpa_proto_io io_ops = {
+	.read = e_read, .writev = e_writev, .shutdown = e_shutdown, .event = e_event,
+};
 
 static void d_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {

@@ -118,6 +118,13 @@ const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
 	strcpy(buf, "192.0.2.1:9899");
 	return buf;
 }
+
+const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf)
+{
+	(void)a;
+	strcpy(buf, "192.0.2.2:9899");
+	return buf;
+}
 void sctp_ll_want_writable(sctp_ll_assoc *a) { (void)a; }
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a) { (void)a; return 4; }
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a) { (void)a; return 1100; }

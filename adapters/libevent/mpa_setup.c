@@ -1,0 +1,144 @@
+/* MPA/TCP in the one adapter model (ddp.h "one adapter model", mpa.h):
+ * host + port, ddp_conn_callbacks, the session is the connection, the
+ * adapter frees the connection after down(). Built on the MPA calls of
+ * mpa_tcp.c / mpa_listener.c. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <event2/event.h>
+
+#include <ddp/llp.h>
+#include <ddp/mpa.h>
+
+#include "common/peer_addr.h"
+
+/* One glue per outgoing connection; one per listener, shared by its
+ * connections (refs: the listener + every connection that is up). */
+struct mpa_glue {
+	ddp_conn_glue g;
+	struct event_base *base;
+	ddp_mpa_listener *l;
+	unsigned refs;
+};
+
+static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	free(arg);
+}
+
+/* After the last reference: freed from the loop, once the connection
+ * freed inside this callback frame is gone (its flushes may still run the
+ * trampolines, which see g.dead). */
+static void glue_put(struct mpa_glue *m)
+{
+	if (--m->refs)
+		return;
+	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
+		free(m); /* no memory for the deferral: nothing runs the loop's frees either */
+}
+
+static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
+{
+	struct mpa_glue *m = user;
+	ddp_session *s = ddp_mpa_session(c);
+	(void)code;
+	if (ev == DDP_MPA_CONNECTED) {
+		if (m->l)
+			m->refs++; /* a listener's connection, now the ULP's */
+		if (m->g.cb.up)
+			m->g.cb.up(s, m->g.user);
+		m->g.cb.stream_open(s, 0, m->g.user);
+		return;
+	}
+	int status = ev == DDP_MPA_CLOSED ? 0 : ev == DDP_MPA_REJECTED ? DDP_ERR_REJECTED
+								 : err ? err : DDP_ERR_LLP;
+	if (!m->l)
+		m->g.dead = 1; /* one connection: nothing more for the ULP */
+	m->g.cb.down(s, status, m->g.user);
+	ddp_mpa_set_user(c, NULL);
+	ddp_mpa_conn_free(c); /* allowed inside its callbacks */
+	glue_put(m);
+}
+
+static int glue_new(struct event_base *base, const ddp_conn_callbacks *cb, void *user,
+		    struct mpa_glue **out)
+{
+	if (!base || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
+		return DDP_ERR_INVAL;
+	struct mpa_glue *m = calloc(1, sizeof(*m));
+	if (!m)
+		return DDP_ERR_NOMEM;
+	m->g.cb = *cb;
+	m->g.user = user;
+	m->base = base;
+	m->refs = 1;
+	*out = m;
+	return 0;
+}
+
+int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct mpa_glue *m;
+	ddp_mpa_conn *c;
+	ddp_mpa_config def = { .revision = 2 };
+	if (!host || port <= 0)
+		return DDP_ERR_INVAL;
+	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
+	if (rc == 0)
+		rc = glue_new(base, cb, user, &m);
+	if (rc)
+		return rc;
+	rc = ddp_mpa_connect(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,
+			     ddp_conn_trampolines(), on_event, m, &c);
+	if (rc)
+		free(m);
+	return rc;
+}
+
+static void listener_free(void *impl)
+{
+	struct mpa_glue *m = impl;
+	ddp_mpa_listener_free(m->l);
+	m->l = NULL;
+	glue_put(m);
+}
+
+static int listener_port(const void *impl)
+{
+	const struct mpa_glue *m = impl;
+	return ddp_mpa_listener_port(m->l);
+}
+
+static const ddp_listener_ops mpa_listener_ops = { .free = listener_free,
+						   .port = listener_port };
+
+int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		      ddp_listener **out)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct mpa_glue *m;
+	ddp_mpa_config def = { .revision = 2 };
+	if (!out)
+		return DDP_ERR_INVAL;
+	int rc = ddp_addr_resolve(host, port, 1, &ss, &sl);
+	if (rc == 0)
+		rc = glue_new(base, cb, user, &m);
+	if (rc)
+		return rc;
+	rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,
+			    ddp_conn_trampolines(), NULL, on_event, m, &m->l);
+	if (rc == 0)
+		rc = ddp_listener_new(&mpa_listener_ops, m, out);
+	if (rc) {
+		ddp_mpa_listener_free(m->l);
+		free(m);
+	}
+	return rc;
+}

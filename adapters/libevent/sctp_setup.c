@@ -1,0 +1,191 @@
+/* DDP/SCTP in the one adapter model (ddp.h "one adapter model", sctp.h):
+ * host + port, ddp_conn_callbacks, the session is the connection. The
+ * connecting side initiates a DDP stream session on every stream of the
+ * association (RFC 5043 §6.2), the listening side accepts each; both
+ * report it as stream_open. Built on the public calls of sctp_ddp.c. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <event2/event.h>
+
+#include <ddp/llp.h>
+#include <ddp/sctp.h>
+
+#include "common/peer_addr.h"
+
+/* One glue per endpoint: an outgoing connection has an endpoint of its
+ * own, a listener one shared by its associations. */
+struct sctp_glue {
+	ddp_conn_glue g;
+	struct event_base *base;
+	ddp_sctp_ep *ep;
+	int outgoing;
+};
+
+static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	free(arg);
+}
+
+static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
+{
+	struct sctp_glue *m = user;
+	if (status == 0) {
+		if (m->g.cb.up)
+			m->g.cb.up(s, m->g.user);
+		if (!m->outgoing)
+			return; /* the peer initiates */
+		for (uint32_t i = 0; i < ddp_session_nstreams(s); i++)
+			if (ddp_sctp_initiate(a, i, NULL, 0) != 0) {
+				ddp_sctp_close(a, 1);
+				return;
+			}
+		return;
+	}
+	if (m->outgoing)
+		m->g.dead = 1;
+	m->g.cb.down(s, status == DDP_ERR_CLOSED ? 0 : status, m->g.user);
+	if (m->outgoing) {
+		/* the endpoint goes with its one association: its free is
+		 * deferred to the loop, and so is the glue's, after it */
+		ddp_sctp_ep_free(m->ep);
+		if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
+			m->g.user = NULL; /* leaked rather than used after a free */
+	}
+}
+
+static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
+		   const void *priv, size_t priv_len, void *user)
+{
+	struct sctp_glue *m = user;
+	ddp_session *s = ddp_sctp_session(a);
+	(void)status, (void)priv, (void)priv_len;
+	switch (ev) {
+	case DDP_SCTP_INITIATE:
+		if (ddp_sctp_accept(a, stream, NULL, 0) == 0)
+			m->g.cb.stream_open(s, stream, m->g.user);
+		return;
+	case DDP_SCTP_ACCEPTED:
+		m->g.cb.stream_open(s, stream, m->g.user);
+		return;
+	case DDP_SCTP_REJECTED: /* a stream the peer will not carry */
+		ddp_sctp_close(a, 0);
+		return;
+	case DDP_SCTP_CANCELLED:
+		return;
+	}
+}
+
+static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host, int port,
+		    const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		    int outgoing, struct sctp_glue **out)
+{
+	if (!base || !ctx || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
+		return DDP_ERR_INVAL;
+	struct sctp_glue *m = calloc(1, sizeof(*m));
+	if (!m)
+		return DDP_ERR_NOMEM;
+	m->g.cb = *cb;
+	m->g.user = user;
+	m->base = base;
+	m->outgoing = outgoing;
+	ddp_sctp_config c;
+	if (cfg)
+		c = *cfg;
+	else
+		memset(&c, 0, sizeof(c));
+	c.addr = bind_host;
+	c.port = port;
+	c.ctx = ctx;
+	c.ddp = *ddp_conn_trampolines();
+	c.sctp.assoc = on_assoc;
+	c.sctp.session_ctl = on_ctl;
+	c.user = m;
+	int rc = ddp_sctp_ep_new(base, &c, &m->ep);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+/* The numeric host of host:port, and the wildcard of its family to bind
+ * our UDP socket to. */
+static int numeric(const char *host, int port, int passive, char *num, size_t n,
+		   const char **any)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int rc = ddp_addr_resolve(host, port, passive, &ss, &sl);
+	if (rc == 0)
+		rc = ddp_addr_host((struct sockaddr *)&ss, sl, num, n);
+	*any = ss.ss_family == AF_INET6 ? "::" : "0.0.0.0";
+	return rc;
+}
+
+int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user)
+{
+	char num[64];
+	const char *any;
+	struct sctp_glue *m;
+	ddp_sctp_assoc *a;
+	if (!host || port <= 0)
+		return DDP_ERR_INVAL;
+	int rc = numeric(host, port, 0, num, sizeof(num), &any);
+	if (rc == 0)
+		rc = glue_new(base, ctx, any, -1, cfg, cb, user, 1, &m);
+	if (rc)
+		return rc;
+	rc = ddp_sctp_connect(m->ep, num, port, &a);
+	if (rc) {
+		ddp_sctp_ep_free(m->ep);
+		free(m);
+	}
+	return rc;
+}
+
+static void listener_free(void *impl)
+{
+	struct sctp_glue *m = impl;
+	ddp_sctp_ep_free(m->ep); /* its associations end with it */
+	free(m);
+}
+
+static int listener_port(const void *impl)
+{
+	const struct sctp_glue *m = impl;
+	return ddp_sctp_ep_port(m->ep);
+}
+
+static const ddp_listener_ops sctp_listener_ops = { .free = listener_free,
+						    .port = listener_port };
+
+int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		       ddp_listener **out)
+{
+	char num[64];
+	const char *any;
+	struct sctp_glue *m;
+	if (!out)
+		return DDP_ERR_INVAL;
+	int rc = host ? numeric(host, port, 1, num, sizeof(num), &any) : 0;
+	if (!host)
+		strcpy(num, "0.0.0.0"); /* every IPv4 address */
+	if (rc == 0)
+		rc = glue_new(base, ctx, num, port ? port : -1, cfg, cb, user, 0, &m);
+	if (rc)
+		return rc;
+	rc = ddp_sctp_listen(m->ep);
+	if (rc == 0)
+		rc = ddp_listener_new(&sctp_listener_ops, m, out);
+	if (rc) {
+		ddp_sctp_ep_free(m->ep);
+		free(m);
+	}
+	return rc;
+}
