@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "common/crc32c.h"
+#include "cursor.h"
 
 #define SCTP_CHUNK_INIT 1
 #define SCTP_INIT_LEN 20 /* RFC 4960 §3.3.2: fixed part of INIT */
@@ -358,15 +359,17 @@ void sctp_udp_peers_free_all(struct sctp_udp *u)
  * unknown source create a peer? Only a lone INIT with verification tag 0. */
 int sctp_udp_proves_peer(const uint8_t *b, size_t n)
 {
-	uint32_t vtag;
-	uint16_t clen;
+	uint64_t ports, vtag, csum, type, flags, clen;
 	if (n < SCTP_COMMON_HDR + SCTP_INIT_LEN)
 		return 0;
-	vtag = (uint32_t)b[4] << 24 | (uint32_t)b[5] << 16 |
-	       (uint32_t)b[6] << 8 | b[7];
-	clen = (uint16_t)(b[14] << 8 | b[15]);
-	if (vtag != 0 || b[SCTP_COMMON_HDR] != SCTP_CHUNK_INIT ||
-	    clen < SCTP_INIT_LEN || clen > n - SCTP_COMMON_HDR)
+	/* common header: ports, verification tag, checksum; then a chunk
+	 * header: type, flags, length */
+	struct rcur c = rc_init(b, n);
+	if (rc_get_be(&c, 4, &ports) || rc_get_be(&c, 4, &vtag) || rc_get_be(&c, 4, &csum) ||
+	    rc_get_be(&c, 1, &type) || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 2, &clen))
+		return 0;
+	if (vtag != 0 || type != SCTP_CHUNK_INIT || clen < SCTP_INIT_LEN ||
+	    clen > n - SCTP_COMMON_HDR)
 		return 0;
 	/* nothing but padding after the INIT chunk */
 	return n - SCTP_COMMON_HDR - clen < 4;
