@@ -240,6 +240,7 @@ int main(int argc, char **argv)
 	event_free(sterm);
 	ddp_listener_free(mpa);
 	ddp_listener_free(sctp);
+	event_base_loop(base, EVLOOP_NONBLOCK); /* the adapters' deferred frees */
 	/* MPA connections still open at exit are the OS's to close */
 	ddp_ctx_free(ctx);
 	event_base_free(base);

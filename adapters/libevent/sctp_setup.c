@@ -151,8 +151,13 @@ int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host,
 static void listener_free(void *impl)
 {
 	struct sctp_glue *m = impl;
-	ddp_sctp_ep_free(m->ep); /* its associations end with it */
-	free(m);
+	/* its associations end with it; inside one of their callbacks the
+	 * endpoint's free is deferred to the loop, so is the glue's (the
+	 * sessions' flushes still run the trampolines, which see g.dead) */
+	m->g.dead = 1;
+	ddp_sctp_ep_free(m->ep);
+	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
+		m->g.user = NULL; /* leaked rather than used after a free */
 }
 
 static int listener_port(const void *impl)

@@ -482,7 +482,10 @@ typedef struct ddp_conn_callbacks {
 
 /* The bound port of a listener (host order). */
 int ddp_listener_port(const ddp_listener *l);
-/* Stop listening; connections already accepted live on. NULL: no-op. */
+/* Stop listening (allowed inside any callback). MPA: connections already
+ * accepted live on; SCTP: see ddp_sctp_listen_on(). Part of it is freed
+ * by the event loop: run it once more (EVLOOP_NONBLOCK) before
+ * ddp_ctx_free() / event_base_free(). NULL: no-op. */
 void ddp_listener_free(ddp_listener *l);
 
 #ifdef __cplusplus

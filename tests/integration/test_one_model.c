@@ -40,6 +40,7 @@ struct side {
 };
 
 static struct side srv, cli;
+static ddp_listener *free_in_up; /* the server frees its listener in up() */
 static const char msg[] = "one model, two LLPs";
 
 static void up(ddp_session *s, void *user)
@@ -47,6 +48,10 @@ static void up(ddp_session *s, void *user)
 	struct side *x = user;
 	x->ups++;
 	ddp_session_set_user_data(s, x);
+	if (!x->is_client && free_in_up) { /* allowed inside any callback */
+		ddp_listener_free(free_in_up);
+		free_in_up = NULL;
+	}
 	ddp_session_addr(s, 1, x->peer, sizeof(x->peer));
 	ddp_session_addr(s, 0, x->local, sizeof(x->local));
 }
@@ -220,6 +225,55 @@ static void test_ipv6_both(void **state)
 	run(SCTP, "::1", "::1");
 }
 
+/* ddp_listener_free() inside a callback of one of its connections: MPA's
+ * connection lives on (the exchange completes); SCTP's endpoint carries
+ * its associations, which end with it (the client sees down < 0). No
+ * use after free either way (ASan in make check-sanitize). */
+static void free_listener_in_up(enum llp llp)
+{
+	struct event_base *base = event_base_new();
+	ddp_ctx *ctx;
+	memset(&srv, 0, sizeof(srv));
+	memset(&cli, 0, sizeof(cli));
+	cli.is_client = 1;
+	srv.base = cli.base = base;
+	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
+	ddp_sctp_config sc = { .nstreams = 1 };
+	if (llp == MPA)
+		assert_int_equal(ddp_mpa_listen_on(base, ctx, "127.0.0.1", 0, NULL, &ulp, &srv,
+						   &free_in_up), 0);
+	else
+		assert_int_equal(ddp_sctp_listen_on(base, ctx, "127.0.0.1", 0, &sc, &ulp, &srv,
+						    &free_in_up), 0);
+	int port = ddp_listener_port(free_in_up);
+	if (llp == MPA)
+		assert_int_equal(ddp_mpa_connect_to(base, ctx, "127.0.0.1", port, NULL, &ulp, &cli), 0);
+	else
+		assert_int_equal(ddp_sctp_connect_to(base, ctx, "127.0.0.1", port, &sc, &ulp, &cli), 0);
+	if (llp == SCTP)
+		srv.downs = 1; /* no down() for the listener's associations */
+	net_run_for(base, 10);
+	assert_null(free_in_up);
+	assert_int_equal(srv.ups, 1);
+	assert_int_equal(cli.downs, 1);
+	if (llp == MPA) {
+		assert_int_equal(cli.got, NMSG);
+		assert_int_equal(cli.down_status, 0);
+	} else {
+		assert_true(cli.down_status < 0);
+	}
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	assert_int_equal(ddp_ctx_free(ctx), 0);
+	event_base_free(base);
+}
+
+static void test_listener_free_inside_a_callback(void **state)
+{
+	(void)state;
+	free_listener_in_up(MPA);
+	free_listener_in_up(SCTP);
+}
+
 static void test_bad_setup(void **state)
 {
 	(void)state;
@@ -249,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_mpa_ipv4),	     cmocka_unit_test(test_sctp_ipv4),
 		cmocka_unit_test(test_mpa_name_and_wildcard), cmocka_unit_test(test_sctp_name),
 		cmocka_unit_test(test_ipv6_both),	     cmocka_unit_test(test_bad_setup),
+		cmocka_unit_test(test_listener_free_inside_a_callback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
