@@ -90,10 +90,12 @@ static void wr_free(struct rdmapi_wr *w)
 	free(w);
 }
 
-void ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
+int ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
 {
 	if (!qp)
-		return;
+		return 0;
+	if (qp->in_cb)
+		return DDP_ERR_BUSY; /* the calling frame still uses the queue pair */
 	qp->freeing = 1;
 	if (!qp->ended) /* returns posted buffers and sends through us */
 		ddp_stream_abort(qp->s, qp->stream);
@@ -110,6 +112,7 @@ void ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
 	free(qp->reads);
 	free(qp->resp);
 	free(qp);
+	return 0;
 }
 
 void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user)
@@ -348,7 +351,7 @@ static void complete_head(struct ddp_rdmap_qp *qp)
 		w->next = NULL;
 		if (!w->ddp_owned)
 			wr_free(w);
-		qp->cb.complete(qp, &wc, qp->user);
+		QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 	}
 	qp->in_complete = 0;
 }
@@ -377,7 +380,7 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent)
 	if (t && sent && !qp->ended)
 		term_send(qp, t);
 	if (qp->cb.terminate && !qp->freeing)
-		qp->cb.terminate(qp, t, sent, qp->user);
+		QP_CALLBACK(qp, terminate, qp, t, sent, qp->user);
 	/* every WR not completed yet is flushed (a Read never answered) */
 	qp->pend_head = qp->pend_tail = NULL;
 	qp->rd_n = 0;
@@ -508,7 +511,7 @@ static void recv_send(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t op
 		int rc = ddp_stag_invalidate_remote(qp->ctx, qp->s, qp->stream, stag);
 		if (rc) {
 			wc.status = DDP_ERR_ACCESS;
-			qp->cb.complete(qp, &wc, qp->user);
+			QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 			fail_untagged(qp, d,
 				      rc == DDP_ERR_ACCESS ? DDP_RDMAP_ETYPE_PROTECTION
 							   : DDP_RDMAP_ETYPE_OPERATION,
@@ -518,7 +521,7 @@ static void recv_send(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t op
 		wc.invalidated = 1;
 		wc.inv_stag = stag;
 	}
-	qp->cb.complete(qp, &wc, qp->user);
+	QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 }
 
 void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
@@ -529,7 +532,7 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 			ddp_rdmap_wc wc = { .kind = DDP_RDMAP_WC_RECV,
 					    .status = d->status < 0 ? d->status : DDP_ERR_ABORTED,
 					    .wr_ctx = d->buf_ctx, .buf = d->buf };
-			qp->cb.complete(qp, &wc, qp->user);
+			QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 		}
 		return;
 	}

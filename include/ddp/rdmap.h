@@ -177,8 +177,9 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
  * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
  * during this call. Call it before the session is freed (MPA: before
  * ddp_mpa_conn_free; SCTP: in the assoc-down callback at the latest).
- * Not from inside this queue pair's callbacks. NULL is a no-op. */
-void ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
+ * NULL is a no-op (0). Errors: DDP_ERR_BUSY inside one of this queue
+ * pair's own callbacks (nothing freed: free it after the callback). */
+int ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
 void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user);
 void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp);
 ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp);

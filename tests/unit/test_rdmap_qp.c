@@ -33,9 +33,13 @@ struct fx {
 	uint8_t rbuf[4][256];
 };
 
+static int free_in_complete = 1; /* 1: not tried; else what the free returned */
+
 static void on_complete(ddp_rdmap_qp *qp, const ddp_rdmap_wc *wc, void *user)
 {
 	struct side *s = user;
+	if (free_in_complete == 0)
+		free_in_complete = ddp_rdmap_qp_free(qp); /* refused: still ours */
 	assert_true(s->nwc < MAXWC);
 	s->wc[s->nwc++] = *wc;
 }
@@ -430,9 +434,28 @@ static void test_rdmap_peer_half_close_ends_the_qp(void **state)
 	fx_free(f);
 }
 
+/* Lifecycle (issue 13): a queue pair freed inside its own completion
+ * callback is refused with DDP_ERR_BUSY (was a use after free); it goes
+ * after the callback returned. */
+static void test_rdmap_qp_free_inside_its_callback_is_refused(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(1, 1, 1, 1, 0);
+	assert_int_equal(ddp_rdmap_post_recv(f->sd[1].qp, f->rbuf[0], 256, f->rbuf[0]), 0);
+	struct iovec v = { "x", 1 };
+	free_in_complete = 0;
+	assert_int_equal(ddp_rdmap_post_send(f->sd[0].qp, 0, 0, &v, 1, NULL), 0);
+	memllp_pump(f->m);
+	assert_int_equal(free_in_complete, DDP_ERR_BUSY);
+	free_in_complete = 1;
+	assert_true(f->sd[0].nwc + f->sd[1].nwc >= 2); /* both completions came */
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest t[] = {
+		cmocka_unit_test(test_rdmap_qp_free_inside_its_callback_is_refused),
 		cmocka_unit_test(test_rdmap_send_variants_deliver_in_order),
 		cmocka_unit_test(test_rdmap_send_inv_foreign_stag_terminates),
 		cmocka_unit_test(test_rdmap_write_places_and_completes_at_source),
