@@ -41,12 +41,16 @@ struct buf {
 };
 
 struct conn {
+	struct conn *next, *prev; /* every open connection (for shutdown) */
+	ddp_session *s;
 	uint32_t nstreams;
 	struct buf *bufs;    /* nstreams * NQUEUES * DEPTH */
 	struct buf *waiting; /* echoes refused with DDP_ERR_LIMIT */
 };
 
 static struct event_base *base;
+static struct conn *conns;
+static int stopping;
 
 static int post(ddp_session *s, struct buf *b)
 {
@@ -69,6 +73,11 @@ static struct conn *conn_new(ddp_session *s)
 		c->bufs[i].stream = i / (NQUEUES * DEPTH);
 		c->bufs[i].qn = i / DEPTH % NQUEUES;
 	}
+	c->s = s;
+	c->next = conns;
+	if (conns)
+		conns->prev = c;
+	conns = c;
 	ddp_session_set_user_data(s, c);
 	return c;
 }
@@ -90,8 +99,16 @@ static void conn_free(ddp_session *s)
 	if (!c)
 		return;
 	ddp_session_set_user_data(s, NULL);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
 	free(c->bufs);
 	free(c);
+	if (!conns && stopping)
+		event_base_loopbreak(base); /* the last one ended */
 }
 
 /* ------------------------------------------------ the echo ULP (any LLP) */
@@ -238,10 +255,22 @@ int main(int argc, char **argv)
 	event_base_dispatch(base);
 	event_free(sint);
 	event_free(sterm);
+	/* orderly shutdown: every open connection ends in order (FIN /
+	 * SHUTDOWN; at most 2 s), then the listeners (an SCTP listener's
+	 * endpoint carries its associations), then the deferred frees */
+	stopping = 1;
+	for (struct conn *c = conns, *n; c; c = n) {
+		n = c->next;
+		ddp_session_close(c->s, 0);
+	}
+	if (conns) {
+		struct timeval limit = {2, 0};
+		event_base_loopexit(base, &limit);
+		event_base_dispatch(base);
+	}
 	ddp_listener_free(mpa);
 	ddp_listener_free(sctp);
-	event_base_loop(base, EVLOOP_NONBLOCK); /* the adapters' deferred frees */
-	/* MPA connections still open at exit are the OS's to close */
+	event_base_loop(base, EVLOOP_NONBLOCK);
 	ddp_ctx_free(ctx);
 	event_base_free(base);
 	return 0;
