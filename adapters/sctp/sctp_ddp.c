@@ -1,7 +1,10 @@
 /*
- * DDP over SCTP (RFC 5043): associations as ddp_sessions, per-stream DDP
- * Stream Session control, the LLP ops table (send side). The receive
- * state machine is in sctp_rx.c; usrsctp is behind sctp_ll.h.
+ * DDP over SCTP (RFC 5043): associations as ddp_sessions, incoming
+ * per-stream DDP Stream Session control, the LLP ops table (send side),
+ * endpoints. The receive state machine is in sctp_rx.c, outgoing control
+ * messages in sctp_ctl_tx.c, the session-control calls of sctp.h in
+ * sctp_session_api.c, allocations in sctp_alloc.c; usrsctp is behind
+ * sctp_ll.h.
  */
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
@@ -11,110 +14,6 @@
 #include <string.h>
 
 #include "dlist.h"
-#include "failmalloc.h"
-
-/* ------------------------------------------------------------ allocation */
-
-/* Every allocation of this file goes through xmalloc/xcalloc so a test can
- * fail them (sctp_ddp_debug_fail_alloc, sctp_ddp_int.h): the core's
- * failmalloc hook (ddp_debug_fail_alloc) does not reach the adapter. */
-static struct failmalloc fm = FAILMALLOC_INIT;
-
-void sctp_ddp_debug_fail_alloc(long n)
-{
-	fm.left = n;
-}
-
-static int alloc_fails(void)
-{
-	return failmalloc_hit(&fm);
-}
-
-static void *xmalloc(size_t n)
-{
-	return alloc_fails() ? NULL : malloc(n);
-}
-
-static void *xcalloc(size_t nmemb, size_t size)
-{
-	return alloc_fails() ? NULL : calloc(nmemb, size);
-}
-
-/* ------------------------------------------------------------ control tx */
-
-static void flush_ctl(struct ddp_sctp_assoc *a)
-{
-	while (a->pc_head) {
-		struct pend_ctl *p = a->pc_head;
-		int rc = sctp_ll_send(a->ll, p->sid, SCTP_PPID_CTL, p->buf, p->len);
-		if (rc == DDP_ERR_AGAIN)
-			return;
-		if (rc == 0)
-			a->stats.tx_ctl++;
-		a->pc_head = p->next;
-		if (!a->pc_head)
-			a->pc_tail = NULL;
-		free(p);
-	}
-}
-
-/* Queue one control message (kept in order with earlier control ones).
- * io: the RFC 6581 IRD/ORD word of an enhanced Initiate/Accept (NULL:
- * 0x3FFF for both, "the ULP negotiates"). */
-static int ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
-		       uint16_t ssn, const struct sctp_ird_ord *io,
-		       const void *priv, size_t priv_len)
-{
-	struct sctp_ctl_msg m;
-	struct pend_ctl *p;
-	int rc;
-
-	memset(&m, 0, sizeof(m));
-	m.ssn = ssn;
-	m.code = code;
-	m.priv = priv;
-	m.priv_len = priv_len;
-	if (io) {
-		m.ird_ord = *io;
-	} else {
-		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
-		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
-	}
-	p = xmalloc(sizeof(*p));
-	if (!p)
-		return DDP_ERR_NOMEM;
-	rc = sctp_ctl_encode(p->buf, sizeof(p->buf), &m, &p->len);
-	if (rc) {
-		free(p);
-		return rc;
-	}
-	p->sid = sid;
-	p->next = NULL;
-	if (a->pc_tail)
-		a->pc_tail->next = p;
-	else
-		a->pc_head = p;
-	a->pc_tail = p;
-	flush_ctl(a);
-	return 0;
-}
-
-static int ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code,
-		    uint16_t ssn, const void *priv, size_t priv_len)
-{
-	return ctl_send_io(a, sid, code, ssn, NULL, priv, priv_len);
-}
-
-static void send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
-{
-	uint16_t ssn;
-	unsigned f;
-	if (sctp_stream_tx_terminate(&a->st[sid].sm, &ssn, &f) == 0) {
-		ctl_send(a, sid, SCTP_CTL_TERMINATE, ssn, NULL, 0);
-		if (f & SCTP_ACT_CLOSED)
-			ddp_llp_closed(a->s, sid);
-	}
-}
 
 static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 		    enum ddp_sctp_event ev, int status, const void *priv,
@@ -169,7 +68,7 @@ static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (f & SCTP_ACT_DROP)
 		a->stats.rx_dropped++;
 	if (f & SCTP_ACT_SEND_TERM)
-		ctl_send(a, sid, SCTP_CTL_TERMINATE, act->term_ssn, NULL, 0);
+		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, act->term_ssn, NULL, 0);
 	if (f & SCTP_ACT_VIOLATION) {
 		if (ss->ulp_pending)
 			cancel_pending(a, sid);
@@ -187,7 +86,7 @@ static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (f & SCTP_ACT_PEER_CLOSED) /* RFC 5041 §6 half close */
 		ddp_llp_peer_closed(a->s, sid);
 	if (f & SCTP_ACT_TERM_READY)
-		send_terminate(a, sid);
+		sctp_ctl_send_terminate(a, sid);
 	if (f & SCTP_ACT_CLOSED)
 		ddp_llp_closed(a->s, sid);
 }
@@ -392,7 +291,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	if (rc)
 		return rc;
 	if (a->pc_head)
-		flush_ctl(a);
+		sctp_ctl_flush(a);
 	if (a->pc_head) {
 		a->blocked = 1; /* control first; retried when writable */
 		sctp_ll_want_writable(a->ll);
@@ -407,7 +306,7 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	uint8_t ssnb[SCTP_SSN_LEN];
 	struct iovec small[16], *v = small;
 	if (iovcnt + 1 > 16) {
-		v = xmalloc((size_t)(iovcnt + 1) * sizeof(*v));
+		v = sctp_xmalloc((size_t)(iovcnt + 1) * sizeof(*v));
 		/* not DDP_ERR_AGAIN: nothing would ever retry it (no
 		 * writable wake-up follows a failed allocation) */
 		if (!v)
@@ -442,12 +341,12 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 	if (!abortive) {
 		/* RFC 5043 §6.2: the session ends with our Terminate (maybe
 		 * deferred by rule 1 until it cannot overtake our Accept) */
-		send_terminate(a, (uint16_t)stream);
+		sctp_ctl_send_terminate(a, (uint16_t)stream);
 		return;
 	}
 	sctp_stream_abort(&a->st[stream].sm, &act);
 	if (act.flags & SCTP_ACT_SEND_TERM)
-		ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
+		sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
 			 NULL, 0);
 	if (a->st[stream].ulp_pending)
 		cancel_pending(a, (uint16_t)stream);
@@ -519,8 +418,8 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 		return DDP_ERR_LLP;
 	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
 	a->tx_max_msg = a->max_msg;
-	a->st = xcalloc(a->nstreams, sizeof(*a->st));
-	a->stage = xmalloc(a->max_msg + 1);
+	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
+	a->stage = sctp_xmalloc(a->max_msg + 1);
 	if (!a->st || !a->stage)
 		return DDP_ERR_NOMEM;
 	for (uint32_t i = 0; i < a->nstreams; i++)
@@ -657,7 +556,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
-		flush_ctl(a);
+		sctp_ctl_flush(a);
 		if (a->blocked && a->s && !a->down) {
 			a->blocked = 0;
 			ddp_llp_writable(a->s);
@@ -690,7 +589,7 @@ static const sctp_ll_assoc_cb ll_cbs = { ll_event };
 
 static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 {
-	struct ddp_sctp_assoc *a = xcalloc(1, sizeof(*a));
+	struct ddp_sctp_assoc *a = sctp_xcalloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
 	a->ep = ep;
@@ -757,7 +656,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
 	    !cfg->sctp.session_ctl || !cfg->ddp.deliver)
 		return DDP_ERR_INVAL;
-	ep = xcalloc(1, sizeof(*ep));
+	ep = sctp_xcalloc(1, sizeof(*ep));
 	if (!ep)
 		return DDP_ERR_NOMEM;
 	ep->base = base;
@@ -859,173 +758,6 @@ int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
 		return rc;
 	}
 	*out = a;
-	return 0;
-}
-
-ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a)
-{
-	return a ? a->s : NULL;
-}
-
-static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
-			const void *priv, size_t priv_len)
-{
-	if (!a || (!priv && priv_len) || priv_len > DDP_SCTP_MAX_PRIV)
-		return DDP_ERR_INVAL;
-	if (!a->s || a->down)
-		return DDP_ERR_STATE;
-	if (stream >= a->nstreams)
-		return DDP_ERR_INVAL;
-	return 0;
-}
-
-static int io_ok(const ddp_sctp_ird_ord *io)
-{
-	return io && io->ird <= SCTP_CTL_IRD_ORD_MAX &&
-	       io->ord <= SCTP_CTL_IRD_ORD_MAX;
-}
-
-static void io_pack(const ddp_sctp_ird_ord *io, struct sctp_ird_ord *w)
-{
-	w->a = io->p2p ? 1 : 0;
-	w->b = io->send0_rtr ? 1 : 0;
-	w->c = io->write0_rtr ? 1 : 0;
-	w->d = io->read0_rtr ? 1 : 0;
-	w->ird = io->ird;
-	w->ord = io->ord;
-}
-
-static int initiate(ddp_sctp_assoc *a, uint32_t stream,
-		    const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len)
-{
-	struct sctp_sstream *ss;
-	struct sctp_ird_ord w;
-	uint16_t ssn;
-	int rc = check_stream(a, stream, priv, priv_len);
-	if (rc)
-		return rc;
-	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
-	if (io && (!io_ok(io) ||
-		   priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
-		return DDP_ERR_INVAL;
-	ss = &a->st[stream];
-	rc = sctp_stream_tx_initiate(&ss->sm, io != NULL, &ssn);
-	if (rc)
-		return rc;
-	if (ss->used) /* RFC 5043 §6.1: the new session starts fresh */
-		ddp_llp_stream_reset(a->s, stream);
-	ss->used = 1;
-	ss->has_peer_io = 0;
-	if (!io)
-		return ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, priv,
-				priv_len);
-	io_pack(io, &w);
-	return ctl_send_io(a, (uint16_t)stream, SCTP_CTL_ENH_INITIATE, ssn, &w,
-			   priv, priv_len);
-}
-
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		      size_t priv_len)
-{
-	return initiate(a, stream, NULL, priv, priv_len);
-}
-
-int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			       const ddp_sctp_ird_ord *io, const void *priv,
-			       size_t priv_len)
-{
-	if (!io)
-		return DDP_ERR_INVAL;
-	return initiate(a, stream, io, priv, priv_len);
-}
-
-int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
-			  ddp_sctp_ird_ord *out)
-{
-	const struct sctp_ird_ord *w;
-	if (!a || !out || !a->st || stream >= a->nstreams)
-		return DDP_ERR_INVAL;
-	if (!a->st[stream].has_peer_io)
-		return DDP_ERR_NOENT;
-	w = &a->st[stream].peer_io;
-	out->p2p = w->a;
-	out->send0_rtr = w->b;
-	out->write0_rtr = w->c;
-	out->read0_rtr = w->d;
-	out->ird = w->ird;
-	out->ord = w->ord;
-	return 0;
-}
-
-static int answer(ddp_sctp_assoc *a, uint32_t stream,
-		  const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len,
-		  int accept)
-{
-	struct sctp_sstream *ss;
-	struct sctp_ird_ord w, *wp = NULL;
-	uint16_t ssn, code;
-	int rc = check_stream(a, stream, priv, priv_len);
-	if (rc)
-		return rc;
-	ss = &a->st[stream];
-	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
-	if (accept && ss->sm.enhanced &&
-	    priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN)
-		return DDP_ERR_INVAL;
-	if (io) {
-		if (!io_ok(io))
-			return DDP_ERR_INVAL;
-		io_pack(io, &w);
-		wp = &w;
-	}
-	if (accept)
-		rc = sctp_stream_tx_accept(&ss->sm, &ssn);
-	else
-		rc = sctp_stream_tx_reject(&ss->sm, &ssn);
-	if (rc)
-		return rc;
-	if (ss->ulp_pending) {
-		ss->ulp_pending = 0;
-		a->pending_init--;
-	}
-	/* RFC 6581 §7: enhanced requests get enhanced answers */
-	if (accept)
-		code = ss->sm.enhanced ? SCTP_CTL_ENH_ACCEPT : SCTP_CTL_ACCEPT;
-	else
-		code = ss->sm.enhanced ? SCTP_CTL_ENH_REJECT : SCTP_CTL_REJECT;
-	rc = ctl_send_io(a, (uint16_t)stream, code, ssn, wp, priv, priv_len);
-	if (accept && a->blocked) {
-		a->blocked = 0;
-		ddp_llp_writable(a->s);
-	}
-	return rc;
-}
-
-int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len)
-{
-	return answer(a, stream, NULL, priv, priv_len, 1);
-}
-
-int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			     const ddp_sctp_ird_ord *io, const void *priv,
-			     size_t priv_len)
-{
-	return answer(a, stream, io, priv, priv_len, 1);
-}
-
-int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len)
-{
-	return answer(a, stream, NULL, priv, priv_len, 0);
-}
-
-int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)
-{
-	if (!a)
-		return DDP_ERR_INVAL;
-	if (!a->down)
-		sctp_ll_close(a->ll, abortive);
 	return 0;
 }
 

@@ -143,6 +143,20 @@ const char *sctp_rxs_name(unsigned state);
  * one (n < 0: never fail, the default). The core's ddp_debug_fail_alloc
  * does not reach the adapter's own allocations. */
 void sctp_ddp_debug_fail_alloc(long n);
+/* sctp_alloc.c: every allocation of the adapter (failable by the above) */
+void *sctp_xmalloc(size_t n);
+void *sctp_xcalloc(size_t nmemb, size_t size);
+/* sctp_ctl_tx.c: queue one control message (kept in order with earlier
+ * ones) and flush; io: the RFC 6581 IRD/ORD word of an enhanced
+ * Initiate/Accept (NULL: 0x3FFF both, "the ULP negotiates").
+ * Errors: DDP_ERR_NOMEM, the encoder's. */
+int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
+		     const struct sctp_ird_ord *io, const void *priv, size_t priv_len);
+int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
+		  const void *priv, size_t priv_len);
+void sctp_ctl_flush(struct ddp_sctp_assoc *a);
+/* Terminate the stream's DDP stream session (session Terminate). */
+void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid);
 
 /* sctp_trace.c: log one control-plane anomaly of the peer on stream sid
  * (first SCTP_TRACE_FIRST per association, then a count every
