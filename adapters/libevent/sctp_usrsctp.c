@@ -1,8 +1,10 @@
 /*
  * usrsctp glue: SCTP over UDP in the RFC 6951 format, driven by libevent
  * (see sctp_ll.h for the model). This file (the upper half) owns
- * endpoints, associations, their notifications and upcalls, and the
- * hand-over between threads; sctp_usrsctp_io.c (the lower half, called
+ * endpoints, associations, their notifications and upcalls; the hand-over
+ * between threads is sctp_handover.c, the timer sctp_ll_timer.c, the
+ * accessors and statistics sctp_ll_info.c (none of them calls usrsctp);
+ * sctp_usrsctp_io.c (the lower half, called
  * from here, never calling back) owns the process-wide stack, its lock and
  * timers, socket options and the message send/receive calls. Only these
  * two files include usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
@@ -14,7 +16,7 @@
  * held and the thread may be another endpoint's: they touch the owner's
  * event_base only when the caller is its thread, else they queue on the
  * endpoint's doorbell (bell_ring) and its own loop finishes the work
- * (bell_cb). No callback of ours into the ULP runs under the lock.
+ * (sctp_handover_cb). No callback of ours into the ULP runs under the lock.
  */
 #include "libevent/sctp_usrsctp_int.h"
 
@@ -34,83 +36,9 @@
 #include "libevent/sctp_udp.h"
 #include "dlist.h"
 
-#define TICK_MS 10	   /* usrsctp timer granularity */
 
 #define LOCK(ep) sctp_usrsctp_lock((ep)->base)
 #define UNLOCK() sctp_usrsctp_unlock()
-
-/* ------------------------------------------------------------ doorbell */
-
-/* Under the lock: wake ep's thread (once until it answers). */
-static void bell_ring(sctp_ll_ep *ep)
-{
-	uint64_t one = 1;
-	if (ep->bell_rung || ep->bell_fd < 0)
-		return;
-	ep->bell_rung = 1;
-	if (write(ep->bell_fd, &one, sizeof(one)) < 0) {
-		/* an eventfd write fails only when the counter is full, and
-		 * then the owner is woken anyway */
-	}
-}
-
-/* Under the lock: a's thread runs work_cb soon. */
-static void assoc_wake(struct sctp_ll_assoc *a)
-{
-	sctp_ll_ep *ep = a->ep;
-	if (ep->base == sctp_usrsctp_caller()) {
-		event_active(a->work, EV_TIMEOUT, 0);
-		return;
-	}
-	if (!a->on_wake) {
-		a->on_wake = 1;
-		a->wake_next = ep->wake;
-		ep->wake = a;
-	}
-	bell_ring(ep);
-}
-
-/* Under the lock: a is going away. */
-static void assoc_unwake(struct sctp_ll_assoc *a)
-{
-	struct sctp_ll_assoc **pp = &a->ep->wake;
-	if (!a->on_wake)
-		return;
-	while (*pp && *pp != a)
-		pp = &(*pp)->wake_next;
-	if (*pp)
-		*pp = a->wake_next;
-	a->on_wake = 0;
-}
-
-/* The owner's loop: what other threads' usrsctp calls left for us. */
-static void bell_cb(evutil_socket_t fd, short what, void *arg)
-{
-	sctp_ll_ep *ep = arg;
-	uint64_t v;
-	int flush;
-	(void)what;
-	if (read(fd, &v, sizeof(v)) < 0) {
-		/* EAGAIN: already drained */
-	}
-	LOCK(ep);
-	ep->bell_rung = 0;
-	flush = ep->bell_flush;
-	ep->bell_flush = 0;
-	while (ep->wake) {
-		struct sctp_ll_assoc *a = ep->wake;
-		ep->wake = a->wake_next;
-		a->on_wake = 0;
-		event_active(a->work, EV_TIMEOUT, 0);
-	}
-	if (ep->bell_accept) {
-		ep->bell_accept = 0;
-		event_active(ep->accept_ev, EV_TIMEOUT, 0);
-	}
-	UNLOCK();
-	if (flush)
-		sctp_udp_kick(ep->udp);
-}
 
 /* ------------------------------------------------------------ output */
 
@@ -132,46 +60,9 @@ static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	sctp_udp_send(p, buf, len, set_df, local);
 	if (!local) {
 		ep->bell_flush = 1;
-		bell_ring(ep);
+		sctp_handover_ring(ep);
 	}
 	return 0;
-}
-
-/* ------------------------------------------------------------ timers */
-
-/* usrsctp timers run only while associations exist, plus a grace period
- * after the last one so a SHUTDOWN / ABORT in progress can finish. */
-#define LINGER_MS 3000
-
-static int ep_has_work(sctp_ll_ep *ep)
-{
-	if (ep->assocs) {
-		ep->linger = LINGER_MS / TICK_MS;
-		return 1;
-	}
-	return ep->linger-- > 0;
-}
-
-static void timer_arm(sctp_ll_ep *ep)
-{
-	struct timeval tv = { 0, TICK_MS * 1000 };
-	if (!evtimer_pending(ep->timer, NULL))
-		evtimer_add(ep->timer, &tv);
-}
-
-static void timer_cb(evutil_socket_t fd, short what, void *arg)
-{
-	sctp_ll_ep *ep = arg;
-	(void)fd;
-	(void)what;
-	sctp_usrsctp_timers(ep->base);
-	if (ep->tick && ++ep->tick_n >= 100 / TICK_MS) {
-		ep->tick_n = 0;
-		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
-	}
-	/* only while associations exist (a listener keeps it for setup) */
-	if (ep_has_work(ep))
-		timer_arm(ep);
 }
 
 /* ------------------------------------------------------------ assoc */
@@ -202,7 +93,7 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 	 * linger 0 would turn the graceful end into an ABORT */
 	assoc_close_socket(a, !a->graceful);
 	LOCK(a->ep);
-	assoc_unwake(a); /* no upcall can queue it again: socket closed */
+	sctp_handover_unwake(a); /* no upcall can queue it again: socket closed */
 	UNLOCK();
 	assoc_unlink(a);
 	if (a->peer)
@@ -217,7 +108,7 @@ static void upcall(struct socket *so, void *arg, int flags)
 {
 	(void)so;
 	(void)flags;
-	assoc_wake(arg);
+	sctp_handover_wake(arg);
 }
 
 static void emit(struct sctp_ll_assoc *a, enum sctp_ll_event ev, int status)
@@ -462,7 +353,7 @@ static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
 	LOCK(ep);
 	usrsctp_set_upcall(so, upcall, a);
 	UNLOCK();
-	timer_arm(ep);
+	sctp_ll_timer_arm(ep);
 	return a;
 }
 
@@ -617,7 +508,7 @@ static void lupcall(struct socket *so, void *arg, int flags)
 		return;
 	}
 	ep->bell_accept = 1;
-	bell_ring(ep);
+	sctp_handover_ring(ep);
 }
 
 int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
@@ -759,12 +650,12 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	if (!ep->cfg.assoc_max_retrans)
 		ep->cfg.assoc_max_retrans = 15;
 	sctp_usrsctp_stack_get(conn_output);
-	ep->timer = evtimer_new(base, timer_cb, ep);
+	ep->timer = evtimer_new(base, sctp_ll_timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
 	ep->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ep->bell_fd >= 0)
 		ep->bell_ev = event_new(base, ep->bell_fd, EV_READ | EV_PERSIST,
-					bell_cb, ep);
+					sctp_handover_cb, ep);
 	rc = ep->timer && ep->accept_ev && ep->bell_ev ? 0 : DDP_ERR_NOMEM;
 	if (rc == 0)
 		event_add(ep->bell_ev, NULL);
@@ -816,74 +707,16 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 	sctp_usrsctp_stack_put();
 }
 
-int sctp_ll_ep_port(const sctp_ll_ep *ep)
-{
-	return ep ? ep->port : DDP_ERR_INVAL;
-}
 
-const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf)
-{
-	return sctp_udp_local_fmt(a->ep->udp, buf);
-}
 
-void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user)
-{
-	sctp_udp_set_filter(ep->udp, rx, user);
-}
 
-void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
-		      uint64_t *bad_crc, uint64_t *tx_pkts)
-{
-	sctp_udp_stats(ep->udp, rx_pkts, bad_crc, tx_pkts);
-}
 
-void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
-{
-	struct sctp_udp_counters c;
-	sctp_udp_counters(ep->udp, &c);
-	memset(st, 0, sizeof(*st));
-	st->rx_pkts = c.rx_pkts;
-	st->tx_pkts = c.tx_pkts;
-	st->rx_calls = c.rx_calls;
-	st->tx_calls = c.tx_calls;
-	st->tx_gso = c.tx_gso;
-	st->rx_gro = c.rx_gro;
-	st->tx_drops = c.tx_drops;
-	st->mtu_drops = c.mtu_drops;
-	st->tx_frag = c.tx_frag;
-	st->peers = c.peers;
-	st->rx_unproven = c.rx_unproven;
-	st->peers_expired = c.peers_expired;
-	st->peers_evicted = c.peers_evicted;
-	st->tx_copied = ep->tx_copied;
-}
 
-void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)
-{
-	sctp_udp_set_offload(ep->udp, gso, gro);
-}
 
 /* ------------------------------------------------------------ assoc API */
 
-void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
-			  void *user)
-{
-	if (cb)
-		a->cb = *cb;
-	else
-		memset(&a->cb, 0, sizeof(a->cb));
-	a->user = user;
-}
 
-uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a)
-{
-	return a->nstreams;
-}
 
-uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a)
-{
-	return a->max_msg;
-}
 
 void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 {
@@ -915,44 +748,9 @@ void sctp_ll_free(sctp_ll_assoc *a)
 	assoc_destroy(a);
 }
 
-const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
-{
-	if (!a || !a->peer) {
-		strcpy(buf, "?");
-		return buf;
-	}
-	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa,
-			    a->peer->salen, buf);
-}
 
-struct ll_defer {
-	void (*fn)(void *arg);
-	void *arg;
-};
 
-static void defer_cb(evutil_socket_t fd, short what, void *arg)
-{
-	struct ll_defer d = *(struct ll_defer *)arg;
-	(void)fd;
-	(void)what;
-	free(arg);
-	d.fn(d.arg);
-}
 
-int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg)
-{
-	struct ll_defer *d = malloc(sizeof(*d));
-	if (!d)
-		return DDP_ERR_NOMEM;
-	d->fn = fn;
-	d->arg = arg;
-	/* no timeout: active at once, runs from the loop */
-	if (event_base_once(ep->base, -1, EV_TIMEOUT, defer_cb, d, NULL) < 0) {
-		free(d);
-		return DDP_ERR_NOMEM;
-	}
-	return 0;
-}
 
 /* ------------------------------------------------------------ receive */
 

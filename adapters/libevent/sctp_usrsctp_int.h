@@ -125,4 +125,16 @@ enum { SCTP_RECV_DATA, SCTP_RECV_NOTIFICATION, SCTP_RECV_AGAIN,
 int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 			   sctp_ll_rinfo *ri, size_t *n, int *eor);
 
+/* sctp_handover.c: under the lock, wake ep's thread (once until it
+ * answers); a's thread runs its work soon; a is going away; the owner's
+ * loop callback for the doorbell eventfd. */
+void sctp_handover_ring(sctp_ll_ep *ep);
+void sctp_handover_wake(struct sctp_ll_assoc *a);
+void sctp_handover_unwake(struct sctp_ll_assoc *a);
+void sctp_handover_cb(evutil_socket_t fd, short what, void *arg);
+
+/* sctp_ll_timer.c: keep ep's timer running; its callback. */
+void sctp_ll_timer_arm(sctp_ll_ep *ep);
+void sctp_ll_timer_cb(evutil_socket_t fd, short what, void *arg);
+
 #endif
