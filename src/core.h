@@ -215,15 +215,20 @@ struct ddp_session {
 	uint8_t closing, conn_closed, conn_abortive;
 	void *udata; /* ddp_session_set_user_data() */
 	uint32_t in_cb; /* callbacks of this session on the stack */
+	uint8_t silenced; /* its owner was freed (ddp_llp_session_silence) */
 };
 
-/* Every callback into the ULP goes through here: while one runs,
- * ddp_session_free() of its session is refused (DDP_ERR_BUSY). */
-#define CALLBACK(s, name, ...)                   \
-	do {                                     \
-		(s)->in_cb++;                    \
-		(s)->cb.name(__VA_ARGS__);       \
-		(s)->in_cb--;                    \
+/* Every callback into the ULP goes through here: none once the session
+ * is silenced (src/life.h: the object that owns it was freed inside a
+ * callback); while one runs, ddp_session_free() of its session is
+ * refused (DDP_ERR_BUSY). */
+#define CALLBACK(s, name, ...)                           \
+	do {                                             \
+		if (!(s)->silenced) {                    \
+			(s)->in_cb++;                    \
+			(s)->cb.name(__VA_ARGS__);       \
+			(s)->in_cb--;                    \
+		}                                        \
 	} while (0)
 
 /* session.c */

@@ -131,8 +131,9 @@ int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_
 
 	struct ddp_stream *st = &s->st[stream];
 	st->traffic = 1;
-	/* DDP-ERR-3: after an error every later segment is dropped silently. */
-	if (st->dead || st->errored)
+	/* DDP-ERR-3: after an error every later segment is dropped silently;
+	 * a silenced session places nothing into the ULP's buffers. */
+	if (st->dead || st->errored || s->silenced)
 		return 0;
 	if (st->rx_state == RX_PEER_CLOSED) {
 		/* RFC 5041 §6 (DDP-TRD-3): data after the LLP reported a graceful
@@ -281,7 +282,7 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 			ddp_stream_abort(s, rx->stream_);
 		return 0;
 	}
-	if (rx->verdict != DDP_RX_PLACE || st->errored || st->dead)
+	if (rx->verdict != DDP_RX_PLACE || st->errored || st->dead || s->silenced)
 		return 0;
 	if (rx->gen_ & RX_REVOKED) { /* DDP-SEC-5: revoked while in flight */
 		if (ok) {

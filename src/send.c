@@ -8,6 +8,8 @@
 
 void tx_run(ddp_session *s, struct ddp_stream *st)
 {
+	if (s->silenced)
+		return; /* its owner was freed: nothing more goes out */
 	int r = tx_pump(s, st);
 	if (r < 0)
 		ddp_llp_failed(s, st->idx, r);
@@ -18,6 +20,8 @@ void tx_run(ddp_session *s, struct ddp_stream *st)
 static int send_msg(ddp_session *s, uint32_t stream, const struct ddp_hdr *h,
 		    const struct iovec *iov, int iovcnt, void *msg_ctx)
 {
+	if (s->silenced)
+		return DDP_ERR_CLOSED;
 	int rc = tx_submit(s, stream, h, iov, iovcnt, msg_ctx);
 	if (rc == 0)
 		tx_run(s, &s->st[stream]);

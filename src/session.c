@@ -129,6 +129,12 @@ int ddp_session_free(ddp_session *s)
 	return 0;
 }
 
+void ddp_llp_session_silence(ddp_session *s)
+{
+	if (s)
+		s->silenced = 1;
+}
+
 uint32_t ddp_session_nstreams(const ddp_session *s)
 {
 	return s ? s->cfg.nstreams : 0;

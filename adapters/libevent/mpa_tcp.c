@@ -48,13 +48,14 @@ void mpa_tcp_startup_put(struct startup_count *sc)
 
 static void enter(ddp_mpa_conn *c)
 {
-	c->depth++;
+	life_enter(&c->life);
 }
 
-/* Returns 1 when c was freed. */
+/* Leave an event handler's frame (nothing of another layer below it):
+ * a connection freed meanwhile goes now. Returns 1 when c was freed. */
 static int leave(ddp_mpa_conn *c)
 {
-	if (--c->depth == 0 && c->free_pending) {
+	if (life_leave(&c->life)) {
 		conn_destroy(c);
 		return 1;
 	}
@@ -96,7 +97,7 @@ void mpa_tcp_startup_add(ddp_mpa_conn *c, struct startup_count *sc)
 ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc)
 {
 	for (ddp_mpa_conn *c = sc->head; c; c = c->su_next)
-		if (!c->app_owned && !c->free_pending)
+		if (!c->app_owned && !c->life.closing)
 			return c;
 	return NULL;
 }
@@ -124,10 +125,9 @@ static void conn_destroy(ddp_mpa_conn *c)
 {
 	startup_done(c);
 	close_socket(c, !c->finished);
-	/* callbacks run inside ddp_session_free(): keep them from freeing
-	 * or scheduling anything */
-	c->depth = 1;
-	c->free_pending = 0;
+	/* freed outside its callbacks, the work still queued comes back
+	 * flushed from ddp_session_free(); a free from there is a no-op */
+	c->life.closing = c->life.released = 1;
 	c->finished = 1;
 	if (c->s)
 		ddp_session_free(c->s);
@@ -143,14 +143,24 @@ static void conn_destroy(ddp_mpa_conn *c)
 	free(c);
 }
 
+/* Freed while a frame uses it: silent at once (no callback, nothing
+ * placed, read or written), released when the last frame leaves. */
+static void conn_stop(ddp_mpa_conn *c)
+{
+	c->silent = 1;
+	startup_done(c);
+	close_socket(c, !c->finished);
+	if (c->s)
+		ddp_llp_session_silence(c->s);
+	mpa_proto_stop(c->mc);
+}
+
 void mpa_tcp_evict(ddp_mpa_conn *c)
 {
-	if (c->depth) { /* inside one of its callbacks: from the loop */
-		startup_done(c);
-		c->free_pending = 1;
-		return;
-	}
-	conn_destroy(c); /* not finished: TCP reset */
+	if (life_close(&c->life))
+		conn_destroy(c); /* not finished: TCP reset */
+	else
+		conn_stop(c);
 }
 
 static void deferred_destroy(evutil_socket_t fd, short what, void *arg)
@@ -159,16 +169,16 @@ static void deferred_destroy(evutil_socket_t fd, short what, void *arg)
 }
 
 /* Leave a callback made from inside the DDP core or the MPA state machine:
- * when the application freed the connection in it and nothing of ours is
- * on the stack any more, the core may still be, so destroy from the loop. */
+ * when the connection was freed in it and no frame of ours is left, the
+ * core's frames may still be below, so it is released from the loop. */
 static void leave_cb(ddp_mpa_conn *c)
 {
-	if (--c->depth == 0 && c->free_pending) {
+	if (life_leave(&c->life)) {
 		const struct timeval zero = { 0, 0 };
-		c->depth = 1; /* nobody else destroys it meanwhile */
 		if (event_base_once(c->base, -1, EV_TIMEOUT, deferred_destroy,
 				    c, &zero) < 0)
-			c->depth = 0; /* leak rather than use after free */
+			ddp_llp_log(c->ctx, DDP_LOG_ERROR,
+				    "MPA connection release deferred without memory: leaked");
 	}
 }
 
@@ -176,12 +186,10 @@ void ddp_mpa_conn_free(ddp_mpa_conn *c)
 {
 	if (!c)
 		return;
-	if (c->depth > 0) {
-		c->free_pending = 1;
-		close_socket(c, !c->finished);
-		return;
-	}
-	conn_destroy(c);
+	if (life_close(&c->life))
+		conn_destroy(c);
+	else if (!c->life.released)
+		conn_stop(c);
 }
 
 /* ------------------------------------------- DDP callback trampolines */
@@ -189,6 +197,8 @@ void ddp_mpa_conn_free(ddp_mpa_conn *c)
 static void t_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	ddp_mpa_conn *c = user;
+	if (c->silent)
+		return;
 	enter(c);
 	c->ucb.deliver(s, d, c->user);
 	leave_cb(c);
@@ -198,7 +208,7 @@ static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
 			void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.send_done) {
+	if (c->ucb.send_done && !c->silent) {
 		enter(c);
 		c->ucb.send_done(s, st, ctx, status, c->user);
 		leave_cb(c);
@@ -208,7 +218,7 @@ static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
 static void t_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.error) {
+	if (c->ucb.error && !c->silent) {
 		enter(c);
 		c->ucb.error(s, e, c->user);
 		leave_cb(c);
@@ -219,7 +229,7 @@ static void t_stream_event(ddp_session *s, uint32_t st,
 			   enum ddp_stream_event e, int status, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.stream_event) {
+	if (c->ucb.stream_event && !c->silent) {
 		enter(c);
 		c->ucb.stream_event(s, st, e, status, c->user);
 		leave_cb(c);
@@ -229,7 +239,7 @@ static void t_stream_event(ddp_session *s, uint32_t st,
 static void t_writable(ddp_session *s, uint32_t st, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.writable) {
+	if (c->ucb.writable && !c->silent) {
 		enter(c);
 		c->ucb.writable(s, st, c->user);
 		leave_cb(c);
@@ -262,13 +272,13 @@ static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 		/* a listener connection that failed before the application
 		 * saw it (bad peer, timeout): free it quietly */
 		if (e != DDP_MPA_CONNECTED) {
-			enter(c);
-			c->free_pending = 1;
+			enter(c); /* the MPA state machine is below us */
+			mpa_tcp_evict(c);
 			leave_cb(c);
 		}
 		return;
 	}
-	if (c->ev) {
+	if (c->ev && !c->silent) {
 		enter(c);
 		c->ev(c, e, err, code, c->user);
 		leave_cb(c);
@@ -303,6 +313,8 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 		event_del(c->rev);
 		return;
 	case MPA_CEV_REQUEST:
+		if (c->silent)
+			return;
 		if (c->accept) {
 			c->app_owned = 1;
 			ddp_mpa_info info;

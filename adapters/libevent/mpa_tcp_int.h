@@ -13,6 +13,7 @@
 #include <event2/event.h>
 
 #include "libevent/mpa_tcp.h"
+#include "life.h"
 
 /* Connections of a listener still in MPA start-up (ddp_mpa_config.
  * max_startup). Shared by the listener and its connections: whichever
@@ -59,8 +60,8 @@ struct ddp_mpa_conn {
 	ddp_mpa_accept_cb accept;
 	void *user;
 	unsigned timeout_ms;
-	int depth;		/* nesting of our callbacks */
-	int free_pending;
+	struct ddp_life life;	/* frames on the stack, freed (src/life.h) */
+	int silent;		/* freed inside a callback: no more callbacks */
 	int finished;		/* FAILED/REJECTED/CLOSED reported */
 	int app_owned;		/* the application has seen this conn; before
 				 * that (listener, start-up) it is ours */

@@ -111,13 +111,13 @@ static void upcall(struct socket *so, void *arg, int flags)
 	sctp_handover_wake(arg);
 }
 
+/* Only from work_cb, whose frame holds a (src/life.h): freed inside a
+ * callback, nothing more is said. */
 static void emit(struct sctp_ll_assoc *a, enum sctp_ll_event ev, int status)
 {
-	if (!a->cb.event || a->dead)
+	if (!a->cb.event || a->life.closing)
 		return;
-	a->in_cb++;
 	a->cb.event(a, ev, status, a->user);
-	a->in_cb--;
 }
 
 static void go_down(struct sctp_ll_assoc *a, int status)
@@ -302,7 +302,7 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 	int ev;
 	(void)fd;
 	(void)what;
-	a->in_cb++;
+	life_enter(&a->life);
 	if (a->so && (a->state == A_CONNECTING || a->state == A_UP_PENDING))
 		pre_up(a);
 	if (a->state == A_UP && a->so) {
@@ -329,8 +329,7 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 		a->pend_down = 0;
 		emit(a, SCTP_LL_EV_DOWN, a->down_status);
 	}
-	a->in_cb--;
-	if (a->dead && !a->in_cb)
+	if (life_leave(&a->life))
 		assoc_destroy(a);
 }
 
@@ -485,10 +484,9 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 				     sctp_udp_peer_max_payload(a->peer));
 		if (ep->acb) {
 			/* the callback may refuse it with sctp_ll_free(a) */
-			a->in_cb++;
+			life_enter(&a->life);
 			ep->acb(ep, a, ep->auser);
-			a->in_cb--;
-			if (a->dead) {
+			if (life_leave(&a->life)) {
 				assoc_destroy(a);
 				continue;
 			}
@@ -679,7 +677,7 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 		return;
 	while (ep->assocs) {
 		struct sctp_ll_assoc *a = ep->assocs;
-		a->dead = 1;
+		a->life.closing = a->life.released = 1;
 		a->graceful = 0; /* the endpoint goes: ABORT, nothing lingers */
 		assoc_destroy(a);
 	}
@@ -742,10 +740,8 @@ void sctp_ll_free(sctp_ll_assoc *a)
 {
 	if (!a)
 		return;
-	a->dead = 1;
-	if (a->in_cb)
-		return; /* work_cb frees it */
-	assoc_destroy(a);
+	if (life_close(&a->life))
+		assoc_destroy(a); /* else the frame that holds it does */
 }
 
 

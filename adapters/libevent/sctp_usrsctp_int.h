@@ -9,6 +9,7 @@
 #ifndef DDP_SCTP_USRSCTP_INT_H
 #define DDP_SCTP_USRSCTP_INT_H
 
+#include "life.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,7 +39,7 @@ struct sctp_ll_assoc {
 	int want_write;
 	int pend_dry, pend_down;
 	int down_status;
-	int in_cb, dead;
+	struct ddp_life life; /* work_cb's frame, freed (src/life.h) */
 	int mid_msg; /* a data message is partly read */
 	/* under the usrsctp lock: an upcall from another thread queued this
 	 * association on ep->wake (sctp_usrsctp.c) */

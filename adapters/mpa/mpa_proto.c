@@ -623,6 +623,17 @@ int mpa_proto_on_writable(mpa_proto *c)
 	return 0;
 }
 
+void mpa_proto_stop(mpa_proto *c)
+{
+	if (!c)
+		return;
+	c->phase = PH_DONE;
+	drop_queue(c);
+	c->want_write = 0;
+	mpa_dfr_abort(&c->rx); /* a segment being read goes nowhere */
+	c->swallowing = 0;
+}
+
 void mpa_proto_on_timeout(mpa_proto *c)
 {
 	if (c && mpa_proto_starting(c))

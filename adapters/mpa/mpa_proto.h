@@ -101,6 +101,10 @@ int mpa_proto_on_writable(mpa_proto *c);
 /* The owner's start-up timer fired (RFC 5044 §7.1: SHOULD time out).
  * Raises MPA_CEV_FAILED with DDP_ERR_TIMEOUT when still starting up. */
 void mpa_proto_on_timeout(mpa_proto *c);
+/* The connection's owner freed it inside a callback: stop at once, with
+ * no event: nothing more is read, handed to DDP or written. The session
+ * must be silenced too (ddp_llp_session_silence). */
+void mpa_proto_stop(mpa_proto *c);
 /* Abort from outside (owner shutting down): FAILED reported to DDP. */
 void mpa_proto_on_failed(mpa_proto *c, int err);
 /* New EMSS (e.g. from TCP_MAXSEG): MULPDU recomputed, DDP told. */

@@ -446,7 +446,7 @@ static int assoc_up(struct ddp_sctp_assoc *a)
  * stack: the usual deferred free of libevent. */
 static void ep_enter(ddp_sctp_ep *ep)
 {
-	ep->depth++;
+	life_enter(&ep->life);
 }
 
 static void ep_destroy(ddp_sctp_ep *ep);
@@ -458,9 +458,8 @@ static void ep_finish(void *arg)
 
 static void ep_leave(ddp_sctp_ep *ep)
 {
-	if (--ep->depth > 0 || !ep->free_pending || ep->free_queued)
+	if (!life_leave(&ep->life))
 		return;
-	ep->free_queued = 1;
 	if (sctp_ll_ep_defer(ep->ll, ep_finish, ep) != 0)
 		/* no memory for the deferral: leak rather than free what
 		 * the frames below still use */
@@ -472,6 +471,8 @@ static void ep_leave(ddp_sctp_ep *ep)
 static void w_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	if (ep->silent)
+		return;
 	ep_enter(ep);
 	ep->cfg.ddp.deliver(s, d, ep->cfg.user);
 	ep_leave(ep);
@@ -481,6 +482,8 @@ static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
 			int status, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	if (ep->silent)
+		return;
 	ep_enter(ep);
 	ep->cfg.ddp.send_done(s, stream, msg_ctx, status, ep->cfg.user);
 	ep_leave(ep);
@@ -489,6 +492,8 @@ static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
 static void w_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	if (ep->silent)
+		return;
 	ep_enter(ep);
 	ep->cfg.ddp.error(s, e, ep->cfg.user);
 	ep_leave(ep);
@@ -498,6 +503,8 @@ static void w_stream_event(ddp_session *s, uint32_t stream,
 			   enum ddp_stream_event ev, int status, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	if (ep->silent)
+		return;
 	ep_enter(ep);
 	ep->cfg.ddp.stream_event(s, stream, ev, status, ep->cfg.user);
 	ep_leave(ep);
@@ -506,6 +513,8 @@ static void w_stream_event(ddp_session *s, uint32_t stream,
 static void w_writable(ddp_session *s, uint32_t stream, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
+	if (ep->silent)
+		return;
 	ep_enter(ep);
 	ep->cfg.ddp.writable(s, stream, ep->cfg.user);
 	ep_leave(ep);
@@ -521,7 +530,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 	ddp_sctp_ep *ep = a->ep;
 	(void)ll;
 	ep_enter(ep);
-	if (!ep->free_pending)
+	if (!ep->silent)
 		ll_event_(a, ev, status);
 	ep_leave(ep);
 }
@@ -602,7 +611,7 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 {
 	ddp_sctp_ep *ep = user;
 	(void)lep;
-	if (ep->free_pending) { /* being freed: take nothing new */
+	if (ep->life.closing) { /* being freed: take nothing new */
 		sctp_ll_free(ll);
 		return;
 	}
@@ -701,13 +710,12 @@ int sctp_ddp_ep_new_no_adaptation(struct event_base *base,
 
 static void ep_destroy(ddp_sctp_ep *ep)
 {
-	/* the sessions' frees run DDP callbacks: a ddp_sctp_ep_free() from
-	 * them is a no-op, and nothing is deferred any more */
-	ep->free_pending = ep->free_queued = 1;
-	ep->depth = 1;
+	/* freed outside its callbacks, the sessions' frees flush their work
+	 * through the callbacks; a ddp_sctp_ep_free() from there is a no-op */
+	ep->life.closing = ep->life.released = 1;
 	while (ep->assocs) {
 		struct ddp_sctp_assoc *a = ep->assocs;
-		a->down = 1; /* no callbacks from here on */
+		a->down = 1; /* no association callbacks from here on */
 		assoc_free(a);
 	}
 	sctp_ll_ep_free(ep->ll);
@@ -716,18 +724,24 @@ static void ep_destroy(ddp_sctp_ep *ep)
 
 void ddp_sctp_ep_free(ddp_sctp_ep *ep)
 {
-	if (!ep || ep->free_pending)
+	if (!ep)
 		return;
-	if (ep->depth > 0) {
-		/* inside one of its callbacks: the frame still uses the
-		 * associations. No assoc / session_ctl callback from here on
-		 * (a->down); the rest when the frame unwinds (ep_leave). */
-		ep->free_pending = 1;
-		for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next)
-			a->down = 1;
+	if (life_close(&ep->life)) {
+		ep_destroy(ep);
 		return;
 	}
-	ep_destroy(ep);
+	if (ep->silent || ep->life.released)
+		return;
+	/* inside one of its callbacks: the frames below still use the
+	 * associations. Silent at once (no callback of any kind, nothing
+	 * placed into the application's buffers); released when the last
+	 * frame unwinds (ep_leave). */
+	ep->silent = 1;
+	for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next) {
+		a->down = 1;
+		if (a->s)
+			ddp_llp_session_silence(a->s);
+	}
 }
 
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep)

@@ -3,6 +3,7 @@
 #ifndef SCTP_DDP_INT_H
 #define SCTP_DDP_INT_H
 
+#include "life.h"
 #include <ddp/llp.h>
 #include <ddp/sctp.h>
 
@@ -105,9 +106,8 @@ struct ddp_sctp_ep {
 	sctp_ll_ep *ll;
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
-	int depth;	  /* callback frames of this endpoint on the stack */
-	int free_pending; /* ddp_sctp_ep_free() called inside one of them */
-	int free_queued;  /* ep_finish handed to the event loop */
+	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
+	int silent; /* freed inside a callback: no callback of any kind */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
 };

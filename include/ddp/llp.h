@@ -140,6 +140,13 @@ int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq);
  * posted buffers complete with DDP_ERR_ABORTED. Returns 0 or DDP_ERR_INVAL. */
 int ddp_llp_stream_reset(ddp_session *s, uint32_t stream);
 
+/* The object that owns the session was freed inside a callback (the
+ * lifetime rule of ddp.h): from now on the session calls nothing back,
+ * places nothing into the ULP's buffers and sends nothing; the adapter
+ * frees it with ddp_session_free() once its frames unwound. Idempotent;
+ * NULL is a no-op. */
+void ddp_llp_session_silence(ddp_session *s);
+
 /* ---------------------------------------------------------- events from LLP */
 
 /* MULPDU changed (DDP-LLP-1); applies to segments not yet handed over. */
