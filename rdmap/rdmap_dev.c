@@ -44,7 +44,9 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	ddp_rdmap_dev *dev = user;
 	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, d->stream);
 	if (qp) {
+		rdmapi_qp_enter(qp);
 		rdmapi_qp_deliver(qp, d);
+		rdmapi_qp_leave(qp);
 		return;
 	}
 	/* a QN 1/2 buffer of a freed queue pair cannot come back: qp_free
@@ -57,9 +59,11 @@ static void on_send_done(ddp_session *s, uint32_t stream, void *msg_ctx, int sta
 {
 	ddp_rdmap_dev *dev = user;
 	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, stream);
-	if (qp)
+	if (qp) {
+		rdmapi_qp_enter(qp);
 		rdmapi_qp_send_done(qp, msg_ctx, status);
-	else if (dev->other.send_done)
+		rdmapi_qp_leave(qp);
+	} else if (dev->other.send_done)
 		dev->other.send_done(s, stream, msg_ctx, status, dev->other_user);
 }
 
@@ -67,9 +71,11 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_rdmap_dev *dev = user;
 	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, e->stream);
-	if (qp)
+	if (qp) {
+		rdmapi_qp_enter(qp);
 		rdmapi_qp_error(qp, e);
-	else if (dev->other.error)
+		rdmapi_qp_leave(qp);
+	} else if (dev->other.error)
 		dev->other.error(s, e, dev->other_user);
 }
 
@@ -78,9 +84,11 @@ static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_eve
 {
 	ddp_rdmap_dev *dev = user;
 	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, stream);
-	if (qp)
+	if (qp) {
+		rdmapi_qp_enter(qp);
 		rdmapi_qp_stream_event(qp, ev, status);
-	else if (dev->other.stream_event)
+		rdmapi_qp_leave(qp);
+	} else if (dev->other.stream_event)
 		dev->other.stream_event(s, stream, ev, status, dev->other_user);
 }
 

@@ -3,6 +3,7 @@
 #ifndef DDP_RDMAP_INT_H
 #define DDP_RDMAP_INT_H
 
+#include "life.h"
 #include <ddp/rdmap.h>
 
 #include "rdmap_wire.h"
@@ -76,7 +77,7 @@ struct ddp_rdmap_qp {
 	int failed, ended, blocked;
 	int in_submit, again, in_complete;
 	int freeing;
-	unsigned in_cb; /* callbacks of this queue pair on the stack */
+	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
 };
 
 struct ddp_rdmap_dev {
@@ -91,14 +92,18 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d);
 void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status);
 void rdmapi_qp_error(struct ddp_rdmap_qp *qp, const ddp_error_info *e);
 void rdmapi_qp_stream_event(struct ddp_rdmap_qp *qp, enum ddp_stream_event ev, int status);
-/* Every callback into the ULP goes through here: while one runs,
- * ddp_rdmap_qp_free() of that queue pair is refused (DDP_ERR_BUSY). */
-#define QP_CALLBACK(qp, name, ...)              \
-	do {                                    \
-		(qp)->in_cb++;                  \
-		(qp)->cb.name(__VA_ARGS__);     \
-		(qp)->in_cb--;                  \
+/* Every callback into the ULP goes through here: none once the queue
+ * pair was freed inside a frame that uses it (src/life.h). */
+#define QP_CALLBACK(qp, name, ...)                  \
+	do {                                        \
+		if (life_live(&(qp)->life))         \
+			(qp)->cb.name(__VA_ARGS__); \
 	} while (0)
+
+/* rdmap_qp.c: a frame (the dispatcher, a posting call) starts / stops
+ * using qp; the last frame after a free inside it releases qp. */
+void rdmapi_qp_enter(struct ddp_rdmap_qp *qp);
+void rdmapi_qp_leave(struct ddp_rdmap_qp *qp);
 
 /* rdmap_qp.c: the QP of (s, stream) on a device (moved to the front) */
 struct ddp_rdmap_qp *rdmapi_qp_find(ddp_rdmap_dev *dev, const ddp_session *s,

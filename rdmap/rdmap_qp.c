@@ -90,12 +90,8 @@ static void wr_free(struct rdmapi_wr *w)
 	free(w);
 }
 
-int ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
+static void qp_destroy(struct ddp_rdmap_qp *qp)
 {
-	if (!qp)
-		return 0;
-	if (qp->in_cb)
-		return DDP_ERR_BUSY; /* the calling frame still uses the queue pair */
 	qp->freeing = 1;
 	if (!qp->ended) /* returns posted buffers and sends through us */
 		ddp_stream_abort(qp->s, qp->stream);
@@ -112,6 +108,27 @@ int ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
 	free(qp->reads);
 	free(qp->resp);
 	free(qp);
+}
+
+void rdmapi_qp_enter(struct ddp_rdmap_qp *qp)
+{
+	life_enter(&qp->life);
+}
+
+void rdmapi_qp_leave(struct ddp_rdmap_qp *qp)
+{
+	if (life_leave(&qp->life))
+		qp_destroy(qp);
+}
+
+int ddp_rdmap_qp_free(ddp_rdmap_qp *qp)
+{
+	if (!qp || qp->life.closing)
+		return 0;
+	if (life_close(&qp->life))
+		qp_destroy(qp);
+	/* else: freed inside a frame that uses it: silent from now on,
+	 * released when that frame unwinds (rdmapi_qp_leave) */
 	return 0;
 }
 
@@ -178,7 +195,9 @@ static void wr_enqueue(struct ddp_rdmap_qp *qp, struct rdmapi_wr *w)
 	if (!qp->sub)
 		qp->sub = w;
 	qp->nwr++;
+	rdmapi_qp_enter(qp); /* completions may run: a free in them waits */
 	submit(qp);
+	rdmapi_qp_leave(qp);
 }
 
 int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,

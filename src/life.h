@@ -21,7 +21,8 @@
 
 struct ddp_life {
 	uint32_t frames; /* frames of ours on the stack using the object */
-	uint8_t closing; /* freed by its owner: silent from now on */
+	uint8_t closing; /* freed by its owner */
+	uint8_t silent;	 /* freed while a frame used it: no callback more */
 	uint8_t released; /* the release ran or is queued: never twice */
 };
 
@@ -42,23 +43,28 @@ static inline int life_leave(struct ddp_life *l)
 }
 
 /* The owner frees the object. Returns 1 when no frame uses it: the caller
- * releases it now; 0 when a frame still does (the last life_leave says
- * so) or the free was already made. */
+ * releases it now (work still queued may complete through the callbacks
+ * during that release, as the header of the object says). Returns 0 when
+ * a frame still uses it: from now on it is silent (no callback of any
+ * kind), and the last life_leave releases it; or when the free was
+ * already made. */
 static inline int life_close(struct ddp_life *l)
 {
 	if (l->closing)
 		return 0;
 	l->closing = 1;
-	if (l->frames > 0)
+	if (l->frames > 0) {
+		l->silent = 1;
 		return 0;
+	}
 	l->released = 1;
 	return 1;
 }
 
-/* 1 while callbacks may run: not freed. */
+/* 1 while callbacks may run: not freed inside a frame. */
 static inline int life_live(const struct ddp_life *l)
 {
-	return !l->closing;
+	return !l->silent;
 }
 
 #endif

@@ -147,7 +147,6 @@ static void conn_destroy(ddp_mpa_conn *c)
  * placed, read or written), released when the last frame leaves. */
 static void conn_stop(ddp_mpa_conn *c)
 {
-	c->silent = 1;
 	startup_done(c);
 	close_socket(c, !c->finished);
 	if (c->s)
@@ -157,6 +156,8 @@ static void conn_stop(ddp_mpa_conn *c)
 
 void mpa_tcp_evict(ddp_mpa_conn *c)
 {
+	if (c->life.closing)
+		return;
 	if (life_close(&c->life))
 		conn_destroy(c); /* not finished: TCP reset */
 	else
@@ -184,11 +185,11 @@ static void leave_cb(ddp_mpa_conn *c)
 
 void ddp_mpa_conn_free(ddp_mpa_conn *c)
 {
-	if (!c)
+	if (!c || c->life.closing)
 		return;
 	if (life_close(&c->life))
 		conn_destroy(c);
-	else if (!c->life.released)
+	else
 		conn_stop(c);
 }
 
@@ -197,7 +198,7 @@ void ddp_mpa_conn_free(ddp_mpa_conn *c)
 static void t_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->silent)
+	if (!life_live(&c->life))
 		return;
 	enter(c);
 	c->ucb.deliver(s, d, c->user);
@@ -208,7 +209,7 @@ static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
 			void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.send_done && !c->silent) {
+	if (c->ucb.send_done && life_live(&c->life)) {
 		enter(c);
 		c->ucb.send_done(s, st, ctx, status, c->user);
 		leave_cb(c);
@@ -218,7 +219,7 @@ static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
 static void t_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.error && !c->silent) {
+	if (c->ucb.error && life_live(&c->life)) {
 		enter(c);
 		c->ucb.error(s, e, c->user);
 		leave_cb(c);
@@ -229,7 +230,7 @@ static void t_stream_event(ddp_session *s, uint32_t st,
 			   enum ddp_stream_event e, int status, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.stream_event && !c->silent) {
+	if (c->ucb.stream_event && life_live(&c->life)) {
 		enter(c);
 		c->ucb.stream_event(s, st, e, status, c->user);
 		leave_cb(c);
@@ -239,7 +240,7 @@ static void t_stream_event(ddp_session *s, uint32_t st,
 static void t_writable(ddp_session *s, uint32_t st, void *user)
 {
 	ddp_mpa_conn *c = user;
-	if (c->ucb.writable && !c->silent) {
+	if (c->ucb.writable && life_live(&c->life)) {
 		enter(c);
 		c->ucb.writable(s, st, c->user);
 		leave_cb(c);
@@ -278,7 +279,7 @@ static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 		}
 		return;
 	}
-	if (c->ev && !c->silent) {
+	if (c->ev && life_live(&c->life)) {
 		enter(c);
 		c->ev(c, e, err, code, c->user);
 		leave_cb(c);
@@ -313,7 +314,7 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 		event_del(c->rev);
 		return;
 	case MPA_CEV_REQUEST:
-		if (c->silent)
+		if (!life_live(&c->life))
 			return;
 		if (c->accept) {
 			c->app_owned = 1;

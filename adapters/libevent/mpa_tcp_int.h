@@ -61,7 +61,6 @@ struct ddp_mpa_conn {
 	void *user;
 	unsigned timeout_ms;
 	struct ddp_life life;	/* frames on the stack, freed (src/life.h) */
-	int silent;		/* freed inside a callback: no more callbacks */
 	int finished;		/* FAILED/REJECTED/CLOSED reported */
 	int app_owned;		/* the application has seen this conn; before
 				 * that (listener, start-up) it is ours */

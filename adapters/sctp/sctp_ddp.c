@@ -471,7 +471,7 @@ static void ep_leave(ddp_sctp_ep *ep)
 static void w_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
-	if (ep->silent)
+	if (!life_live(&ep->life))
 		return;
 	ep_enter(ep);
 	ep->cfg.ddp.deliver(s, d, ep->cfg.user);
@@ -482,7 +482,7 @@ static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
 			int status, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
-	if (ep->silent)
+	if (!life_live(&ep->life))
 		return;
 	ep_enter(ep);
 	ep->cfg.ddp.send_done(s, stream, msg_ctx, status, ep->cfg.user);
@@ -492,7 +492,7 @@ static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
 static void w_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
-	if (ep->silent)
+	if (!life_live(&ep->life))
 		return;
 	ep_enter(ep);
 	ep->cfg.ddp.error(s, e, ep->cfg.user);
@@ -503,7 +503,7 @@ static void w_stream_event(ddp_session *s, uint32_t stream,
 			   enum ddp_stream_event ev, int status, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
-	if (ep->silent)
+	if (!life_live(&ep->life))
 		return;
 	ep_enter(ep);
 	ep->cfg.ddp.stream_event(s, stream, ev, status, ep->cfg.user);
@@ -513,7 +513,7 @@ static void w_stream_event(ddp_session *s, uint32_t stream,
 static void w_writable(ddp_session *s, uint32_t stream, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
-	if (ep->silent)
+	if (!life_live(&ep->life))
 		return;
 	ep_enter(ep);
 	ep->cfg.ddp.writable(s, stream, ep->cfg.user);
@@ -530,7 +530,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 	ddp_sctp_ep *ep = a->ep;
 	(void)ll;
 	ep_enter(ep);
-	if (!ep->silent)
+	if (life_live(&ep->life))
 		ll_event_(a, ev, status);
 	ep_leave(ep);
 }
@@ -724,19 +724,16 @@ static void ep_destroy(ddp_sctp_ep *ep)
 
 void ddp_sctp_ep_free(ddp_sctp_ep *ep)
 {
-	if (!ep)
+	if (!ep || ep->life.closing)
 		return;
 	if (life_close(&ep->life)) {
 		ep_destroy(ep);
 		return;
 	}
-	if (ep->silent || ep->life.released)
-		return;
 	/* inside one of its callbacks: the frames below still use the
 	 * associations. Silent at once (no callback of any kind, nothing
 	 * placed into the application's buffers); released when the last
 	 * frame unwinds (ep_leave). */
-	ep->silent = 1;
 	for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next) {
 		a->down = 1;
 		if (a->s)

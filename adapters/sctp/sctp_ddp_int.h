@@ -107,7 +107,6 @@ struct ddp_sctp_ep {
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
 	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
-	int silent; /* freed inside a callback: no callback of any kind */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
 };

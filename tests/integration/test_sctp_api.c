@@ -50,7 +50,9 @@ struct peer {
 	unsigned long delivered, done, done_err, errors, events;
 	int last_done_status;
 	enum where free_in;
+	unsigned long free_at; /* FREE_IN_DELIVER: at that many deliveries */
 	int freed;
+	unsigned long after_free; /* callbacks after the free */
 	uint8_t buf[NSTR][NBUF][BUFLEN];
 };
 
@@ -69,10 +71,11 @@ static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	struct peer *p = user;
 	(void)s;
+	p->after_free += p->freed;
 	if (d->status)
 		return;
-	p->delivered++;
-	free_here(p, FREE_IN_DELIVER);
+	if (++p->delivered >= p->free_at)
+		free_here(p, FREE_IN_DELIVER);
 }
 
 static void send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
@@ -82,6 +85,7 @@ static void send_done(ddp_session *s, uint32_t stream, void *ctx, int status,
 	(void)s;
 	(void)stream;
 	(void)ctx;
+	p->after_free += p->freed;
 	p->done++;
 	p->last_done_status = status;
 	if (status)
@@ -94,6 +98,7 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 	struct peer *p = user;
 	(void)s;
 	(void)e;
+	p->after_free += p->freed;
 	p->errors++;
 	free_here(p, FREE_IN_ERROR);
 }
@@ -106,6 +111,7 @@ static void stream_event(ddp_session *s, uint32_t stream,
 	(void)stream;
 	(void)ev;
 	(void)status;
+	p->after_free += p->freed;
 	p->events++;
 	free_here(p, FREE_IN_STREAM_EVENT);
 }
@@ -113,6 +119,7 @@ static void stream_event(ddp_session *s, uint32_t stream,
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	struct peer *p = user;
+	p->after_free += p->freed;
 	if (status == 0) {
 		p->a = a;
 		p->s = s;
@@ -134,12 +141,14 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 	(void)status;
 	(void)pd;
 	(void)len;
+	p->after_free += p->freed;
 	switch (ev) {
 	case DDP_SCTP_INITIATE:
 		p->initiates++;
 		if (p->reject) {
 			assert_int_equal(ddp_sctp_reject(a, stream, NULL, 0), 0);
 		} else {
+			memset(p->buf[stream], 0xA5, sizeof(p->buf[stream]));
 			for (int i = 0; i < NBUF; i++)
 				assert_int_equal(ddp_post_recv(ddp_sctp_session(a),
 							       stream, 0,
@@ -295,6 +304,34 @@ static void test_sctp_send_alloc_failure_completes_with_nomem(void **st)
 	peer_fini(&srv);
 }
 
+/* The lifetime rule (ddp.h): an endpoint freed inside a deliver callback
+ * is silent at once. The client sends NBUF messages in one burst; the
+ * server frees its endpoint in the 3rd delivery: no callback of any kind
+ * follows and the buffers still posted keep their canary. */
+static void test_sctp_ep_free_inside_deliver_silences_it(void **st)
+{
+	static uint8_t src[NBUF][100];
+	(void)st;
+	connect_pair();
+	open_stream(1);
+	srv.free_in = FREE_IN_DELIVER;
+	srv.free_at = 3;
+	for (int i = 0; i < NBUF; i++) {
+		memset(src[i], i, sizeof(src[i]));
+		struct iovec v = { src[i], sizeof(src[i]) };
+		assert_int_equal(ddp_send_untagged(cli.s, 1, 0, 0, &v, 1, NULL), 0);
+	}
+	assert_true(run_until(&srv.freed, 3000));
+	step(200);
+	assert_int_equal(srv.delivered, 3);
+	assert_int_equal(srv.after_free, 0);
+	for (int i = 3; i < NBUF; i++)
+		for (size_t k = 0; k < BUFLEN; k++)
+			assert_int_equal(srv.buf[1][i][k], 0xA5);
+	peer_fini(&cli);
+	peer_fini(&srv);
+}
+
 static const char *const where_name[] = {
 	"none", "assoc up", "assoc down", "INITIATE", "ACCEPTED", "REJECTED",
 	"deliver", "send_done", "error", "stream_event",
@@ -382,6 +419,8 @@ static void test_sctp_ep_free_inside_every_callback(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sctp_ep_free_inside_deliver_silences_it,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sctp_send_alloc_failure_completes_with_nomem, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sctp_ep_free_inside_every_callback, setup, teardown),
 	};
