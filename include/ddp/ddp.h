@@ -17,6 +17,19 @@
  *    "Threading", has what this costs); a thread with SCTP endpoints
  *    keeps running its event_base, else the peers of its associations
  *    stall. The core and MPA share nothing between threads.
+ *  - Lifetime, one rule for every object that calls back (MPA connection,
+ *    SCTP endpoint and association, listener, RDMAP queue pair): freeing
+ *    it inside any of its callbacks is safe and silences it at once: no
+ *    callback of any kind follows, nothing more is placed into the
+ *    application's buffers, nothing more is read from or written to the
+ *    wire; its memory goes when the library's frames that use it have
+ *    unwound (at once, or on the next pass of the event loop where the
+ *    free was made inside a DDP-core callback). The buffers it still held
+ *    are the application's again when the free returns. Freed outside its
+ *    callbacks, work still queued completes with DDP_ERR_ABORTED through
+ *    the callbacks during the free. A session the application made itself
+ *    (ddp_session_new) is the exception: ddp_session_free() inside its own
+ *    callbacks answers DDP_ERR_BUSY.
  *  - Memory handed to the library (send payload, posted receive buffers,
  *    registered tagged buffers) stays owned by the caller but MUST stay valid
  *    until the library gives it back (send completion, delivery/flush of the

@@ -213,7 +213,11 @@ int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out);
 void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
 /* Free the connection and its session; an open connection is reset (use
  * ddp_session_close() first and wait for DDP_MPA_CLOSED for an orderly
- * end). Safe inside any callback of this connection. NULL is a no-op. */
+ * end). Outside its callbacks, queued sends and posted buffers come back
+ * with DDP_ERR_ABORTED during this call. Inside any callback of this
+ * connection (its own and its session's): silent at once (ddp.h,
+ * "Lifetime"), no callback follows, nothing more is placed, read or sent;
+ * the memory goes when the callback has unwound. NULL is a no-op. */
 void ddp_mpa_conn_free(ddp_mpa_conn *c);
 
 #ifdef __cplusplus

@@ -177,8 +177,10 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
  * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
  * during this call. Call it before the session is freed (MPA: before
  * ddp_mpa_conn_free; SCTP: in the assoc-down callback at the latest).
- * NULL is a no-op (0). Errors: DDP_ERR_BUSY inside one of this queue
- * pair's own callbacks (nothing freed: free it after the callback). */
+ * Inside one of this queue pair's own callbacks it is silent at once
+ * (ddp.h, "Lifetime": no completion or terminate callback follows) and
+ * goes when the callback has returned, its stream aborted then.
+ * NULL is a no-op. Returns 0. */
 int ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
 void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user);
 void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp);

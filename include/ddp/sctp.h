@@ -189,9 +189,10 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
  * happens during this call. Safe inside any callback of this endpoint
  * (assoc, session_ctl, and the DDP callbacks of its sessions, also those
  * that run inside your own ddp_* call, such as send_done inside
- * ddp_send_*): the endpoint is then freed from the event loop once the
- * callback has returned (run the loop again before ddp_ctx_free()); its
- * sessions stay valid until then but send nothing. NULL is a no-op. */
+ * ddp_send_*): silent at once (ddp.h, "Lifetime": no callback of any kind
+ * follows, nothing more is placed into its sessions' buffers or sent);
+ * the endpoint is freed from the event loop once the callback has
+ * returned (run the loop again before ddp_ctx_free()). NULL is a no-op. */
 void ddp_sctp_ep_free(ddp_sctp_ep *ep);
 /* The bound UDP port. */
 int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
