@@ -20,7 +20,7 @@ void tx_run(ddp_session *s, struct ddp_stream *st)
 static int send_msg(ddp_session *s, uint32_t stream, const struct ddp_hdr *h,
 		    const struct iovec *iov, int iovcnt, void *msg_ctx)
 {
-	if (s->silenced)
+	if (s && s->silenced)
 		return DDP_ERR_CLOSED;
 	int rc = tx_submit(s, stream, h, iov, iovcnt, msg_ctx);
 	if (rc == 0)
