@@ -67,6 +67,16 @@ int ddp_session_close(ddp_session *s, int abortive)
 {
 	if (!s)
 		return DDP_ERR_INVAL;
+	if (abortive && s->conn_closed && !s->conn_abortive) {
+		/* a graceful close already reached the LLP (FIN / SHUTDOWN
+		 * sent, the peer may never answer): abort now, so a close
+		 * always finishes */
+		s->conn_abortive = 1;
+		for (uint32_t i = 0; i < s->cfg.nstreams; i++)
+			stream_kill(s, &s->st[i], 1, DDP_ERR_ABORTED, 0);
+		s->ops->close(s->llp, 1);
+		return 0;
+	}
 	s->closing = 1;
 	if (abortive)
 		s->conn_abortive = 1;
@@ -89,6 +99,18 @@ int ddp_session_close(ddp_session *s, int abortive)
 	}
 	session_check_all_closed(s);
 	return 0;
+}
+
+int ddp_session_close_deadline(ddp_session *s, unsigned ms)
+{
+	if (!s || ms == 0)
+		return DDP_ERR_INVAL;
+	if (!s->ops->close_deadline)
+		return DDP_ERR_UNSUPPORTED;
+	int rc = ddp_session_close(s, 0);
+	if (rc == 0 && !s->conn_abortive)
+		s->ops->close_deadline(s->llp, ms);
+	return rc;
 }
 
 void ddp_llp_tx_done(ddp_session *s, uint32_t stream)

@@ -52,8 +52,10 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 		m->g.cb.stream_open(s, 0, m->g.user);
 		return;
 	}
-	int status = ev == DDP_MPA_CLOSED ? 0 : ev == DDP_MPA_REJECTED ? DDP_ERR_REJECTED
-								 : err ? err : DDP_ERR_LLP;
+	/* CLOSED: 0 in order, DDP_ERR_ABORTED after our abortive close */
+	int status = ev == DDP_MPA_CLOSED ? (err < 0 ? err : 0)
+		     : ev == DDP_MPA_REJECTED ? DDP_ERR_REJECTED
+					      : err ? err : DDP_ERR_LLP;
 	if (!m->l)
 		m->g.dead = 1; /* one connection: nothing more for the ULP */
 	m->g.cb.down(s, status, m->g.user);

@@ -70,6 +70,8 @@ static void close_socket(ddp_mpa_conn *c, int reset)
 		event_del(c->wev);
 	if (c->tmo)
 		event_del(c->tmo);
+	if (c->dl)
+		event_del(c->dl);
 	if (c->fd >= 0) {
 		if (reset) {
 			struct linger lg = { 1, 0 }; /* RST */
@@ -140,6 +142,8 @@ static void conn_destroy(ddp_mpa_conn *c)
 		event_free(c->tmo);
 	if (c->live)
 		event_free(c->live);
+	if (c->dl)
+		event_free(c->dl);
 	free(c);
 }
 
@@ -354,9 +358,36 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 	}
 }
 
+static void on_close_deadline(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	(void)fd, (void)what;
+	if (c->finished || !c->s)
+		return;
+	ddp_llp_log(c->ctx, DDP_LOG_WARN,
+		    "MPA graceful close to %s not done by its deadline: reset", c->peer);
+	enter(c);
+	ddp_session_close(c->s, 1);
+	leave(c);
+}
+
+static void io_close_deadline(void *io, unsigned ms)
+{
+	ddp_mpa_conn *c = io;
+	if (c->fd < 0 || c->finished)
+		return;
+	if (!c->dl && !(c->dl = evtimer_new(c->base, on_close_deadline, c))) {
+		ddp_session_close(c->s, 1); /* no timer: no wait either */
+		return;
+	}
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	event_add(c->dl, &tv);
+}
+
 static const mpa_proto_io sock_io = {
 	.read = mpa_tcp_read, .writev = mpa_tcp_writev, .shutdown = io_shutdown,
 	.event = io_event, .readv = mpa_tcp_readv, .addr = mpa_tcp_addr,
+	.close_deadline = io_close_deadline,
 };
 
 /* ------------------------------------------------------ event handlers */

@@ -47,6 +47,7 @@ struct ddp_mpa_conn {
 	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
 	struct event *live; /* liveness check (mpa_tcp_live_period_ms) */
+	struct event *dl;   /* graceful close deadline (close_deadline) */
 	int uto_off;	    /* TCP_USER_TIMEOUT lifted: the peer's receive
 			     * window is closed (it may read slowly) */
 	uint64_t probe_since; /* ms: since when the kernel has unanswered

@@ -414,12 +414,24 @@ static int llp_addr(void *llp, int peer, char *buf, size_t len)
 	return c->io->addr(c->io_ctx, peer, buf, len);
 }
 
+static void llp_close_deadline(void *llp, unsigned ms)
+{
+	mpa_proto *c = llp;
+	if (c->phase == PH_DONE)
+		return; /* down already */
+	if (c->io->close_deadline)
+		c->io->close_deadline(c->io_ctx, ms);
+	else
+		llp_close(llp, 1); /* no timer below: no wait either */
+}
+
 const ddp_llp_ops mpa_proto_llp_ops = {
 	.send = llp_send,
 	.mulpdu = llp_mulpdu,
 	.close_stream = llp_close_stream,
 	.close = llp_close,
 	.addr = llp_addr,
+	.close_deadline = llp_close_deadline,
 };
 
 /* ---------------------------------------------------------- start-up */

@@ -55,6 +55,9 @@ typedef struct mpa_proto_io {
 	/* optional: our (peer 0) or the peer's address as text (the LLP
 	 * ops' addr, ddp_session_addr) */
 	int (*addr)(void *io, int peer, char *buf, size_t len);
+	/* optional: abort the connection (ddp_session_close(s, 1)) unless it
+	 * is down within ms (the LLP ops' close_deadline) */
+	void (*close_deadline)(void *io, unsigned ms);
 } mpa_proto_io;
 
 typedef struct mpa_proto_config {

@@ -377,11 +377,19 @@ static int llp_addr(void *llp, int peer, char *buf, size_t len)
 	return 0;
 }
 
+static void llp_close_deadline(void *llp, unsigned ms)
+{
+	struct ddp_sctp_assoc *a = llp;
+	if (!a->down)
+		a->close_by_ms = sctp_slots_now_ms() + ms;
+}
+
 static const ddp_llp_ops sctp_ops = {
 	.send = llp_send,
 	.mulpdu = llp_mulpdu,
 	.close_stream = llp_close_stream,
 	.close = llp_close,
+	.close_deadline = llp_close_deadline,
 	.addr = llp_addr,
 };
 
@@ -583,10 +591,10 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 			else
 				ddp_llp_failed(a->s, UINT32_MAX, DDP_ERR_LLP);
 		}
+		/* DDP_ERR_ABORTED: we aborted it (as MPA reports a reset of
+		 * ours); DDP_ERR_LLP: lost or aborted by the peer */
 		if (a->fatal)
 			status = a->fatal;
-		else if (status == DDP_ERR_ABORTED)
-			status = DDP_ERR_LLP;
 		sctp_trace_summary(a);
 		c->sctp.assoc(a, a->s, status, c->user);
 		assoc_free(a);
@@ -654,6 +662,35 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
 }
 
+/* The endpoint's timer (every 100 ms): graceful closes past their
+ * deadline end abortively (ddp_session_close_deadline), then the slots'
+ * bookkeeping. In the endpoint's frame: the aborts call back. */
+static void ep_tick(void *user)
+{
+	ddp_sctp_ep *ep = user;
+	uint64_t now = sctp_slots_now_ms();
+	char who[64];
+	ep_enter(ep);
+	for (struct ddp_sctp_assoc *a = ep->assocs; a && life_live(&ep->life);) {
+		if (!a->close_by_ms || a->down || now < a->close_by_ms) {
+			a = a->next;
+			continue;
+		}
+		a->close_by_ms = 0;
+		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
+			    "SCTP graceful close to %s not done by its deadline: ABORT",
+			    sctp_ll_assoc_peer(a->ll, who));
+		if (a->s)
+			ddp_session_close(a->s, 1);
+		else
+			sctp_ll_close(a->ll, 1);
+		a = ep->assocs; /* the callbacks may have changed the list */
+	}
+	if (life_live(&ep->life))
+		sctp_slots_tick(ep);
+	ep_leave(ep);
+}
+
 /* ddp_sctp_ep_new; plain: sctp_ddp_ep_new_no_adaptation (sctp_ddp.h) */
 static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain,
 		  ddp_sctp_ep **out)
@@ -691,7 +728,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		free(ep);
 		return rc;
 	}
-	sctp_ll_set_tick(ep->ll, sctp_slots_tick, ep);
+	sctp_ll_set_tick(ep->ll, ep_tick, ep);
 	*out = ep;
 	return 0;
 }

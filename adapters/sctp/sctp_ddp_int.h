@@ -98,6 +98,7 @@ struct ddp_sctp_assoc {
 	uint64_t leave_ms; /* ended by sctp_slots.c */
 	uint8_t inbound;   /* accepted by the listener */
 	uint8_t leaving, aborting;
+	uint64_t close_by_ms; /* graceful close deadline (0: none) */
 };
 
 struct ddp_sctp_ep {

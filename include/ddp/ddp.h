@@ -450,8 +450,19 @@ int ddp_stream_close(ddp_session *s, uint32_t stream);
 int ddp_stream_abort(ddp_session *s, uint32_t stream);
 
 /* Close every stream gracefully (abortive != 0: abort them) and ask the LLP
- * to end the connection. Errors: DDP_ERR_INVAL. */
+ * to end the connection. An abortive close works at any time, also after a
+ * graceful one started (a peer that stopped answering cannot hold the
+ * close: MPA resets TCP, SCTP sends ABORT). Errors: DDP_ERR_INVAL. */
 int ddp_session_close(ddp_session *s, int abortive);
+
+/* A graceful close with a deadline: as ddp_session_close(s, 0) now, and
+ * as ddp_session_close(s, 1) when the connection is not down after ms
+ * milliseconds (MPA: exact to the event loop; SCTP: within 100 ms more).
+ * Calling it again moves the deadline. Errors: DDP_ERR_INVAL (NULL, ms 0),
+ * DDP_ERR_UNSUPPORTED (an LLP of the application's own without the
+ * close_deadline operation, see llp.h: call ddp_session_close(s, 1)
+ * yourself). */
+int ddp_session_close_deadline(ddp_session *s, unsigned ms);
 
 /* Our address (peer 0) or the peer's (peer != 0) as text into buf (len
  * octets, NUL terminated): "192.0.2.1:5000", "[2001:db8::1]:5000"; an SCTP
@@ -485,7 +496,9 @@ typedef struct ddp_conn_callbacks {
 	 * association and accepted by the listening side. Required. */
 	void (*stream_open)(ddp_session *s, uint32_t stream, void *user);
 	/* The connection ended: status 0 in order (FIN / SHUTDOWN), else
-	 * DDP_ERR_* (DDP_ERR_REJECTED, DDP_ERR_TIMEOUT, DDP_ERR_LLP, ...).
+	 * DDP_ERR_*: DDP_ERR_ABORTED (our abortive close, also one a close
+	 * deadline made), DDP_ERR_LLP (lost, reset or aborted by the peer),
+	 * DDP_ERR_REJECTED, DDP_ERR_TIMEOUT, ... — the same on both LLPs.
 	 * Also for a connect that never came up (s may be NULL then: SCTP
 	 * without an association). When it returns, the adapter frees the
 	 * connection and the session; posted buffers and unfinished sends are

@@ -58,6 +58,11 @@ typedef struct ddp_llp_ops {
 	 * ("192.0.2.1:5000", "[2001:db8::1]:5000") into buf (len octets,
 	 * NUL terminated). Returns 0 or DDP_ERR_NOENT. */
 	int (*addr)(void *llp, int peer, char *buf, size_t len);
+	/* Optional: when the connection is not down within ms milliseconds,
+	 * end it abortively through ddp_session_close(s, 1) (a graceful close
+	 * is under way: ddp_session_close_deadline). Called again: the new
+	 * deadline replaces the old. */
+	void (*close_deadline)(void *llp, unsigned ms);
 } ddp_llp_ops;
 
 /* Ordering information for LLPs that hand segments up out of order

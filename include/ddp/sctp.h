@@ -78,7 +78,9 @@ enum ddp_sctp_event {
 
 typedef struct ddp_sctp_callbacks {
 	/* Association up (status 0: s is ready, streams idle) or gone
-	 * (status < 0: DDP_ERR_CLOSED graceful, DDP_ERR_LLP lost/aborted,
+	 * (status < 0: DDP_ERR_CLOSED graceful, DDP_ERR_ABORTED aborted by
+	 * us (ddp_sctp_close(a, 1), ddp_session_close(s, 1), a close
+	 * deadline), DDP_ERR_LLP lost or aborted by the peer,
 	 * DDP_ERR_PROTO no DDP adaptation indication from the peer,
 	 * DDP_ERR_TIMEOUT setup failed). After a status < 0 callback returns
 	 * the association and its session are freed. Required. */
@@ -118,7 +120,7 @@ typedef struct ddp_sctp_config {
 				 * is ended with a graceful SHUTDOWN (ABORT
 				 * if not done 5 s later), logged with the
 				 * peer's address; its assoc callback sees
-				 * DDP_ERR_CLOSED (DDP_ERR_LLP if aborted).
+				 * DDP_ERR_CLOSED (DDP_ERR_ABORTED if aborted).
 				 * 0 = default 10000; DDP_SCTP_IDLE_NEVER:
 				 * never. Associations opened with
 				 * ddp_sctp_connect() are not ended. */
