@@ -37,6 +37,13 @@ endif
 DDP_SOMAJOR := $(firstword $(subst ., ,$(DDP_VERSION)))
 
 # GNU directory variables (prefix comes from config.mk; all overridable).
+# PREFIX (upper case) is a common slip for prefix: take it as prefix rather
+# than install somewhere the user did not ask for.
+ifdef PREFIX
+ifneq ($(origin prefix),command line)
+prefix := $(PREFIX)
+endif
+endif
 exec_prefix ?= $(prefix)
 libdir ?= $(exec_prefix)/lib
 includedir ?= $(prefix)/include

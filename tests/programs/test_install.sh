@@ -293,5 +293,17 @@ else
 	bad "make uninstall"
 fi
 
+# PREFIX (upper case) installs where it says, not under the configured prefix
+P=$T/upper
+if timeout 120 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san PREFIX="$P" \
+	install > "$T/upper.log" 2>&1; then
+	check "make install PREFIX= installs under it" test -f "$P/include/ddp/ddp.h"
+	timeout 50 $MAKE --no-print-directory BUILD="$BUILD" SAN=$san PREFIX="$P" \
+		uninstall > /dev/null 2>&1
+else
+	cat "$T/upper.log"
+	bad "make install PREFIX="
+fi
+
 echo "test_install: $nfail failed"
 [ $nfail -eq 0 ]
