@@ -10,6 +10,7 @@
 #define DEF_NQUEUES 3
 #define DEF_MAX_POSTED 1024
 #define DEF_MAX_TXQ 4096
+#define DEF_MAX_TX_OCTETS (4u << 20)
 #define DEF_WINDOW 1024
 #define MAX_WINDOW 32768
 #define MIN_MULPDU (DDP_UNTAGGED_HDR_LEN + 1)
@@ -41,6 +42,8 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 		c.max_posted = DEF_MAX_POSTED;
 	if (!c.max_tx_queued)
 		c.max_tx_queued = DEF_MAX_TXQ;
+	if (!c.max_tx_octets)
+		c.max_tx_octets = DEF_MAX_TX_OCTETS;
 	if (!c.reorder_window)
 		c.reorder_window = DEF_WINDOW;
 	if (c.nstreams > 65535 || c.nqueues > 65536 || c.reorder_window > MAX_WINDOW)

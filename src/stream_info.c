@@ -81,7 +81,7 @@ int ddp_stream_notify_writable(ddp_session *s, uint32_t stream, uint64_t lowat)
 	if (st->dead || st->tx_state != TX_OPEN || s->conn_closed ||
 	    (st->errored && !st->sends_after_error))
 		return DDP_ERR_CLOSED;
-	if (st->txq_len < s->cfg.max_tx_queued && st->txq_bytes <= lowat) {
+	if (tx_can_queue(s, st) && st->txq_bytes <= lowat) {
 		st->wr_armed = 0;
 		return 1;
 	}

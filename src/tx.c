@@ -48,11 +48,15 @@ int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		return DDP_ERR_CLOSED;
 	if (st->errored && !st->sends_after_error)
 		return DDP_ERR_STREAM;
-	if (st->txq_len >= s->cfg.max_tx_queued) {
-		/* backpressure: tell the ULP when a message completed */
-		if (!st->wr_armed || st->wr_lowat != UINT64_MAX) {
+	if (st->txq_len >= s->cfg.max_tx_queued ||
+	    (st->txq_len > 0 && (st->txq_bytes >= s->cfg.max_tx_octets ||
+				 total > s->cfg.max_tx_octets - st->txq_bytes))) {
+		/* backpressure in messages and octets: writable once the
+		 * queue drained to half its octets (tx_writable_check) */
+		uint64_t lowat = s->cfg.max_tx_octets / 2;
+		if (!st->wr_armed || st->wr_lowat > lowat) {
 			st->wr_armed = 1;
-			st->wr_lowat = UINT64_MAX;
+			st->wr_lowat = lowat;
 		}
 		return DDP_ERR_LIMIT;
 	}
@@ -207,12 +211,18 @@ void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 	tx_writable_check(s, st);
 }
 
+int tx_can_queue(const ddp_session *s, const struct ddp_stream *st)
+{
+	return st->txq_len < s->cfg.max_tx_queued &&
+	       (st->txq_len == 0 || st->txq_bytes < s->cfg.max_tx_octets);
+}
+
 /* The writable callback, once per arming, when the stream can take a
  * message and its queued octets fell to the armed level. */
 void tx_writable_check(ddp_session *s, struct ddp_stream *st)
 {
 	if (!st->wr_armed || st->dead || st->tx_state != TX_OPEN ||
-	    st->txq_len >= s->cfg.max_tx_queued || st->txq_bytes > st->wr_lowat)
+	    !tx_can_queue(s, st) || st->txq_bytes > st->wr_lowat)
 		return;
 	st->wr_armed = 0;
 	if (s->cb.writable)

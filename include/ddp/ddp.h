@@ -57,7 +57,8 @@ enum ddp_err {
 	DDP_ERR_STATE = -5,	/* not allowed in the current state */
 	DDP_ERR_NOENT = -6,	/* no such STag, stream or object */
 	DDP_ERR_LIMIT = -7,	/* a configured cap was reached */
-	DDP_ERR_AGAIN = -8,	/* LLP cannot take more now; retry when writable */
+	DDP_ERR_AGAIN = -8,	/* LLP ops only: cannot take more now (the
+				 * ULP sees DDP_ERR_LIMIT instead) */
 	DDP_ERR_STREAM = -9,	/* stream stopped after a DDP/LLP error */
 	DDP_ERR_LLP = -10,	/* lower layer failed (connection lost, ...) */
 	DDP_ERR_PROTO = -11,	/* peer violated the protocol */
@@ -320,9 +321,11 @@ typedef struct ddp_callbacks {
 			     enum ddp_stream_event ev, int status, void *user);
 	/* Backpressure: the stream can take more again. Called once per
 	 * arming, outside any ddp_send_*() call: armed by a send refused
-	 * with DDP_ERR_LIMIT (the queue of max_tx_queued messages was full;
-	 * called when a message completed) and by
-	 * ddp_stream_notify_writable(). Optional. */
+	 * with DDP_ERR_LIMIT (the stream's queue held max_tx_queued messages
+	 * or max_tx_octets octets; called when both are below their limit
+	 * and the queued octets at most half of max_tx_octets) and by
+	 * ddp_stream_notify_writable(). The memory a sender can pin per
+	 * stream is thus max_tx_octets plus one message. Optional. */
 	void (*writable)(ddp_session *s, uint32_t stream, void *user);
 } ddp_callbacks;
 
@@ -331,6 +334,11 @@ typedef struct ddp_session_config {
 	uint32_t nqueues;	 /* untagged queues per stream, default 3 */
 	uint32_t max_posted;	 /* posted buffers per (stream, QN), def. 1024 */
 	uint32_t max_tx_queued;	 /* queued send messages per stream, def 4096 */
+	uint64_t max_tx_octets;	 /* queued send octets per stream, default
+				  * 4 MiB: a send that would go past it is
+				  * refused (DDP_ERR_LIMIT) unless the queue
+				  * is empty, so any one message can go;
+				  * writable then fires at half of it */
 	uint32_t reorder_window; /* segments held for out-of-order LLPs,
 				  * default 1024, max 32768 */
 	ddp_pd *pd;		 /* PD of every stream, or NULL */
@@ -393,13 +401,14 @@ int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out);
 int ddp_session_get_stats(const ddp_session *s, ddp_stats *out);
 
 /* Octets submitted on a stream with ddp_send_*() and not yet completed
- * (send_done not yet called); *msgs (may be NULL) gets the message count,
- * which is capped by ddp_session_config.max_tx_queued. 0 for a NULL
- * session or a bad stream. */
+ * (send_done not yet called); *msgs (may be NULL) gets the message count.
+ * Both are bounded by ddp_session_config (max_tx_octets plus one message,
+ * max_tx_queued). 0 for a NULL session or a bad stream. */
 uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs);
 
 /* Ask for the writable callback once the stream's queued octets are at
- * most lowat and a message can be queued. Returns 1 when that already
+ * most lowat and a message can be queued (below both limits of
+ * ddp_session_config). Returns 1 when that already
  * holds (nothing is armed, the ULP may send now), 0 when armed (the
  * callback runs later, never inside this call).
  * Errors: DDP_ERR_INVAL (NULL, bad stream, no writable callback),
@@ -428,7 +437,9 @@ int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
  * Errors: DDP_ERR_INVAL (NULL, bad stream/qn, rsvdulp > 40 bits, iovcnt<0),
  * DDP_ERR_TOOBIG (total >= 2^32, DDP-SEG-2), DDP_ERR_CLOSED (after close,
  * DDP-TRD-2), DDP_ERR_STREAM (stream stopped and its one extra message was
- * already sent), DDP_ERR_LIMIT, DDP_ERR_NOMEM. */
+ * already sent), DDP_ERR_LIMIT (the stream's queue is at max_tx_queued
+ * messages or max_tx_octets octets: wait for writable), DDP_ERR_NOMEM.
+ * Never DDP_ERR_AGAIN (an LLP-level code the core handles itself). */
 int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn,
 		      uint64_t rsvdulp, const struct iovec *iov, int iovcnt,
 		      void *msg_ctx);

@@ -1,6 +1,7 @@
 /*
- * Backpressure on the wire (issue 13): a client pipelines more messages
- * than its send queue holds (ddp_session_config.max_tx_queued). Each send
+ * Backpressure on the wire: a client pipelines more messages than its send
+ * queue holds (ddp_session_config.max_tx_queued messages, or
+ * max_tx_octets octets: the same limit on both LLPs). Each send
  * refused with DDP_ERR_LIMIT arms the writable callback; the client stops
  * and resumes from it. Every message arrives, in order, on both LLPs; the
  * queued-octets query and the counters agree with what was sent.
@@ -34,6 +35,7 @@ struct end {
 	size_t size;   /* message size */
 	unsigned total; /* messages to send */
 	unsigned sent, got, limits, writables, bad, done;
+	uint64_t peak; /* client: most octets queued at once */
 	uint8_t *rbuf;  /* server: NBUF buffers of size */
 };
 
@@ -51,6 +53,9 @@ static void pump(struct end *e)
 		}
 		assert_int_equal(rc, 0);
 		e->sent++;
+		uint64_t q = ddp_stream_queued(e->s, 0, NULL);
+		if (q > e->peak)
+			e->peak = q;
 	}
 }
 
@@ -136,18 +141,17 @@ static void m_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t cod
 		post_all(e);
 }
 
-static void test_mpa_pipeline_past_the_queue(void **state)
+/* max_txq messages or max_octets octets per stream */
+static void mpa_pipeline(size_t size, unsigned total, uint32_t max_txq, uint64_t max_octets)
 {
-	(void)state;
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
-	/* the issue's case: 5,000 requests; a queue of 64 messages makes
-	 * the refusals certain whatever the socket buffers take */
-	setup_ends(base, 256, 5000);
+	setup_ends(base, size, total);
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
 	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_config cfg = { .revision = 2 };
-	cfg.session.max_tx_queued = 64;
+	cfg.session.max_tx_queued = max_txq;
+	cfg.session.max_tx_octets = max_octets;
 	ddp_mpa_listener *l;
 	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &cfg, &cbs,
 					NULL, m_event, &srv, &l),
@@ -164,6 +168,26 @@ static void test_mpa_pipeline_past_the_queue(void **state)
 	ddp_mpa_conn_free(mconn[0]);
 	assert_int_equal(ddp_ctx_free(ctx), 0);
 	event_base_free(base);
+}
+
+static void test_mpa_pipeline_past_the_queue(void **state)
+{
+	(void)state;
+	/* the issue's case: 5,000 requests; a queue of 64 messages makes
+	 * the refusals certain whatever the socket buffers take */
+	mpa_pipeline(256, 5000, 64, 0);
+}
+
+/* The octet limit: 16 KiB messages against 256 KiB per stream. Before
+ * it, only the message count bounded a sender (4,096 x 16 KiB = 64 MiB
+ * of the caller's memory queued over MPA). */
+static void test_mpa_octet_limit(void **state)
+{
+	(void)state;
+	mpa_pipeline(16384, 2000, 0, 256 << 10);
+	print_message("MPA: peak queued %llu octets, %u refusals\n",
+		      (unsigned long long)cli.peak, cli.limits);
+	assert_true(cli.peak <= 256 << 10);
 }
 
 /* -------------------------------------------------------------- SCTP */
@@ -191,17 +215,15 @@ static void s_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, in
 	}
 }
 
-static void test_sctp_pipeline_past_the_queue(void **state)
+static void sctp_pipeline(size_t size, unsigned total, uint32_t max_txq, uint64_t max_octets)
 {
-	(void)state;
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
-	/* 64 KiB messages: usrsctp's send buffer fills (DDP_ERR_AGAIN in
-	 * the core), then the queue of 16 messages does */
-	setup_ends(base, 65536, 600);
+	setup_ends(base, size, total);
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
 	ddp_sctp_config sc = { .port = -1, .nstreams = 1, .ctx = ctx, .ddp = cbs, .user = &srv };
-	sc.session.max_tx_queued = 16;
+	sc.session.max_tx_queued = max_txq;
+	sc.session.max_tx_octets = max_octets;
 	sc.sctp.assoc = s_assoc;
 	sc.sctp.session_ctl = s_ctl;
 	ddp_sctp_ep *se, *ce;
@@ -219,11 +241,30 @@ static void test_sctp_pipeline_past_the_queue(void **state)
 	event_base_free(base);
 }
 
+static void test_sctp_pipeline_past_the_queue(void **state)
+{
+	(void)state;
+	/* 64 KiB messages: usrsctp's send buffer fills (DDP_ERR_AGAIN in
+	 * the core), then the queue of 16 messages does */
+	sctp_pipeline(65536, 600, 16, 0);
+}
+
+static void test_sctp_octet_limit(void **state)
+{
+	(void)state;
+	sctp_pipeline(16384, 2000, 0, 256 << 10);
+	print_message("SCTP: peak queued %llu octets, %u refusals\n",
+		      (unsigned long long)cli.peak, cli.limits);
+	assert_true(cli.peak <= 256 << 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mpa_pipeline_past_the_queue),
 		cmocka_unit_test(test_sctp_pipeline_past_the_queue),
+		cmocka_unit_test(test_mpa_octet_limit),
+		cmocka_unit_test(test_sctp_octet_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

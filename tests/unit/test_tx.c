@@ -425,6 +425,35 @@ static void test_ord1_backpressure_keeps_submission_order(void **state)
 	memllp_free(m);
 }
 
+/* Backpressure in octets (ddp_session_config.max_tx_octets): an empty
+ * queue takes any one message, however large; a send that would go past
+ * the limit is refused with DDP_ERR_LIMIT; the queue never holds more
+ * than the limit plus that one message. */
+static void test_tx_octet_limit_refuses_past_it(void **state)
+{
+	(void)state;
+	memllp_cfg cfg = { .seed = 5, .mulpdu = 1500, .pending = 1 };
+	cfg.scfg[0].max_tx_octets = 1000;
+	memllp *m = NULL;
+	static uint8_t big[5000], small[400];
+	assert_int_equal(memllp_new(&cfg, &m), 0);
+	ddp_session *s = memllp_session(m, 0);
+	struct iovec b = { big, sizeof(big) }, v = { small, sizeof(small) };
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &b, 1, NULL), 0); /* empty: taken */
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT);
+	assert_int_equal(ddp_stream_queued(s, 0, NULL), sizeof(big));
+	memllp_free(m);
+
+	memllp *m2 = NULL;
+	assert_int_equal(memllp_new(&cfg, &m2), 0);
+	s = memllp_session(m2, 0);
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0);
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0);
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT); /* 1200 > 1000 */
+	assert_int_equal(ddp_stream_queued(s, 0, NULL), 800);
+	memllp_free(m2);
+}
+
 /* DDP-SEG-1 at the smallest MULPDU (header + 1 octet): every segment
  * carries one untagged or five tagged octets; a MULPDU that cannot hold a
  * header and one octet is refused (session_new) or ignored (change). */
@@ -596,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_unt1_rsvdulp_over_40_bits_refused),
 		cmocka_unit_test(test_llp2_shrinking_mulpdu_does_not_resegment),
 		cmocka_unit_test(test_ord1_backpressure_keeps_submission_order),
+		cmocka_unit_test(test_tx_octet_limit_refuses_past_it),
 		cmocka_unit_test(test_dlv4_send_done_does_not_nest),
 		cmocka_unit_test(test_llp_send_error_keeps_the_llps_code),
 	};
