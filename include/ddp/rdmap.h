@@ -36,8 +36,9 @@
  * gives it back:
  *  - a Send's or Write's payload, and a receive buffer: until its work
  *    completion (any status);
- *  - a Read's sink region: until the Read's completion, or until the
- *    queue pair was freed;
+ *  - a region the peer writes into (an RDMA Write's or our Read's sink):
+ *    until its STag is invalidated: nothing places into it once that call
+ *    returned (a Read's data is complete at the Read's completion);
  *  - a region peers may read (DDP_ACCESS_REMOTE_READ): a Read Request
  *    resolves the source STag when it arrives, and its Response holds the
  *    region until the LLP took the last octet or the Response was flushed
