@@ -2,6 +2,7 @@
  * to the queue pair of its (session, stream) or to the application's own
  * callbacks. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "rdmap_int.h"
 
@@ -96,6 +97,9 @@ void ddp_rdmap_dev_callbacks(ddp_callbacks *out)
 {
 	if (!out)
 		return;
+	/* the whole table: a field left as the caller's stack held it would
+	 * be called (writable, which RDMAP does not use) */
+	memset(out, 0, sizeof(*out));
 	out->deliver = on_deliver;
 	out->send_done = on_send_done;
 	out->error = on_error;

@@ -41,6 +41,7 @@ struct rdmapi_resp {
 	uint8_t buf[RDMAPI_RREQ_LEN];
 	rdmapi_rreq req;
 	void *src;
+	ddp_stag_hold *hold; /* on the source region while src is in use */
 };
 
 struct rdmapi_term_tx {

@@ -90,6 +90,16 @@ static void wr_free(struct rdmapi_wr *w)
 	free(w);
 }
 
+/* The Response no longer reads its source: drop the hold on the region
+ * (the last one of an invalidated region gives the buffer back). */
+static void resp_unhold(struct ddp_rdmap_qp *qp, struct rdmapi_resp *r)
+{
+	ddp_stag_hold *h = r->hold;
+	r->hold = NULL;
+	r->src = NULL;
+	ddp_stag_unhold(qp->ctx, h);
+}
+
 static void qp_destroy(struct ddp_rdmap_qp *qp)
 {
 	qp->freeing = 1;
@@ -101,6 +111,10 @@ static void qp_destroy(struct ddp_rdmap_qp *qp)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = qp->next;
+	/* Responses DDP still had (a stream that had already ended is not
+	 * aborted again, and sends nothing more): their regions go back */
+	for (uint32_t i = 0; i < qp->cfg.ird; i++)
+		resp_unhold(qp, &qp->resp[i]);
 	for (struct rdmapi_wr *w = qp->head, *n; w; w = n) {
 		n = w->next;
 		wr_free(w);
@@ -302,6 +316,7 @@ static int resp_flush(struct ddp_rdmap_qp *qp)
 		if (!qp->pend_head)
 			qp->pend_tail = NULL;
 		if (rc) {
+			resp_unhold(qp, r);
 			ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP,
 					     .etype = DDP_RDMAP_ETYPE_CATASTROPHIC };
 			fail(qp, &t, 0);
@@ -400,7 +415,10 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent)
 		term_send(qp, t);
 	if (qp->cb.terminate && !qp->freeing)
 		QP_CALLBACK(qp, terminate, qp, t, sent, qp->user);
-	/* every WR not completed yet is flushed (a Read never answered) */
+	/* every WR not completed yet is flushed (a Read never answered);
+	 * Responses not handed to DDP yet are dropped with their holds */
+	for (struct rdmapi_resp *r = qp->pend_head; r; r = r->next)
+		resp_unhold(qp, r);
 	qp->pend_head = qp->pend_tail = NULL;
 	qp->rd_n = 0;
 	complete_head(qp);
@@ -476,8 +494,12 @@ static void read_request(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 	if (r->req.size && r->req.src_to > UINT64_MAX - (r->req.size - 1)) {
 		code = DDP_RDMAP_ECODE_TO_WRAP;
 	} else {
-		int rc = ddp_stag_resolve_read(qp->ctx, qp->s, qp->stream, r->req.src_stag,
-					       r->req.src_to, r->req.size, &r->src);
+		/* held until the Response was sent or flushed: an STag
+		 * invalidated meanwhile (by us or by the peer's Send with
+		 * Invalidate) stops new access at once, but its buffer stays
+		 * the library's until this Response no longer reads it */
+		int rc = ddp_stag_hold_read(qp->ctx, qp->s, qp->stream, r->req.src_stag,
+					    r->req.src_to, r->req.size, &r->src, &r->hold);
 		if (rc == DDP_ERR_NOENT)
 			code = DDP_RDMAP_ECODE_INVALID_STAG;
 		else if (rc == DDP_ERR_ACCESS)
@@ -527,8 +549,10 @@ static void recv_send(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t op
 		/* RFC 5040 §5.1: the STag is invalid before the Send is
 		 * delivered; only one this stream may name */
 		uint32_t stag = (uint32_t)d->rsvdulp;
+		/* DDP_STAG_IN_USE: invalid now, released when our Read
+		 * Responses from it are out (ddp/ddp.h) */
 		int rc = ddp_stag_invalidate_remote(qp->ctx, qp->s, qp->stream, stag);
-		if (rc) {
+		if (rc < 0) {
 			wc.status = DDP_ERR_ACCESS;
 			QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 			fail_untagged(qp, d,
@@ -611,6 +635,7 @@ void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status)
 	if (tag == TAG_RESP) {
 		struct rdmapi_resp *r = msg_ctx;
 		r->tag = TAG_QN1;
+		resp_unhold(qp, r); /* DDP-DLV-4: the LLP has every octet */
 		/* the Response is out: its QN 1 buffer takes the next Request */
 		if (!qp->failed && !qp->ended)
 			ddp_post_recv(qp->s, qp->stream, DDP_RDMAP_QN_READ, r->buf, sizeof(r->buf), r);

@@ -20,6 +20,10 @@ struct ddp_mr {
 	ddp_session *session;
 	uint32_t stream;
 	struct ddp_mr *s_next, *s_prev; /* list of the session's bound MRs */
+	uint32_t holds; /* outgoing readers (ddp_stag_hold_read) */
+	int dying;	/* invalidated, off the map, waits for holds == 0 */
+	ddp_stag_released_cb released;
+	void *released_user;
 };
 
 struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
@@ -60,6 +64,7 @@ struct ddp_ctx {
 	ddp_ctx_config cfg;
 	struct stag_map map;
 	uint32_t npds, nsessions;
+	uint32_t ndying; /* invalidated regions still held (struct ddp_mr.dying) */
 	ddp_session *sessions; /* for revocation of in-flight placements */
 	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values (FIFO) */
 	uint32_t revoked_pos, revoked_n;

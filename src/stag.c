@@ -64,10 +64,10 @@ int ddp_ctx_free(ddp_ctx *ctx)
 {
 	if (!ctx)
 		return 0;
-	if (ctx->nsessions || ctx->npds || ctx->map.used) {
+	if (ctx->nsessions || ctx->npds || ctx->map.used || ctx->ndying) {
 		ddp_llp_log(ctx, DDP_LOG_ERROR,
 			    "ddp_ctx_free: still alive: %u session(s), %u PD(s), %u STag(s)%s",
-			    ctx->nsessions, ctx->npds, ctx->map.used,
+			    ctx->nsessions, ctx->npds, ctx->map.used + ctx->ndying,
 			    ctx->nsessions ? " (an adapter object freed inside a callback is "
 					     "released on the next event-loop pass)" : "");
 		return DDP_ERR_BUSY;
@@ -83,7 +83,7 @@ int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out)
 		return DDP_ERR_INVAL;
 	out->sessions = ctx->nsessions;
 	out->pds = ctx->npds;
-	out->stags = ctx->map.used;
+	out->stags = ctx->map.used + ctx->ndying;
 	return 0;
 }
 
@@ -189,8 +189,8 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 		return DDP_ERR_INVAL;
 	if ((uintptr_t)a->addr > UINTPTR_MAX - a->len || a->to_base > UINT64_MAX - (a->len - 1))
 		return DDP_ERR_INVAL;
-	if (ctx->map.used >= ctx->cfg.max_stags)
-		return DDP_ERR_LIMIT;
+	if (ctx->map.used + ctx->ndying >= ctx->cfg.max_stags)
+		return DDP_ERR_LIMIT; /* a region still read counts until released */
 
 	struct ddp_mr *mr = ddp_calloc_(1, sizeof(*mr));
 	if (!mr)
@@ -223,6 +223,8 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	mr->pd = a->pd;
 	mr->session = a->session;
 	mr->stream = a->stream;
+	mr->released = a->released;
+	mr->released_user = a->released_user;
 	if (stag_map_put(&ctx->map, mr)) {
 		free(mr);
 		return DDP_ERR_NOMEM;
@@ -240,7 +242,20 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	return 0;
 }
 
-static void mr_destroy(ddp_ctx *ctx, struct ddp_mr *mr)
+/* The end of a region: the application's again, its hook told. */
+static void mr_release(ddp_ctx *ctx, struct ddp_mr *mr)
+{
+	ddp_stag_released_cb cb = mr->released;
+	void *user = mr->released_user, *addr = mr->addr;
+	uint32_t stag = mr->stag;
+	free(mr);
+	if (cb)
+		cb(ctx, stag, addr, user);
+}
+
+/* Invalidate: DDP_STAG_IN_USE while outgoing Read Responses still read
+ * the buffer (it is released by the last ddp_stag_unhold), else 0. */
+static int mr_destroy(ddp_ctx *ctx, struct ddp_mr *mr)
 {
 	/* RFC 5041 §8 (DDP-SEC-5): after this no segment may touch the buffer,
 	 * not even one whose payload is being read right now. */
@@ -257,7 +272,18 @@ static void mr_destroy(ddp_ctx *ctx, struct ddp_mr *mr)
 		if (mr->s_next)
 			mr->s_next->s_prev = mr->s_prev;
 	}
-	free(mr);
+	/* Off the map and unbound: nothing finds it by its STag any more,
+	 * only the holders that resolved it earlier still read it. */
+	mr->pd = NULL;
+	mr->session = NULL;
+	mr->s_next = mr->s_prev = NULL;
+	if (mr->holds) {
+		mr->dying = 1;
+		ctx->ndying++;
+		return DDP_STAG_IN_USE;
+	}
+	mr_release(ctx, mr);
+	return 0;
 }
 
 int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
@@ -267,8 +293,7 @@ int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
 	struct ddp_mr *mr = stag_lookup(ctx, stag);
 	if (!mr)
 		return DDP_ERR_NOENT;
-	mr_destroy(ctx, mr);
-	return 0;
+	return mr_destroy(ctx, mr);
 }
 
 /* The STag is bound to this stream: to the stream itself, or to the PD of
@@ -304,8 +329,7 @@ int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream, ui
 	int rc = peer_region(ctx, s, stream, stag, &mr);
 	if (rc)
 		return rc;
-	mr_destroy(ctx, mr);
-	return 0;
+	return mr_destroy(ctx, mr);
 }
 
 void stag_release_session(ddp_session *s)
@@ -327,8 +351,9 @@ int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access)
 	return 0;
 }
 
-int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
-			  uint64_t to, uint64_t len, void **ptr)
+/* The readable range [to, to + len) of stag for the peer of (s, stream). */
+static int read_range(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
+		      uint64_t len, struct ddp_mr **mrp, void **ptr)
 {
 	struct ddp_mr *mr;
 	if (!ptr)
@@ -345,6 +370,41 @@ int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_
 	uint64_t off = to - mr->to_base;
 	if (len > mr->len || off > mr->len - len)
 		return DDP_ERR_INVAL;
+	*mrp = mr;
 	*ptr = mr->addr + off;
 	return 0;
+}
+
+int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+			  uint64_t to, uint64_t len, void **ptr)
+{
+	struct ddp_mr *mr;
+	return read_range(ctx, s, stream, stag, to, len, &mr, ptr);
+}
+
+int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+		       uint64_t to, uint64_t len, void **ptr, ddp_stag_hold **hold)
+{
+	struct ddp_mr *mr;
+	if (!hold)
+		return DDP_ERR_INVAL;
+	int rc = read_range(ctx, s, stream, stag, to, len, &mr, ptr);
+	if (rc)
+		return rc;
+	if (mr->holds == UINT32_MAX)
+		return DDP_ERR_LIMIT;
+	mr->holds++;
+	*hold = (ddp_stag_hold *)mr;
+	return 0;
+}
+
+void ddp_stag_unhold(ddp_ctx *ctx, ddp_stag_hold *hold)
+{
+	struct ddp_mr *mr = (struct ddp_mr *)hold;
+	if (!ctx || !mr || !mr->holds)
+		return;
+	if (--mr->holds || !mr->dying)
+		return;
+	ctx->ndying--;
+	mr_release(ctx, mr);
 }

@@ -30,10 +30,24 @@
  *    the callbacks during the free. A session the application made itself
  *    (ddp_session_new) is the exception: ddp_session_free() inside its own
  *    callbacks answers DDP_ERR_BUSY.
- *  - Memory handed to the library (send payload, posted receive buffers,
- *    registered tagged buffers) stays owned by the caller but MUST stay valid
- *    until the library gives it back (send completion, delivery/flush of the
- *    posted buffer, ddp_stag_invalidate() returning).
+ *  - Memory handed to the library stays owned by the caller but MUST stay
+ *    valid, unchanged where the library reads it, until the library gives
+ *    it back. The application may reuse or free:
+ *      - a send payload (ddp_send_untagged/_tagged, and the RDMAP Sends
+ *        and Writes built on them): after its send_done (any status);
+ *        the iovec array itself as soon as the call returns;
+ *      - a posted receive buffer: when it is delivered or comes back with
+ *        a status < 0 (deliver callback), or after the session's down();
+ *      - a registered buffer (ddp_stag_register): when its region is
+ *        released: the released callback of its ddp_mr_attr runs, which
+ *        is inside ddp_stag_invalidate() when that returns 0, and later
+ *        when it returns DDP_STAG_IN_USE (RDMA Read Responses still being
+ *        sent from it; the last one leaving or being flushed, e.g. by
+ *        ddp_rdmap_qp_free(), releases it). The same holds for a region
+ *        invalidated by the peer (RDMAP Send with Invalidate) or by
+ *        ddp_session_free(). Without a released callback: after
+ *        ddp_stag_invalidate() returned 0, or once every queue pair that
+ *        could read it was freed.
  */
 #ifndef DDP_DDP_H
 #define DDP_DDP_H
@@ -218,6 +232,19 @@ enum ddp_access {
 	DDP_ACCESS_REMOTE_READ = 0x2,  /* peer may read (RDMAP Read source) */
 };
 
+/* The region of stag is released: it was invalidated (by
+ * ddp_stag_invalidate(), by the peer through ddp_stag_invalidate_remote(),
+ * or when its session was freed) and nothing reads its buffer any more.
+ * From this call on, addr (ddp_mr_attr.addr) is the application's: it may
+ * free or reuse it here. Runs exactly once per registration, on the
+ * context's thread, inside the call that released the region: the
+ * invalidation itself, or the RDMAP event that ended the last Read
+ * Response (send completion, flush, ddp_rdmap_qp_free()). It may register
+ * and invalidate STags; it must not free the queue pair, session or
+ * context whose call it runs in. */
+typedef void (*ddp_stag_released_cb)(ddp_ctx *ctx, uint32_t stag, void *addr,
+				     void *user);
+
 /* A tagged buffer registration (RFC 5041 §8, DDP-SEC-4..7). Exactly one of
  * pd / session must be set: with pd the STag is usable on every stream bound
  * to that PD; with session it is usable on that one stream only. */
@@ -229,24 +256,42 @@ typedef struct ddp_mr_attr {
 	ddp_pd *pd;	    /* PD binding, or NULL */
 	ddp_session *session; /* stream binding, or NULL */
 	uint32_t stream;    /* with session: the stream index */
+	ddp_stag_released_cb released; /* optional: told when the buffer is
+				     * the application's again */
+	void *released_user;	    /* its user argument */
 } ddp_mr_attr;
 
 /* Register a buffer and return its STag (24-bit random index | 8-bit random
- * key). The buffer must stay valid until ddp_stag_invalidate().
+ * key). The buffer must stay valid until the region is released (see
+ * ddp_stag_released_cb and the memory rules at the top of this file).
  * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
- * addr+len wraps), DDP_ERR_LIMIT (max_stags), DDP_ERR_NOMEM. */
+ * addr+len wraps), DDP_ERR_LIMIT (max_stags; invalidated regions not yet
+ * released count), DDP_ERR_NOMEM. */
 int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
+
+/* Returned (a success) by the invalidate calls when the STag is invalid but
+ * outgoing RDMA Read Responses still read its buffer: the buffer is the
+ * application's only when the released callback runs. */
+#define DDP_STAG_IN_USE 1
 
 /* Revoke an STag at once (DDP-SEC-5): when this returns, no segment, not even
  * one whose payload is being read right now, can write the buffer again; a
- * segment that tries gets (1, 0x00) Invalid STag. The STag value is not handed
- * out again until its 8-bit key has cycled.
- * Errors: DDP_ERR_NOENT (unknown or already invalid). */
+ * segment that tries gets (1, 0x00) Invalid STag; no new Read Request can
+ * name it. The STag value is not handed out again until its 8-bit key has
+ * cycled. Read Responses resolved before (queued behind a peer that does
+ * not take them) still send from the buffer, so the invalidation completes
+ * in two steps: returns 0 when the region is released (the released
+ * callback has run inside this call: the buffer is the caller's), or
+ * DDP_STAG_IN_USE when Read Responses still hold it (the released callback
+ * runs when the last of them was sent or flushed; until then the buffer
+ * must stay valid and unchanged).
+ * Errors: DDP_ERR_NOENT (unknown or already invalid), DDP_ERR_INVAL. */
 int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
 
 /* Invalidate an STag on behalf of the peer of (s, stream) (an RDMAP Send
- * with Invalidate, RFC 5040 §5.3): as ddp_stag_invalidate(), but only an
- * STag bound to that stream or to its stream's PD.
+ * with Invalidate, RFC 5040 §5.3): as ddp_stag_invalidate() (returns 0 or
+ * DDP_STAG_IN_USE), but only an STag bound to that stream or to its
+ * stream's PD.
  * Errors: DDP_ERR_INVAL (NULL, bad stream), DDP_ERR_NOENT (unknown or
  * already invalid), DDP_ERR_ACCESS (bound elsewhere: nothing changes). */
 int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
@@ -256,14 +301,36 @@ int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
  * Errors: DDP_ERR_NOENT, DDP_ERR_INVAL. */
 int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
 
-/* Look up the local buffer behind an STag for a remote-read style access
- * (used by an RDMAP layer on top): checks validity, the PD/stream binding of
- * (session, stream), DDP_ACCESS_REMOTE_READ and the bounds of [to, to+len).
- * On success *ptr points inside the registered buffer.
+/* Look up the local buffer behind an STag for a remote-read style access:
+ * checks validity, the PD/stream binding of (session, stream),
+ * DDP_ACCESS_REMOTE_READ and the bounds of [to, to+len). On success *ptr
+ * points inside the registered buffer. Takes no hold: *ptr may be used
+ * only until the STag is invalidated; anything that reads the buffer later
+ * (a queued send) uses ddp_stag_hold_read().
  * Errors: DDP_ERR_NOENT (invalid STag), DDP_ERR_ACCESS (binding or rights),
- * DDP_ERR_INVAL (bounds or TO wrap). */
+ * DDP_ERR_INVAL (NULL ptr, bounds or TO wrap). */
 int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
 			  uint32_t stag, uint64_t to, uint64_t len, void **ptr);
+
+/* A hold on a region's buffer (an RDMAP Read Response being sent). */
+typedef struct ddp_stag_hold ddp_stag_hold;
+
+/* As ddp_stag_resolve_read(), and hold the region: *ptr stays valid until
+ * ddp_stag_unhold(*hold), even when the STag is invalidated meanwhile (the
+ * STag is invalid at once; the region is released, and its buffer given
+ * back to the application, when the last hold is dropped). Every hold
+ * taken must be dropped exactly once; the holder (libddp-rdmap: the queue
+ * pair) drops it when its send completed or was flushed.
+ * Errors: those of ddp_stag_resolve_read(), DDP_ERR_INVAL (NULL hold),
+ * DDP_ERR_LIMIT (2^32 - 1 holds on one region). */
+int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+		       uint32_t stag, uint64_t to, uint64_t len, void **ptr,
+		       ddp_stag_hold **hold);
+
+/* Drop a hold of ddp_stag_hold_read(). The last one on an invalidated
+ * region releases it (its released callback runs inside this call).
+ * NULL ctx or hold: no-op. */
+void ddp_stag_unhold(ddp_ctx *ctx, ddp_stag_hold *hold);
 
 /* -------------------------------------------------------------- sessions */
 

@@ -31,9 +31,29 @@
  * status DDP_ERR_ABORTED, later posts fail with DDP_ERR_STREAM, and the
  * terminate callback runs once. The application then closes the LLP.
  *
+ * Memory (the rules of ddp/ddp.h, "Memory handed to the library"): every
+ * buffer stays the application's but must stay valid until the library
+ * gives it back:
+ *  - a Send's or Write's payload, and a receive buffer: until its work
+ *    completion (any status);
+ *  - a region the peer writes into (an RDMA Write's or our Read's sink):
+ *    until its STag is invalidated: nothing places into it once that call
+ *    returned (a Read's data is complete at the Read's completion);
+ *  - a region peers may read (DDP_ACCESS_REMOTE_READ): a Read Request
+ *    resolves the source STag when it arrives, and its Response holds the
+ *    region until the LLP took the last octet or the Response was flushed
+ *    (Terminate, stream end, ddp_rdmap_qp_free). Invalidating the STag
+ *    (ddp_stag_invalidate, or the peer's Send with Invalidate) refuses
+ *    every later access at once, but the buffer is the application's only
+ *    when the region's released callback runs (ddp_mr_attr.released):
+ *    inside the invalidation when no Response holds it (which then
+ *    returns 0), else when the last one was sent or flushed. A peer can
+ *    delay that by not reading (its window closed); freeing the queue pair
+ *    ends the wait at once. Without a released callback: free the queue
+ *    pairs that could read the region first.
+ *
  * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
- * user last, everything on one thread, memory handed in stays the caller's
- * and must stay valid until its completion.
+ * user last, everything on one thread.
  */
 #ifndef DDP_RDMAP_H
 #define DDP_RDMAP_H
@@ -127,7 +147,9 @@ typedef struct ddp_rdmap_wc {
 	/* RECV only */
 	uint8_t opcode;	     /* enum ddp_rdmap_opcode (a Send variant) */
 	uint8_t solicited;   /* Send with Solicited Event */
-	uint8_t invalidated; /* Send with Invalidate: inv_stag is now invalid */
+	uint8_t invalidated; /* Send with Invalidate: inv_stag is now invalid
+			      * (its buffer: when its released callback
+			      * runs, which may be later: ddp/ddp.h) */
 	uint32_t inv_stag;
 	void *buf;	     /* the posted buffer */
 } ddp_rdmap_wc;
@@ -159,7 +181,8 @@ int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other,
 /* Free a dispatcher. Errors: DDP_ERR_BUSY while queue pairs exist (nothing
  * freed). NULL is a no-op (returns 0). */
 int ddp_rdmap_dev_free(ddp_rdmap_dev *dev);
-/* The DDP callback table to give the sessions (with dev as user). */
+/* The DDP callback table to give the sessions (with dev as user): every
+ * field of *out is written (writable NULL). */
 void ddp_rdmap_dev_callbacks(ddp_callbacks *out);
 
 /* Create a queue pair on (s, stream) with the negotiated ird/ord (MPA:
@@ -175,7 +198,9 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 		     void *user, ddp_rdmap_qp **out);
 /* Free a queue pair. Unless the stream already ended, it is aborted first
  * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
- * during this call. Call it before the session is freed (MPA: before
+ * during this call, and the Read Responses still queued are dropped: the
+ * regions they held are released in this call (the released callbacks of
+ * those already invalidated run inside it). Call it before the session is freed (MPA: before
  * ddp_mpa_conn_free; SCTP: in the assoc-down callback at the latest).
  * Inside one of this queue pair's own callbacks it is silent at once
  * (ddp.h, "Lifetime": no completion or terminate callback follows) and
