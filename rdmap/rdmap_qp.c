@@ -392,17 +392,27 @@ static void complete_head(struct ddp_rdmap_qp *qp)
 
 /* ------------------------------------------------------------ errors */
 
+/* Hand the encoded Terminate to DDP. A stream whose send queue is at its
+ * limit (DDP_ERR_LIMIT: large Read Responses ahead of it) takes it after
+ * the next completion (rdmapi_qp_send_done): it must not be lost. */
+static void term_push(struct ddp_rdmap_qp *qp)
+{
+	struct iovec v = { qp->term_tx.buf, (size_t)qp->term_tx.len };
+	/* RFC 5040 §5.3 / §4.8: Terminate on QN 2, MSN 1, one message */
+	int rc = ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_TERM,
+				   untagged_ulp(DDP_RDMAP_OP_TERMINATE, 0), &v, 1, &qp->term_tx);
+	qp->term_tx.queued = rc == DDP_ERR_LIMIT;
+	if (rc == 0)
+		qp->term_tx.ddp_owned = 1;
+}
+
 static void term_send(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t)
 {
 	int n = rdmapi_term_encode(t, qp->term_tx.buf, sizeof(qp->term_tx.buf));
 	if (n < 0)
 		return;
 	qp->term_tx.len = n;
-	struct iovec v = { qp->term_tx.buf, (size_t)n };
-	/* RFC 5040 §5.3 / §4.8: Terminate on QN 2, MSN 1, one message */
-	if (ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_TERM,
-			      untagged_ulp(DDP_RDMAP_OP_TERMINATE, 0), &v, 1, &qp->term_tx) == 0)
-		qp->term_tx.ddp_owned = 1;
+	term_push(qp);
 }
 
 /* The stream stops: first error wins (RFC 5040 §7.1). */
@@ -628,6 +638,8 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status)
 {
 	enum rdmapi_tag tag = msg_ctx ? *(enum rdmapi_tag *)msg_ctx : 0;
+	if (qp->term_tx.queued && status == 0)
+		term_push(qp); /* room again for the waiting Terminate */
 	if (tag == TAG_TERM) {
 		qp->term_tx.ddp_owned = 0;
 		return;
