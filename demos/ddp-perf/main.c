@@ -311,7 +311,7 @@ static void usage(void)
 			"                [--one-process | --netns] [--mtu N (link MTU of the SCTP-family\n"
 			"                 rows and of --netns's veth pair, default 1500 there)]\n"
 			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
-			"                [--tcp-cc NAME|system (TCP congestion control of tcp and mpa,\n"
+			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n");
 }
