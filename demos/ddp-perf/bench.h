@@ -32,7 +32,7 @@ struct bench_share {
 };
 
 struct bench_params {
-	const char *llp;      /* mpa, sctp, tcp, usrsctp, usrsctp-stock, udp */
+	const char *llp;      /* mpa, sctp, tcp, iperf3, usrsctp, usrsctp-stock, udp */
 	enum bench_mode mode;
 	size_t size;	      /* message size */
 	int streams;	      /* DDP streams (tcp/mpa: connections) */
@@ -58,6 +58,8 @@ struct bench_result {
 	double rtt_us;		/* MODE_RTT: mean round trip */
 	uint32_t dgram;		/* udp: datagram payload size */
 	int failed;
+	int skipped;		/* not measured (why says why): e.g. the
+				 * program a row runs is not installed */
 	char why[160];
 };
 
@@ -67,7 +69,7 @@ struct bench_driver {
 };
 
 extern const struct bench_driver drv_tcp, drv_mpa, drv_sctp, drv_usrsctp, drv_usrsctp_stock,
-	drv_udp;
+	drv_udp, drv_iperf3;
 
 /* The driver of an LLP name, NULL if none (main.c). */
 const struct bench_driver *bench_find_driver(const char *name);

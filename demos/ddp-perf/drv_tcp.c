@@ -1,6 +1,9 @@
 /* ddp-perf driver "tcp": the raw baseline. Plain TCP on the same event
- * loop, one write() per message on the sending side, large reads on the
- * receiving side; the message count is received octets / message size.
+ * loop, sending the way iperf3 does: writes of whole messages up to 128 KiB
+ * (iperf3's default block; one message per write when larger), Nagle's
+ * algorithm on; large reads on the receiving side. The receiver counts the
+ * messages: whole messages among the octets it received. The rtt mode
+ * writes one message at a time with TCP_NODELAY.
  * Loopback: both ends here. Client/server (another process or host): the
  * parameters and the receiver's count go over ctl.c's control connection,
  * the data connections come to the server's same TCP port. */
@@ -16,12 +19,12 @@
 #include "ctl.h"
 
 #define RBUF (256 * 1024)
+#define WCHUNK (128 * 1024) /* iperf3's default write size */
 
 struct tconn {
 	int tx, rx;		/* sending fd, receiving fd (loopback: both ends) */
 	struct event *wev, *rev;
-	size_t off;		/* octets of the current message already written */
-	uint64_t sent;
+	size_t off;		/* octets of the current write buffer already written */
 	struct trun *run;
 };
 
@@ -32,6 +35,7 @@ struct trun {
 	struct tconn *c;
 	int n;
 	uint8_t *msg, *rbuf;
+	size_t wlen;		/* msg: that many octets, whole messages */
 	double t0;
 	int stop;
 	struct event *tick;
@@ -40,10 +44,14 @@ struct trun {
 	double rtt_sent_at, rtt_sum;
 };
 
-static int nonblock(int fd)
+/* Non-blocking; TCP_NODELAY only for the round trip, where each message
+ * must leave at once. A bulk sender keeps Nagle's algorithm, as iperf3
+ * does: a push after every write would only send a short segment at the
+ * end of each. */
+static int nonblock(int fd, enum bench_mode mode)
 {
-	int one = 1;
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	int nodelay = mode == MODE_RTT;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &nodelay, sizeof(nodelay));
 	return fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -54,17 +62,16 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	if (t->stop)
 		return;
 	for (int burst = 0; burst < 256; burst++) {
-		ssize_t n = write(fd, t->msg + c->off, t->p->size - c->off);
+		ssize_t n = write(fd, t->msg + c->off, t->wlen - c->off);
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EINTR)
 				bench_fail(t->r, "tcp write: %s", strerror(errno));
 			return;
 		}
 		c->off += (size_t)n;
-		if (c->off < t->p->size)
+		if (c->off < t->wlen)
 			return;
 		c->off = 0;
-		c->sent++;
 	}
 }
 
@@ -132,7 +139,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static int tcp_pair(int lfd, const struct sockaddr_in *sa, const char *cc, int *a, int *b)
+static int tcp_pair(int lfd, const struct sockaddr_in *sa, const char *cc, enum bench_mode mode,
+		    int *a, int *b)
 {
 	*a = socket(AF_INET, SOCK_STREAM, 0);
 	if (*a < 0 || bench_set_cc(*a, cc) < 0 || connect(*a, (const struct sockaddr *)sa, sizeof(*sa)) < 0)
@@ -140,9 +148,7 @@ static int tcp_pair(int lfd, const struct sockaddr_in *sa, const char *cc, int *
 	*b = accept(lfd, NULL, NULL);
 	if (*b < 0)
 		return -1;
-	nonblock(*a);
-	nonblock(*b);
-	return 0;
+	return nonblock(*a, mode) < 0 || nonblock(*b, mode) < 0 ? -1 : 0;
 }
 
 /* The events of connection i: the sending end tx, the receiving end rx
@@ -188,11 +194,16 @@ static int alloc_run(struct trun *t)
 	const struct bench_params *p = t->p;
 	t->n = p->mode == MODE_RTT ? 1 : p->streams;
 	t->c = calloc((size_t)t->n, sizeof(*t->c));
-	t->msg = malloc(p->size);
+	/* rtt: one message at a time; else as many whole messages as fit
+	 * in WCHUNK, at least one */
+	t->wlen = p->mode == MODE_RTT || p->size >= WCHUNK ? p->size : WCHUNK / p->size * p->size;
+	t->msg = malloc(t->wlen);
 	t->rbuf = malloc(RBUF);
 	if (!t->c || !t->msg || !t->rbuf)
 		return -1;
 	bench_fill(t->msg, p->size, 1);
+	for (size_t o = p->size; o < t->wlen; o += p->size)
+		memcpy(t->msg + o, t->msg, p->size);
 	for (int i = 0; i < t->n; i++) {
 		t->c[i].run = t;
 		t->c[i].tx = t->c[i].rx = -1;
@@ -213,7 +224,8 @@ static int run_tcp(struct event_base *base, const struct bench_params *p, struct
 		if (ctl_connect(p, &cc, r))
 			goto out;
 		for (int i = 0; i < t.n; i++) {
-			if ((t.c[i].tx = ctl_data_conn(p, &cc, i, r)) < 0 || nonblock(t.c[i].tx) < 0)
+			if ((t.c[i].tx = ctl_data_conn(p, &cc, i, r)) < 0 ||
+			    nonblock(t.c[i].tx, p->mode) < 0)
 				goto out;
 			conn_events(&t, i);
 		}
@@ -229,7 +241,7 @@ static int run_tcp(struct event_base *base, const struct bench_params *p, struct
 			goto out;
 		}
 		for (int i = 0; i < t.n; i++) {
-			if (tcp_pair(lfd, &sa, p->tcp_cc, &t.c[i].tx, &t.c[i].rx)) {
+			if (tcp_pair(lfd, &sa, p->tcp_cc, p->mode, &t.c[i].tx, &t.c[i].rx)) {
 				bench_fail(r, "tcp connect: %s", strerror(errno));
 				goto out;
 			}

@@ -53,7 +53,7 @@ static void heap_setup(void)
 }
 
 static const struct bench_driver *drivers[] = {
-	&drv_tcp, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock, &drv_udp,
+	&drv_tcp, &drv_iperf3, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock, &drv_udp,
 };
 
 const struct bench_driver *bench_find_driver(const char *name)
@@ -305,13 +305,13 @@ static const char *pick_cc(const char *want)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,usrsctp,usrsctp-stock,udp}] "
+	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,iperf3,usrsctp,usrsctp-stock,udp}] "
 			"[--mode {untagged,tagged,rtt,write,read,read-rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
 			"                [--one-process | --netns] [--mtu N (link MTU of the SCTP-family\n"
 			"                 rows and of --netns's veth pair, default 1500 there)]\n"
 			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
-			"                [--tcp-cc NAME|system (TCP congestion control of tcp and mpa,\n"
+			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n");
 }
@@ -345,9 +345,9 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 		      int nllps)
 {
 	static const int streams[] = { 1, 16 };
-	static const char *raws[] = { "tcp", "usrsctp", "usrsctp-stock", "udp" };
+	static const char *raws[] = { "tcp", "iperf3", "usrsctp", "usrsctp-stock", "udp" };
 	static const char *ddps[] = { "mpa", "sctp" };
-	x->rows = calloc((size_t)nsizes * 2 * 8 + 4 + 6, sizeof(*x->rows));
+	x->rows = calloc((size_t)nsizes * 2 * 9 + 4 + 6, sizeof(*x->rows));
 	if (!x->rows)
 		return -1;
 	/* 1.5 s per row in REPS interleaved samples */
@@ -359,7 +359,7 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 		for (int ni = 0; ni < 2; ni++, g++) {
 			t.size = sizes[si];
 			t.streams = streams[ni];
-			for (int k = 0; k < 4; k++) {
+			for (int k = 0; k < 5; k++) {
 				if (!in_list(llps, nllps, raws[k]))
 					continue;
 				x->rows[n].group = g;
@@ -526,7 +526,7 @@ int main(int argc, char **argv)
 		 x.topo == TOPO_1PROC ? "loopback, both ends on one event loop in one process"
 		 : x.topo == TOPO_REMOTE ? "remote server (--connect)" : "");
 	x.ri = (struct report_info){ .topology = x.topology, .where = x.where,
-				     .heap_trim = heap_trim,
+				     .heap_trim = heap_trim, .rows = x.rows, .nrows = x.n,
 				     .cpu = x.topo == TOPO_1PROC ? "both ends (one process)"
 					    : x.topo == TOPO_REMOTE ? "this end only (the client)"
 					    : "both processes (client and server)" };

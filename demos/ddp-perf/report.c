@@ -13,7 +13,8 @@ const char *mode_str(enum bench_mode m)
 
 int raw_llp(const char *llp)
 {
-	return !strcmp(llp, "tcp") || !strncmp(llp, "usrsctp", 7) || !strcmp(llp, "udp");
+	return !strcmp(llp, "tcp") || !strcmp(llp, "iperf3") || !strncmp(llp, "usrsctp", 7) ||
+	       !strcmp(llp, "udp");
 }
 
 double row_mbps(const struct row *w)
@@ -35,6 +36,81 @@ static double cpu_per_gb(const struct row *w)
 	return w->r.bytes ? w->r.cpu / ((double)w->r.bytes / 1e9) : 0.0;
 }
 
+/* A row that measured something (not failed, not skipped). */
+static int measured(const struct row *b)
+{
+	return b && !b->r.failed && !b->r.skipped;
+}
+
+/* The raw row of that LLP a row is compared with: same size and stream
+ * count, a round trip for a round trip. */
+static const struct row *baseline(const struct row *rows, int n, const struct row *w,
+				  const char *raw)
+{
+	for (int i = 0; i < n; i++) {
+		const struct row *b = &rows[i];
+		if (strcmp(b->p.llp, raw) || b->p.size != w->p.size || b->p.streams != w->p.streams)
+			continue;
+		if (bench_mode_rtt(b->p.mode) != bench_mode_rtt(w->p.mode))
+			continue;
+		return measured(b) ? b : NULL;
+	}
+	return NULL;
+}
+
+/* The baseline of a DDP row's ratio: DDP/SCTP usrsctp; DDP/MPA the
+ * stronger of tcp and iperf3 measured in this run (the round trip: tcp,
+ * iperf3 has none). NULL: none ran. */
+static const struct row *ratio_base(const struct row *rows, int n, const struct row *w)
+{
+	if (!strcmp(w->p.llp, "sctp"))
+		return baseline(rows, n, w, "usrsctp");
+	if (strcmp(w->p.llp, "mpa"))
+		return NULL;
+	const struct row *t = baseline(rows, n, w, "tcp");
+	if (bench_mode_rtt(w->p.mode))
+		return t;
+	const struct row *i = baseline(rows, n, w, "iperf3");
+	return i && (!t || row_mbps(i) > row_mbps(t)) ? i : t;
+}
+
+/* Throughput of w over b; -1 when b stalled (below STALLED of w). */
+static double ratio(const struct row *w, const struct row *b)
+{
+	double bm = row_mbps(b), wm = row_mbps(w);
+	return bm <= 0 || bm < STALLED * wm ? -1 : wm / bm;
+}
+
+/* The table's cell of w vs b: "" (no baseline), "n/a" (it stalled: *stalled
+ * set), the ratio; round trips: w's over b's. */
+static void ratio_cell(char *out, size_t len, const struct row *w, const struct row *b,
+		       int *stalled)
+{
+	out[0] = 0;
+	if (!b)
+		return;
+	if (bench_mode_rtt(w->p.mode)) {
+		if (b->r.rtt_us > 0)
+			snprintf(out, len, "%.2fx", w->r.rtt_us / b->r.rtt_us);
+		return;
+	}
+	double q = ratio(w, b);
+	if (q < 0)
+		*stalled = 1;
+	snprintf(out, len, q < 0 ? "n/a" : "%.2fx", q);
+}
+
+/* ,"NAME":ratio (null: stalled) */
+static void json_ratio(const char *name, const struct row *w, const struct row *b)
+{
+	double q = bench_mode_rtt(w->p.mode) ? b->r.rtt_us > 0 ? w->r.rtt_us / b->r.rtt_us : -1
+					      : ratio(w, b);
+	if (q < 0)
+		printf(",\"%s\":null", name);
+	else
+		printf(",\"%s\":%.4f", name, q);
+}
+
 void report_json(const struct row *w, const struct report_info *ri)
 {
 	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
@@ -47,77 +123,109 @@ void report_json(const struct row *w, const struct report_info *ri)
 	       w->p.mtu);
 	if (w->r.dgram)
 		printf(",\"udp_payload\":%u", w->r.dgram);
-	printf(",\"ok\":%s%s%s%s}\n", w->r.failed ? "false" : "true",
-	       w->r.failed ? ",\"error\":\"" : "", w->r.failed ? w->r.why : "",
-	       w->r.failed ? "\"" : "");
+	/* a DDP row: the baseline of its ratio; DDP/MPA: both TCP baselines */
+	const struct row *b = ri->rows ? ratio_base(ri->rows, ri->nrows, w) : NULL;
+	if (b) {
+		printf(",\"baseline\":\"%s\"", b->p.llp);
+		json_ratio("ratio", w, b);
+	}
+	if (ri->rows && !strcmp(w->p.llp, "mpa") && !bench_mode_rtt(w->p.mode)) {
+		static const char *const tcps[] = { "tcp", "iperf3" };
+		for (int k = 0; k < 2; k++) {
+			const struct row *t = baseline(ri->rows, ri->nrows, w, tcps[k]);
+			char name[16];
+			snprintf(name, sizeof(name), "vs_%s", tcps[k]);
+			if (t)
+				json_ratio(name, w, t);
+		}
+	}
+	if (w->r.skipped)
+		printf(",\"ok\":false,\"skipped\":true,\"error\":\"%s\"}\n", w->r.why);
+	else
+		printf(",\"ok\":%s%s%s%s}\n", w->r.failed ? "false" : "true",
+		       w->r.failed ? ",\"error\":\"" : "", w->r.failed ? w->r.why : "",
+		       w->r.failed ? "\"" : "");
 	fflush(stdout);
 }
 
-/* The raw baseline a row is compared with. */
-static const struct row *baseline(const struct row *rows, int n, const struct row *w,
-				  const char *raw)
+/* Under the table: which row each DDP/MPA throughput ratio was taken
+ * against (the stronger of tcp and iperf3 of its size and streams). */
+static void mpa_baselines(const struct row *rows, int n)
 {
+	int any = 0;
 	for (int i = 0; i < n; i++) {
-		const struct row *b = &rows[i];
-		if (strcmp(b->p.llp, raw) || b->p.size != w->p.size || b->p.streams != w->p.streams)
+		const struct row *w = &rows[i], *b;
+		if (strcmp(w->p.llp, "mpa") || bench_mode_rtt(w->p.mode) ||
+		    !(b = ratio_base(rows, n, w)))
 			continue;
-		if (bench_mode_rtt(b->p.mode) != bench_mode_rtt(w->p.mode))
+		int seen = 0; /* one entry per size and stream count */
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(rows[j].p.llp, "mpa") && !bench_mode_rtt(rows[j].p.mode) &&
+			       rows[j].p.size == w->p.size && rows[j].p.streams == w->p.streams;
+		if (seen)
 			continue;
-		return b;
+		printf("%s%zu x%d: %s %.1f MB/s", any ? "; " : "DDP/MPA ratios against: ", w->p.size,
+		       w->p.streams, b->p.llp, row_mbps(b));
+		any = 1;
 	}
-	return NULL;
-}
-
-static void ratio_to(char *out, size_t len, const struct row *rows, int n, const struct row *w,
-		     const char *raw)
-{
-	const struct row *b = baseline(rows, n, w, raw);
-	if (b && !b->r.failed && row_mbps(b) > 0)
-		snprintf(out, len, "%.2fx", row_mbps(w) / row_mbps(b));
+	if (any)
+		printf(".\n");
 }
 
 void report_table(const struct row *rows, int n, int reps, const struct report_info *ri)
 {
+	int any_stalled = 0, iperf3_na = 0;
 	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
 	       "MB/s", "msgs/s", "ratio", "vs stock", "vs udp", "copied/B", "CPU s/GB");
 	for (int i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
-		char ratio[16] = "", stock[16] = "", udp[16] = "", note[32] = "";
-		const char *raw = !strcmp(w->p.llp, "mpa") ? "tcp"
-				  : !strcmp(w->p.llp, "sctp") ? "usrsctp" : NULL;
+		char cell[16] = "", stock[16] = "", udp[16] = "", note[48] = "";
+		int stalled = 0;
 		const char *mode = raw_llp(w->p.llp) && !bench_mode_rtt(w->p.mode) ? "raw"
 										: mode_str(w->p.mode);
-		if (bench_mode_rtt(w->p.mode)) {
-			const struct row *b = raw ? baseline(rows, n, w, raw) : NULL;
+		const struct row *b = ratio_base(rows, n, w);
+		ratio_cell(cell, sizeof(cell), w, b, &stalled);
+		if (bench_mode_rtt(w->p.mode))
 			snprintf(note, sizeof(note), "rtt %.1f us", w->r.rtt_us);
-			if (b && b->r.rtt_us > 0)
-				snprintf(ratio, sizeof(ratio), "%.2fx", w->r.rtt_us / b->r.rtt_us);
-		} else if (raw) {
-			ratio_to(ratio, sizeof(ratio), rows, n, w, raw);
-		}
+		else if (b && !strcmp(w->p.llp, "mpa"))
+			snprintf(note, sizeof(note), "vs %s", b->p.llp);
 		if (!strcmp(w->p.llp, "sctp") && !bench_mode_rtt(w->p.mode)) {
-			ratio_to(stock, sizeof(stock), rows, n, w, "usrsctp-stock");
-			ratio_to(udp, sizeof(udp), rows, n, w, "udp");
+			ratio_cell(stock, sizeof(stock), w, baseline(rows, n, w, "usrsctp-stock"),
+				   &stalled);
+			ratio_cell(udp, sizeof(udp), w, baseline(rows, n, w, "udp"), &stalled);
 		}
 		if (w->r.dgram)
 			snprintf(note, sizeof(note), "datagram %u", w->r.dgram);
+		if (stalled)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sn/a: baseline stalled",
+				 note[0] ? ", " : "");
+		any_stalled |= stalled;
+		if (w->r.skipped) {
+			iperf3_na |= !strcmp(w->p.llp, "iperf3");
+			printf("%-13s %-8s %7zu %3d  n/a: %s\n", w->p.llp, mode, w->p.size, w->p.streams,
+			       w->r.why);
+			continue;
+		}
 		if (w->r.failed) {
 			printf("%-13s %-8s %7zu %3d  FAILED: %s\n", w->p.llp, mode, w->p.size,
 			       w->p.streams, w->r.why);
 			continue;
 		}
 		printf("%-13s %-8s %7zu %3d %10.1f %11.0f %9s %9s %9s %9.4f %9.3f %s\n", w->p.llp, mode,
-		       w->p.size, w->p.streams, row_mbps(w), mps(w), ratio, stock, udp,
+		       w->p.size, w->p.streams, row_mbps(w), mps(w), cell, stock, udp,
 		       copied_per_byte(w), cpu_per_gb(w), note);
 	}
-	printf("\nratio: DDP/MPA vs tcp, DDP/SCTP vs usrsctp (same settings); vs stock: DDP/SCTP vs "
+	printf("\nratio: DDP/MPA vs the stronger of tcp and iperf3 of the same size and streams in "
+	       "this run (the note says which;\ntcp: whole messages in writes of up to 128 KiB, "
+	       "Nagle on, as iperf3 writes; iperf3: -l SIZE -P STREAMS, whole seconds, its own\n"
+	       "count at the receiver), DDP/SCTP vs usrsctp (same settings); vs stock: DDP/SCTP vs "
 	       "usrsctp with default settings;\nvs udp: DDP/SCTP vs raw UDP datagrams of the SCTP "
 	       "packet size (sendmmsg/recvmmsg, no GSO; counted at the receiver, drops not).\n"
-	       "rtt ratio: DDP round trip / raw round trip (lower is better). CPU s/GB counts %s.\n"
+	       "rtt ratio: DDP round trip / raw round trip over tcp (lower is better). CPU s/GB counts %s.\n"
 	       "write, read: RDMA Write / RDMA Read over libddp-rdmap, ratio vs the same raw baseline;"
 	       " read-rtt: one 64-octet RDMA Read at a time, vs the raw round trip.\n"
 	       "%s%d samples of %.1f s, taken in turns with the other rows of its size and stream count.\n"
-	       "TCP congestion control of tcp and mpa: %s (--tcp-cc).\n"
+	       "TCP congestion control of tcp, iperf3 and mpa: %s (--tcp-cc).\n"
 	       "Heap: %s.\n"
 	       "Topology: %s.\n",
 	       ri->cpu, reps > 1 ? "Each row: the median of " : "One run: ", reps,
@@ -126,6 +234,13 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 	       ri->heap_trim ? "glibc's default trimming (--heap-trim)"
 			     : "freed memory kept for reuse, M_TRIM_THRESHOLD 64 MiB (--heap-trim: glibc's default)",
 	       ri->where);
+	mpa_baselines(rows, n);
+	if (iperf3_na)
+		printf("iperf3: not installed (apt-get install iperf3), so tcp is the only TCP "
+		       "baseline.\n");
+	if (any_stalled)
+		printf("n/a: the baseline stalled (under %.0f %% of the row's MB/s): no ratio.\n",
+		       STALLED * 100);
 	fflush(stdout);
 }
 
@@ -138,7 +253,7 @@ int report_plot(const struct row *rows, int n, const char *png, const struct rep
 	FILE *f = fdopen(fd, "w");
 	for (int i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
-		if (w->r.failed || bench_mode_rtt(w->p.mode))
+		if (w->r.failed || w->r.skipped || bench_mode_rtt(w->p.mode))
 			continue;
 		fprintf(f, "\"%s %s %zuK x%d\" %.1f\n", w->p.llp,
 			raw_llp(w->p.llp) ? "raw" : mode_str(w->p.mode), w->p.size / 1024, w->p.streams,

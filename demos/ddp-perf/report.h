@@ -21,9 +21,17 @@ struct report_info {
 	const char *where;	/* one line under the table: the topology */
 	const char *cpu;	/* which ends "CPU s/GB" counts */
 	int heap_trim;
+	const struct row *rows;	/* every row of the run: the JSON line of a
+				 * DDP row names its baselines */
+	int nrows;
 };
 
+/* A baseline is stalled below this share of the row compared with it: no
+ * ratio then (a near-zero denominator says nothing about the row). */
+#define STALLED 0.01
+
 const char *mode_str(enum bench_mode m);
+/* A raw baseline (tcp, iperf3, usrsctp*, udp), not DDP. */
 int raw_llp(const char *llp);
 double row_mbps(const struct row *w);
 void report_json(const struct row *w, const struct report_info *ri);

@@ -1,23 +1,24 @@
 #!/bin/sh
-# ddp-perf --netns: the whole comparison (every LLP, one size, 1 and 16
+# ddp-perf --netns: the whole comparison (every LLP and iperf3, one size, 1 and 16
 # streams, RDMA Write and Read, the round trips) between two network namespaces that ddp-perf
 # makes and removes itself, joined by a veth pair at MTU 1500, server and
 # client in two processes. Short runs: every row must be there and have
-# succeeded; the speed is not checked. The namespaces must be gone after.
+# succeeded (iperf3: skipped when it is not installed); the speed is not
+# checked. The namespaces must be gone after.
 set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
 fail() { echo "test_perf_netns: $*"; exit 1; }
 [ -x "$perf" ] || fail "no $perf"
 out=$(mktemp)
-timeout 60 "$perf" --netns --mtu 1500 --duration 0.3 --sizes 16384 --json >"$out" 2>"$out.err"
+timeout 120 "$perf" --netns --mtu 1500 --duration 0.3 --sizes 16384 --json >"$out" 2>"$out.err"
 rc=$?
 cat "$out" "$out.err"
 [ $rc = 0 ] || fail "exit status $rc: $(tail -n 3 "$out.err")"
 ip netns list 2>/dev/null | grep -q "ddpperf[AB]" && fail "namespaces left behind: $(ip netns list)"
 rows=0
 for st in 1 16; do
-	for r in tcp:untagged usrsctp:untagged usrsctp-stock:untagged udp:untagged \
+	for r in tcp:untagged iperf3:untagged usrsctp:untagged usrsctp-stock:untagged udp:untagged \
 		 mpa:untagged mpa:tagged sctp:untagged sctp:tagged; do
 		llp=${r%%:*} mode=${r#*:}
 		line=$(grep "\"llp\":\"$llp\",\"mode\":\"$mode\",\"size\":16384,\"streams\":$st," "$out")
@@ -40,13 +41,33 @@ for llp in mpa sctp; do # RDMA Write and Read (64 KiB x 1), the Read round trip
 	rows=$((rows + 1))
 done
 [ "$(wc -l <"$out")" = $rows ] || fail "$(wc -l <"$out") rows, expected $rows"
-[ "$(grep -c '"ok":true' "$out")" = $rows ] || fail "failed rows: $(grep -v '"ok":true' "$out")"
+# iperf3 installed: its rows measured in the server's namespace, as
+# every other row; not installed: skipped, the only rows not ok
+skipped=$(grep -c '"skipped":true' "$out")
+if command -v iperf3 >/dev/null 2>&1; then
+	[ "$skipped" = 0 ] || fail "iperf3 rows skipped: $(grep '"skipped":true' "$out")"
+else
+	[ "$skipped" = 2 ] || fail "$skipped rows skipped, expected the 2 iperf3 rows"
+fi
+[ "$(grep -c '"ok":true' "$out")" = $((rows - skipped)) ] ||
+	fail "failed rows: $(grep -v '"ok":true' "$out")"
 [ "$(grep -c '"topology":"netns-veth-mtu1500"' "$out")" = $rows ] || fail "topology not netns-veth-mtu1500"
 grep '"llp":"udp"' "$out" | grep -q '"udp_payload":1472' || fail "udp datagrams are not 1500 - 28 octets"
 grep '"mode":"\(read-\)\{0,1\}rtt"' "$out" | grep -q '"rtt_us":0.00' &&
 	fail "an rtt row without a round trip"
-grep -v '"mode":"\(read-\)\{0,1\}rtt"' "$out" | grep -q '"mbytes_per_s":0.00,' &&
+grep -v '"mode":"\(read-\)\{0,1\}rtt"' "$out" | grep -v '"skipped":true' |
+	grep -q '"mbytes_per_s":0.00,' &&
 	fail "a row that moved nothing"
+# each DDP/MPA row names the stronger TCP baseline of its group
+for st in 1 16; do
+	t=$(grep "\"llp\":\"tcp\",\"mode\":\"untagged\",\"size\":16384,\"streams\":$st," "$out" |
+		sed 's/.*"mbytes_per_s":\([0-9.]*\),.*/\1/')
+	i=$(grep "\"llp\":\"iperf3\",\"mode\":\"untagged\",\"size\":16384,\"streams\":$st," "$out" |
+		grep -v '"skipped":true' | sed 's/.*"mbytes_per_s":\([0-9.]*\),.*/\1/')
+	want=$(awk -v t="$t" -v i="${i:-0}" 'BEGIN { print (i + 0 > t + 0) ? "iperf3" : "tcp" }')
+	grep "\"llp\":\"mpa\",\"mode\":\"[a-z]*\",\"size\":16384,\"streams\":$st," "$out" |
+		grep -v "\"baseline\":\"$want\"" && fail "mpa x$st not against $want (tcp $t, iperf3 $i)"
+done
 # the table names the topology
 tbl=$(timeout 30 "$perf" --netns --duration 0.3 --sizes 1024 --llps udp,sctp 2>&1) || fail "table run: $tbl"
 echo "$tbl"

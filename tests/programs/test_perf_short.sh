@@ -104,6 +104,94 @@ if command -v gnuplot >/dev/null 2>&1; then
 	head -c 8 "$png" | od -An -c | grep -q 'P   N   G' || fail "--plot did not write a PNG"
 fi
 rm -f "$png"
+# the tcp row sends as iperf3 does: whole messages in writes of 128 KiB,
+# Nagle on (TCP_NODELAY only for the round trip)
+if command -v strace >/dev/null 2>&1; then
+	tr=$(mktemp)
+	strace -f -qq -e trace=write,setsockopt -o "$tr" timeout 30 "$perf" --one-process --llp tcp \
+		--size 1024 --duration 0.2 --json >/dev/null || fail "tcp under strace: exit $?"
+	grep -q 'TCP_NODELAY, \[1\]' "$tr" && fail "tcp bulk run sets TCP_NODELAY: $(grep NODELAY "$tr" | head -3)"
+	grep -q '^[0-9]* *write([0-9]*, ".*"\.\.\., 131072) = ' "$tr" ||
+		fail "tcp bulk run makes no 128 KiB write: $(grep 'write(' "$tr" | head -3)"
+	strace -f -qq -e trace=setsockopt -o "$tr" timeout 30 "$perf" --one-process --llp tcp \
+		--mode rtt --size 64 --duration 0.2 --json >/dev/null || fail "tcp rtt under strace: exit $?"
+	grep -q 'TCP_NODELAY, \[1\]' "$tr" || fail "tcp rtt run without TCP_NODELAY"
+	rm -f "$tr"
+else
+	echo "test_perf_short: no strace, the tcp write pattern is not checked"
+fi
+# the iperf3 row: iperf3's own goodput when it is installed, else n/a
+# (skipped, not failed: exit 0)
+out=$(timeout 30 "$perf" --llp iperf3 --size 65536 --duration 0.3 --json) || fail "iperf3: exit $?: $out"
+echo "$out"
+if command -v iperf3 >/dev/null 2>&1; then
+	echo "$out" | grep -q '"ok":true' || fail "iperf3 row failed: $out"
+	echo "$out" | grep -q '"mbytes_per_s":0.00,' && fail "iperf3 moved nothing: $out"
+else
+	echo "$out" | grep -q '"skipped":true' || fail "no iperf3, row not skipped: $out"
+fi
+out=$(DDP_PERF_IPERF3=/nonexistent/iperf3 timeout 30 "$perf" --llp iperf3 --duration 0.3 --json) ||
+	fail "iperf3 missing: exit $?: $out"
+echo "$out" | grep -q '"ok":false,"skipped":true,"error":"/nonexistent/iperf3 not installed"' ||
+	fail "iperf3 missing, row not skipped: $out"
+tbl=$(DDP_PERF_IPERF3=/nonexistent/iperf3 timeout 60 "$perf" --sizes 65536 --llps tcp,iperf3,mpa \
+	--duration 0.3) || fail "comparison without iperf3: exit $?: $tbl"
+echo "$tbl" | grep -q '^iperf3  *raw  *65536  *1  n/a: /nonexistent/iperf3 not installed' ||
+	fail "no n/a iperf3 row: $tbl"
+echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .*x .*vs tcp$' || fail "mpa not against tcp: $tbl"
+# Every DDP/MPA ratio is against the stronger of tcp and iperf3 of its size
+# and streams: checked on the JSON lines of a real run...
+if command -v iperf3 >/dev/null 2>&1; then
+	js=$(timeout 90 "$perf" --sizes 65536 --llps tcp,iperf3,mpa --duration 0.3 --json) ||
+		fail "comparison with iperf3: exit $?: $js"
+	echo "$js"
+	echo "$js" | awk '
+		/"mode":"(read-)?rtt"/ { next }
+		{ match($0, /"llp":"[^"]*"/); llp = substr($0, RSTART + 7, RLENGTH - 8)
+		  match($0, /"streams":[0-9]*/); st = substr($0, RSTART + 10, RLENGTH - 10)
+		  match($0, /"size":[0-9]*/); sz = substr($0, RSTART + 7, RLENGTH - 7)
+		  match($0, /"mbytes_per_s":[0-9.]*/); mb = substr($0, RSTART + 15, RLENGTH - 15) + 0
+		  k = sz "x" st }
+		llp == "tcp" { tcp[k] = mb; if ($0 !~ /"ok":true/) bad = bad " tcp " k }
+		llp == "iperf3" { ip[k] = mb; seen[k] = 1; if ($0 !~ /"ok":true/) bad = bad " iperf3 " k }
+		llp == "mpa" && k in tcp {
+			want = ip[k] > tcp[k] ? "iperf3" : "tcp"; base = ip[k] > tcp[k] ? ip[k] : tcp[k]
+			if ($0 !~ "\"baseline\":\"" want "\"") bad = bad " mpa " k " not vs " want
+			match($0, /"ratio":[0-9.]*/); r = substr($0, RSTART + 8, RLENGTH - 8) + 0
+			if (base > 0 && (r - mb / base > 0.01 || mb / base - r > 0.01))
+				bad = bad " mpa " k " ratio " r " not " mb / base
+			if ($0 !~ /"vs_tcp":/ || $0 !~ /"vs_iperf3":/) bad = bad " mpa " k " without both"
+			n++ }
+		END { if (!seen["65536x1"] || !seen["65536x16"]) bad = bad " no iperf3 rows"
+		      if (n < 4) bad = bad " " n " mpa rows"
+		      if (bad != "") { print "BAD" bad; exit 1 } }' || fail "ratio baselines wrong"
+	# ... and decided by a stand-in iperf3 (the real one serves, the
+	# client's output is canned): far above tcp it is the baseline; alone
+	# and below 1 % of the row it is a stalled baseline, no ratio
+	fake=$(mktemp -d)
+	for bytes in 900000000000 1000; do
+		cat >"$fake/iperf3" <<EOS
+#!/bin/sh
+case " \$* " in *" -s "*) exec iperf3 "\$@" ;; esac
+printf '{"end":{"sum_received":{"seconds":1,"bytes":$bytes,"bits_per_second":%d}}}\n' $((bytes * 8))
+EOS
+		chmod +x "$fake/iperf3"
+		llps=tcp,iperf3,mpa; [ $bytes = 1000 ] && llps=iperf3,mpa
+		tbl=$(DDP_PERF_IPERF3=$fake/iperf3 timeout 60 "$perf" --one-process --sizes 65536 \
+			--llps $llps --duration 0.3) || fail "stand-in iperf3 $bytes: exit $?: $tbl"
+		echo "$tbl"
+		if [ $bytes = 1000 ]; then
+			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* n/a .*vs iperf3, n/a: baseline stalled$' ||
+				fail "stalled baseline gives a ratio: $tbl"
+		else
+			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* 0\.0[0-9]x .*vs iperf3$' ||
+				fail "mpa not against the stronger iperf3: $tbl"
+			echo "$tbl" | grep -q '^DDP/MPA ratios against: 65536 x1: iperf3 900000' ||
+				fail "footer does not name the baseline: $tbl"
+		fi
+	done
+	rm -rf "$fake"
+fi
 # bad arguments are refused
 "$perf" --size 0 >/dev/null 2>&1 && fail "--size 0 accepted"
 "$perf" --mode bogus >/dev/null 2>&1 && fail "--mode bogus accepted"
