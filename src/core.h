@@ -110,7 +110,18 @@ void uq_free(struct uq *q);
 
 /* ---------------------------------------------------- ordering window */
 
-enum { SLOT_EMPTY = 0, SLOT_PLACED, SLOT_SKIP };
+enum { SLOT_EMPTY = 0, SLOT_PLACED, SLOT_SKIP, SLOT_HELD };
+
+/* An untagged segment that arrived out of order before its buffer was
+ * posted (rx.c, check_untagged): its header and payload wait here, charged
+ * to the reorder budget, until every segment before it was handed up;
+ * then it is checked again and copied into its buffer, or reported. */
+struct rx_held {
+	uint32_t len; /* payload octets */
+	uint8_t hdr_len;
+	uint8_t hdr[DDP_MAX_HDR_LEN];
+	uint8_t data[];
+};
 
 /* What delivery needs to know about a message once its L=1 segment is
  * placed (RFC 5041 §5.4). */
@@ -126,7 +137,10 @@ struct dlv_rec {
 struct order_slot {
 	uint8_t state, last;
 	uint32_t payload;
-	struct dlv_rec rec; /* valid when last */
+	union {
+		struct dlv_rec rec;	 /* SLOT_PLACED and last */
+		struct rx_held *held; /* SLOT_HELD */
+	};
 };
 
 struct order_win {
@@ -145,6 +159,13 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq,
 				uint32_t *seq);
 int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	       uint32_t payload, const struct dlv_rec *rec);
+/* A held segment of len payload octets, charged to the window's budget:
+ * NULL when the budget or memory has no room. */
+struct rx_held *order_hold_new(struct order_win *w, size_t len);
+void order_hold_free(struct order_win *w, struct rx_held *hd);
+/* Record seq as held (hd is the window's from now on). Errors as
+ * order_mark (hd not taken then). */
+int order_mark_held(struct order_win *w, uint32_t seq, uint8_t last, struct rx_held *hd);
 void order_reset(struct order_win *w);
 void order_free(struct order_win *w);
 /* Give the ring back once nothing is held (the window drained). */

@@ -165,8 +165,44 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
 	return 0;
 }
 
+struct rx_held *order_hold_new(struct order_win *w, size_t len)
+{
+	uint64_t bytes = sizeof(struct rx_held) + (uint64_t)len;
+	if (len > UINT32_MAX || (w->budget && ooo_charge(w->budget, w->acct, bytes)))
+		return NULL;
+	struct rx_held *hd = ddp_malloc_((size_t)bytes);
+	if (!hd) {
+		if (w->budget)
+			ooo_refund(w->budget, w->acct, bytes);
+		return NULL;
+	}
+	hd->len = (uint32_t)len;
+	hd->hdr_len = 0;
+	return hd;
+}
+
+void order_hold_free(struct order_win *w, struct rx_held *hd)
+{
+	if (!hd)
+		return;
+	if (w->budget)
+		ooo_refund(w->budget, w->acct, sizeof(*hd) + (uint64_t)hd->len);
+	free(hd);
+}
+
+int order_mark_held(struct order_win *w, uint32_t seq, uint8_t last, struct rx_held *hd)
+{
+	int rc = order_mark(w, seq, SLOT_HELD, last, hd->len, NULL);
+	if (rc == 0)
+		w->ring[seq & (w->size - 1)].held = hd;
+	return rc;
+}
+
 void order_free(struct order_win *w)
 {
+	for (uint32_t i = 0; w->ring && w->held && i < w->size; i++)
+		if (w->ring[i].state == SLOT_HELD)
+			order_hold_free(w, w->ring[i].held);
 	if (w->ring && w->budget)
 		ooo_refund(w->budget, w->acct, (uint64_t)w->size * sizeof(*w->ring));
 	free(w->ring);

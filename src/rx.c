@@ -69,9 +69,37 @@ static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp
 	rx->tagged_ = 1;
 }
 
-/* RFC 5041 §7.1, untagged checks (DDP-VAL-U1..U5). */
+/* An untagged segment whose buffer is not posted yet, handed up out of
+ * order (SCTP: segments of later messages overtake earlier ones) for a
+ * later MSN: the buffer may well be posted by the ULP when the earlier
+ * messages are delivered (a ULP that reposts in its deliver callback). It
+ * waits, copied into memory charged to the reorder budget, and is checked
+ * again when every segment before it was handed up (rx_deliver_ready):
+ * exactly the check an in-order LLP (MPA) would have made at that point,
+ * so reposting in deliver works the same over both LLPs. Returns 1 when
+ * held (rx then places into the hold), 0 when the check stands now. */
+static int hold_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
+			 ddp_rx *rx)
+{
+	const struct uq *q = &st->uq[h->qn];
+	if (rx->seq_ == st->win.base || (uint32_t)(h->msn - q->head_msn) >= 0x80000000u)
+		return 0; /* in order now, or an MSN already used */
+	struct rx_held *hd = order_hold_new(&st->win, rx->payload_len);
+	if (!hd)
+		return 0; /* no room: the error, as without the hold */
+	hd->hdr_len = rx->hdr_len_;
+	memcpy(hd->hdr, rx->hdr_, rx->hdr_len_);
+	(void)s;
+	rx->slot_ = hd;
+	rx->verdict = DDP_RX_PLACE;
+	rx->dst = rx->payload_len ? hd->data : NULL;
+	return 1;
+}
+
+/* RFC 5041 §7.1, untagged checks (DDP-VAL-U1..U5). may_hold: a missing
+ * buffer may wait for the earlier messages (hold_untagged). */
 static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
-			   ddp_rx *rx)
+			   ddp_rx *rx, int may_hold)
 {
 	if (h->qn >= s->cfg.nqueues) { /* DDP-VAL-U1 */
 		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_QN);
@@ -80,10 +108,12 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 	struct uq_ent *e = NULL;
 	switch (uq_find(&st->uq[h->qn], h->msn, &e)) {
 	case UQ_NOBUF: /* DDP-VAL-U2 */
-		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_NOBUF);
+		if (!may_hold || !hold_untagged(s, st, h, rx))
+			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_NOBUF);
 		return;
 	case UQ_RANGE: /* DDP-VAL-U5 */
-		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_RANGE);
+		if (!may_hold || !hold_untagged(s, st, h, rx))
+			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_MSN_RANGE);
 		return;
 	case UQ_OK:
 		break;
@@ -163,7 +193,7 @@ int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_
 	if (h.tagged)
 		check_tagged(s, st, &h, rx);
 	else
-		check_untagged(s, st, &h, rx);
+		check_untagged(s, st, &h, rx, 1);
 	return 0;
 }
 
@@ -225,6 +255,39 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 	CALLBACK(s, deliver, s, &d, s->user);
 }
 
+static void rec_from_hdr(struct dlv_rec *r, const struct ddp_hdr *h, size_t payload);
+
+/* A held segment's turn (hold_untagged): check it as an in-order LLP would
+ * have now, then copy it into its buffer (counted) and make the slot an
+ * ordinary placed one; or report the error. Returns 0 or -1. */
+static int hold_place(ddp_session *s, struct ddp_stream *st, struct order_slot *sl)
+{
+	struct rx_held *hd = sl->held;
+	struct ddp_hdr h;
+	ddp_rx r;
+	memset(&r, 0, sizeof(r));
+	r.payload_len = hd->len;
+	r.hdr_len_ = hd->hdr_len;
+	memcpy(r.hdr_, hd->hdr, hd->hdr_len);
+	wire_decode(&h, hd->hdr, hd->hdr_len);
+	check_untagged(s, st, &h, &r, 0);
+	if (r.verdict != DDP_RX_PLACE) {
+		order_hold_free(&st->win, hd);
+		rx_report(s, st, &r);
+		return -1;
+	}
+	if (hd->len) {
+		memcpy(r.dst, hd->data, hd->len);
+		s->copied += hd->len;
+	}
+	sl->state = SLOT_PLACED;
+	sl->payload = hd->len;
+	order_hold_free(&st->win, hd);
+	if (sl->last)
+		rec_from_hdr(&sl->rec, &h, r.payload_len);
+	return 0;
+}
+
 /* Advance the contiguous prefix and deliver every message it completes. */
 void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
 {
@@ -238,6 +301,8 @@ void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
 		memset(sl, 0, sizeof(*sl));
 		w->held--;
 		w->base++;
+		if (cur.state == SLOT_HELD && hold_place(s, st, &cur) < 0)
+			break; /* reported: the stream stopped */
 		if (cur.state != SLOT_PLACED)
 			continue;
 		w->msg_bytes += cur.payload;
@@ -265,6 +330,28 @@ static void rec_from_hdr(struct dlv_rec *r, const struct ddp_hdr *h, size_t payl
 	r->to = h->to;
 }
 
+static void reorder_refused(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, int rc);
+
+/* rx_end of a segment read into a hold (hold_untagged): it waits in the
+ * ordering window for its turn, or goes if it did not pass. */
+static int end_held(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, int ok)
+{
+	struct rx_held *hd = rx->slot_;
+	rx->slot_ = NULL;
+	if (!ok || (rx->gen_ & RX_STALE) || st->errored || st->dead || s->silenced) {
+		order_hold_free(&st->win, hd);
+		return 0;
+	}
+	struct ddp_hdr h;
+	wire_decode(&h, rx->hdr_, rx->hdr_len_);
+	int rc = order_mark_held(&st->win, rx->seq_, h.last, hd);
+	if (rc) {
+		order_hold_free(&st->win, hd);
+		reorder_refused(s, st, rx, rc);
+	}
+	return 0;
+}
+
 int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 {
 	if (!s || !rx || !rx->active_ || s->active_rx != rx)
@@ -272,6 +359,8 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 	s->active_rx = NULL;
 	rx->active_ = 0;
 	struct ddp_stream *st = &s->st[rx->stream_];
+	if (rx->slot_)
+		return end_held(s, st, rx, ok);
 	if (rx->gen_ & RX_STALE)
 		return 0; /* its buffers went back to the ULP meanwhile */
 	if (rx->gen_ & RX_ERR_PENDING) {
@@ -313,24 +402,28 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 	}
 	int rc = order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, h.last ? &rec : NULL);
 	if (rc) {
-		/* over the session's share of the reorder budget (order.c,
-		 * docs/fairness.md) or out of memory: this stream stops with
-		 * RFC 5041 §7.2 Local Catastrophic; other sessions go on */
-		if (rc == DDP_ERR_LIMIT)
-			ddp_llp_log(s->ctx, DDP_LOG_WARN,
-				    "reorder budget: stream %u refused a ring: its session "
-				    "holds %llu octets (share %llu), the context %llu of %llu",
-				    st->idx, (unsigned long long)s->ooo.used,
-				    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
-							 (s->ctx->ooo.nactive + !s->ooo.used)),
-				    (unsigned long long)s->ctx->ooo.used,
-				    (unsigned long long)s->ctx->ooo.max);
-		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_,
-			     rx->hdr_len_, rx->hdr_len_ + rx->payload_len);
+		reorder_refused(s, st, rx, rc);
 		return 0;
 	}
 	rx_deliver_ready(s, st);
 	return 0;
+}
+
+/* Over the session's share of the reorder budget (order.c,
+ * docs/fairness.md) or out of memory: this stream stops with RFC 5041
+ * §7.2 Local Catastrophic; other sessions go on. */
+static void reorder_refused(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, int rc)
+{
+	if (rc == DDP_ERR_LIMIT)
+		ddp_llp_log(s->ctx, DDP_LOG_WARN,
+			    "reorder budget: stream %u refused a ring: its session "
+			    "holds %llu octets (share %llu), the context %llu of %llu",
+			    st->idx, (unsigned long long)s->ooo.used,
+			    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
+						 (s->ctx->ooo.nactive + !s->ooo.used)),
+			    (unsigned long long)s->ctx->ooo.used, (unsigned long long)s->ctx->ooo.max);
+	stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_, rx->hdr_len_,
+		     rx->hdr_len_ + rx->payload_len);
 }
 
 int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *seg,

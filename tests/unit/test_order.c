@@ -417,6 +417,67 @@ static void test_ord5_random_reorder_dup_drop_delivers_in_order(void **state)
 	}
 }
 
+/* Reposting in deliver works over an out-of-order LLP as over MPA: an
+ * untagged message that overtakes earlier ones before its buffer is posted
+ * waits (held, charged to the reorder budget) and is checked when its turn
+ * comes. Here MSN 6 arrives first, with buffers for MSN 1..4 only; the ULP
+ * posts two more before the earlier messages arrive; all six are delivered
+ * in order, MSN 6 with its bytes. Before: (2, 0x03) MSN range at once. */
+static void test_untagged_ahead_of_its_buffer_waits_for_its_turn(void **state)
+{
+	(void)state;
+	for (int hf = 0; hf < 2; hf++) {
+		struct fx f;
+		uint8_t seg[64], more[2][32];
+		fx_new(&f, hf);
+		memllp_side *sd = &f.m->side[1];
+		size_t n = useg(seg, 6, 0x66);
+		assert_int_equal(inj(&f, 5, seg, n), 0);
+		assert_int_equal(sd->nerr, 0);
+		assert_int_equal(sd->ndlv, 0);
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(ddp_post_recv(f.rx, 0, 0, more[i], 32, NULL), 0);
+		for (uint32_t k = 0; k < 5; k++) {
+			n = useg(seg, k + 1, (uint8_t)(0x11 * (k + 1)));
+			assert_int_equal(inj(&f, k, seg, n), 0);
+		}
+		assert_int_equal(sd->nerr, 0);
+		assert_int_equal(sd->ndlv, 6);
+		for (uint32_t k = 0; k < 6; k++)
+			assert_int_equal(sd->dlv[k].d.msn, k + 1);
+		assert_ptr_equal(sd->dlv[5].d.buf, more[1]);
+		uint8_t want[4];
+		memset(want, 0x66, 4);
+		assert_memory_equal(more[1], want, 4);
+		fx_free(&f);
+	}
+}
+
+/* A held message whose buffer is still missing when its turn comes gets
+ * the error an in-order LLP reports for it: (2, 0x02) no buffer, with its
+ * header, after every earlier message was delivered. */
+static void test_held_untagged_without_buffer_at_its_turn_is_reported(void **state)
+{
+	(void)state;
+	struct fx f;
+	uint8_t seg[64];
+	fx_new(&f, 1);
+	memllp_side *sd = &f.m->side[1];
+	size_t n = useg(seg, 5, 0x55);
+	assert_int_equal(inj(&f, 4, seg, n), 0);
+	assert_int_equal(sd->nerr, 0);
+	for (uint32_t k = 0; k < 4; k++) {
+		n = useg(seg, k + 1, 0x10);
+		assert_int_equal(inj(&f, k, seg, n), 0);
+	}
+	assert_int_equal(sd->ndlv, 4);
+	assert_int_equal(sd->nerr, 1);
+	assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+	assert_int_equal(sd->err[0].code, DDP_ECODE_U_MSN_NOBUF);
+	assert_int_equal(tw_get32(sd->err[0].hdr + 10), 5); /* MSN of the header */
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +490,8 @@ int main(void)
 		cmocka_unit_test(test_rx_skip_advances_window),
 		cmocka_unit_test(test_rx_skip_out_of_memory_stops_stream),
 		cmocka_unit_test(test_seq_wraps_at_16_bits),
+		cmocka_unit_test(test_untagged_ahead_of_its_buffer_waits_for_its_turn),
+		cmocka_unit_test(test_held_untagged_without_buffer_at_its_turn_is_reported),
 		cmocka_unit_test(
 			test_ord5_random_reorder_dup_drop_delivers_in_order),
 	};
