@@ -6,6 +6,8 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include <event2/event.h>
 
 #include <ddp/ddp.h>
+#include <ddp/llp.h>
 #include "common/crc32c.h"
 #include "common/peer_addr.h"
 
@@ -54,6 +57,8 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
 		u->q_head = k;
 	u->q_tail = k;
 	u->qlen++;
+	/* what a genuine ICMP error for this packet will quote */
+	sctp_udp_tags_note(&p->tags, k->data, len);
 	pthread_mutex_unlock(&u->qlock);
 	/* everything queued in this loop iteration leaves in one flush */
 	if (local)
@@ -174,6 +179,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	u->mtu_cap = mtu_cap;
 	u->peer_idle_ms = PEER_IDLE_MS;
 	u->family = ss.ss_family;
+	ddp_siphash_random_key(u->hkey);
 	pthread_mutex_init(&u->qlock, NULL);
 	u->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (u->fd < 0) {
@@ -271,4 +277,40 @@ void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
 	*c = u->c;
 	pthread_mutex_unlock((pthread_mutex_t *)&u->qlock);
 	c->peers = u->npeers;
+	c->peer_max_chain = sctp_udp_peer_max_chain(u);
+}
+
+void sctp_udp_set_log(struct sctp_udp *u, struct ddp_ctx *ctx)
+{
+	u->log_ctx = ctx;
+}
+
+#define NOTICES_PER_SEC 4
+
+void sctp_udp_notice(struct sctp_udp *u, const char *fmt, ...)
+{
+	char line[200];
+	va_list ap;
+	uint64_t sec;
+	if (!u->log_ctx)
+		return;
+	sec = sctp_udp_now_ms() / 1000;
+	if (sec != u->log_sec) {
+		if (u->log_quiet)
+			ddp_llp_log(u->log_ctx, DDP_LOG_WARN,
+				    "ddp-sctp udp %d: %llu more notices not logged",
+				    u->port, (unsigned long long)u->log_quiet);
+		u->log_sec = sec;
+		u->log_left = NOTICES_PER_SEC;
+		u->log_quiet = 0;
+	}
+	if (!u->log_left) {
+		u->log_quiet++;
+		return;
+	}
+	u->log_left--;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ddp_llp_log(u->log_ctx, DDP_LOG_WARN, "ddp-sctp udp %d: %s", u->port, line);
 }
