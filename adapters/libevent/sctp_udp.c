@@ -6,8 +6,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +14,6 @@
 #include <event2/event.h>
 
 #include <ddp/ddp.h>
-#include <ddp/llp.h>
 #include "common/crc32c.h"
 #include "common/peer_addr.h"
 
@@ -283,34 +280,4 @@ void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
 void sctp_udp_set_log(struct sctp_udp *u, struct ddp_ctx *ctx)
 {
 	u->log_ctx = ctx;
-}
-
-#define NOTICES_PER_SEC 4
-
-void sctp_udp_notice(struct sctp_udp *u, const char *fmt, ...)
-{
-	char line[200];
-	va_list ap;
-	uint64_t sec;
-	if (!u->log_ctx)
-		return;
-	sec = sctp_udp_now_ms() / 1000;
-	if (sec != u->log_sec) {
-		if (u->log_quiet)
-			ddp_llp_log(u->log_ctx, DDP_LOG_WARN,
-				    "ddp-sctp udp %d: %llu more notices not logged",
-				    u->port, (unsigned long long)u->log_quiet);
-		u->log_sec = sec;
-		u->log_left = NOTICES_PER_SEC;
-		u->log_quiet = 0;
-	}
-	if (!u->log_left) {
-		u->log_quiet++;
-		return;
-	}
-	u->log_left--;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	ddp_llp_log(u->log_ctx, DDP_LOG_WARN, "ddp-sctp udp %d: %s", u->port, line);
 }

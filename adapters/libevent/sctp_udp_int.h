@@ -142,13 +142,6 @@ void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa,
 struct sctp_icmp_in;
 void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 			 socklen_t salen, const struct sctp_icmp_in *in);
-/* A notice through the context's log hook: at most a few lines a second,
- * then one line with the count of those left out. */
-void sctp_udp_notice(struct sctp_udp *u, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
-	;
 
 /* sctp_udp_mtu.c */
 /* DF on the socket (IP_PMTUDISC_DO / IPV6_DONTFRAG). */

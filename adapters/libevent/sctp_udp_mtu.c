@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define V4_HDR 20
@@ -33,6 +34,13 @@
 /* The lowest path MTU we ever use: the protocol floor, or the kernel's
  * own floor for the route's MTU if that is higher (below it the kernel
  * does not lower a route, so asking for less gains nothing). */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
 static uint32_t floor_mtu(int family)
 {
 	static uint32_t kmin;
@@ -144,7 +152,7 @@ void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
 		return;
 	if (m < floor_mtu(p->sa.ss_family)) {
 		p->route_mtu = m;
-		p->route_ms = sctp_udp_now_ms();
+		p->route_ms = now_ms();
 	}
 	lower(u, p, m);
 }
@@ -154,7 +162,7 @@ int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
 	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
 	if (!p->route_mtu || len + hdr <= p->route_mtu)
 		return 0;
-	return sctp_udp_now_ms() - p->route_ms < ROUTE_RECHECK_MS;
+	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
 }
 
 /* RFC 1191 §7 plateaus: the guess when a router gives no next-hop MTU */

@@ -11,12 +11,15 @@
 #include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <ddp/llp.h>
 #include "common/peer_addr.h"
 
 
@@ -210,6 +213,44 @@ void sctp_udp_read(struct sctp_udp *u)
 	read_errqueue(u);
 }
 
+#define NOTICES_PER_SEC 4
+
+/* Through the context's log hook: at most NOTICES_PER_SEC lines a second,
+ * then one line with the count of those left out. */
+static void notice(struct sctp_udp *u, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void notice(struct sctp_udp *u, const char *fmt, ...)
+{
+	char line[200];
+	va_list ap;
+	uint64_t sec;
+	if (!u->log_ctx)
+		return;
+	sec = sctp_udp_now_ms() / 1000;
+	if (sec != u->log_sec) {
+		if (u->log_quiet)
+			ddp_llp_log(u->log_ctx, DDP_LOG_WARN,
+				    "ddp-sctp udp %d: %llu more notices not logged",
+				    u->port, (unsigned long long)u->log_quiet);
+		u->log_sec = sec;
+		u->log_left = NOTICES_PER_SEC;
+		u->log_quiet = 0;
+	}
+	if (!u->log_left) {
+		u->log_quiet++;
+		return;
+	}
+	u->log_left--;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ddp_llp_log(u->log_ctx, DDP_LOG_WARN, "ddp-sctp udp %d: %s", u->port, line);
+}
+
 static const char *kind_name(const struct sctp_icmp_out *o)
 {
 	switch (o->kind) {
@@ -243,7 +284,7 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 		/* host / net unreachable may be transient (routing): SCTP's
 		 * own retransmission limits decide */
 		u->c.icmp_ignored++;
-		sctp_udp_notice(u, "ICMP %s (origin %u type %u code %u) for %s: "
+		notice(u, "ICMP %s (origin %u type %u code %u) for %s: "
 				"counted, not acted on", kind_name(&o), in->origin,
 				in->type, in->code, who);
 		return;
@@ -257,7 +298,7 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 	}
 	if (!ours) {
 		u->c.icmp_unverified++;
-		sctp_udp_notice(u, "ICMP %s for %s discarded: %s (RFC 6951 §5.5)",
+		notice(u, "ICMP %s for %s discarded: %s (RFC 6951 §5.5)",
 				kind_name(&o), who,
 				!o.tagged ? "the quote holds no SCTP verification tag" :
 				!p ? "no such peer" :
@@ -266,7 +307,7 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 	}
 	if (o.kind == SCTP_ICMP_DEAD) {
 		u->c.icmp_dead++;
-		sctp_udp_notice(u, "ICMP %s for %s quoting our tag: its associations end",
+		notice(u, "ICMP %s for %s quoting our tag: its associations end",
 				kind_name(&o), who);
 		if (u->ops.peer_failed)
 			u->ops.peer_failed(u->user, p);
