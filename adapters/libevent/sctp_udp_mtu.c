@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -43,19 +44,24 @@ static uint64_t now_ms(void)
 
 static uint32_t floor_mtu(int family)
 {
-	static uint32_t kmin;
+	/* read once per process (endpoints of several threads may race
+	 * to it: each reads the same value) */
+	static _Atomic uint32_t kmin;
+	uint32_t k;
 	if (family == AF_INET6)
 		return V6_MIN_MTU;
-	if (!kmin) {
+	k = atomic_load_explicit(&kmin, memory_order_relaxed);
+	if (!k) {
 		FILE *f = fopen("/proc/sys/net/ipv4/route/min_pmtu", "re");
 		unsigned v = 0;
 		if (!f || fscanf(f, "%u", &v) != 1 || v < 68 || v > 65535)
 			v = V4_KERNEL_MIN;
 		if (f)
 			fclose(f);
-		kmin = v;
+		k = v;
+		atomic_store_explicit(&kmin, k, memory_order_relaxed);
 	}
-	return kmin > V4_MIN_MTU ? kmin : V4_MIN_MTU;
+	return k > V4_MIN_MTU ? k : V4_MIN_MTU;
 }
 
 /* Set DF on everything we send: the kernel then refuses (EMSGSIZE) what
