@@ -198,7 +198,7 @@ FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(RDMAP_SRC) \
   $(filter-out tests/support/memllp.c $(wildcard tests/support/net_*.c),$(SUPPORT_SRC))
 $(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c adapters/sctp/sctp_stream%.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
+	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c adapters/sctp/sctp_stream%.c adapters/libevent/sctp_udp_icmp.c adapters/libevent/sctp_udp_peers.c adapters/libevent/sctp_udp_mtu.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter-out -levent% -lusrsctp,$(EXTLIBS))

@@ -24,7 +24,7 @@
 # baseline, not a public knob.
 # Namespace: every installed library, shared AND static, defines exactly the
 # functions declared in its installed headers as globals (libddp also the
-# ddp_crc32c* and ddp_*_fmt helpers of adapters/common that libddp-mpa and
+# ddp_crc32c*, ddp_siphash* and ddp_*_fmt helpers of adapters/common that libddp-mpa and
 # libddp-sctp call): all ddp_*. The ddp_debug_* hooks and the internal
 # helpers of each library (stream_error, mpa_proto_new, sctp_udp_open, ...)
 # stay local to it, so an application's own names never clash with them,
@@ -65,7 +65,7 @@ PKG_GEN := $(BUILD)/pkgconfig
 # name | objects | public headers whose functions it exports | link deps
 PKG_CORE_OBJ := $(call obj,$(CORE_SRC) $(COMMON_SRC))
 PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h adapters/common/crc32c.h \
-		adapters/common/peer_addr.h
+		adapters/common/peer_addr.h adapters/common/siphash.h
 PKG_CORE_DEPS := $(if $(filter 1,$(HAVE_ISAL)),-lisal)
 PKG_MPA_OBJ := $(call obj,$(MPA_SRC) $(EV_SRC))
 PKG_MPA_HDR := include/ddp/mpa.h

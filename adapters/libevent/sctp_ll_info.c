@@ -54,6 +54,19 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->peers_expired = c.peers_expired;
 	st->peers_evicted = c.peers_evicted;
 	st->tx_copied = ep->tx_copied;
+	st->bad_crc = c.bad_crc;
+	st->peer_lookups = c.peer_lookups;
+	st->peer_probes = c.peer_probes;
+	st->peer_max_chain = c.peer_max_chain;
+	st->icmp_dead = c.icmp_dead;
+	st->icmp_mtu = c.icmp_mtu;
+	st->icmp_unverified = c.icmp_unverified;
+	st->icmp_ignored = c.icmp_ignored;
+}
+
+void sctp_ll_ep_set_log(sctp_ll_ep *ep, struct ddp_ctx *ctx)
+{
+	sctp_udp_set_log(ep->udp, ctx);
 }
 
 void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)
@@ -79,6 +92,13 @@ uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a)
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a)
 {
 	return a->max_msg;
+}
+
+uint32_t sctp_ll_max_msg_rx(const sctp_ll_assoc *a)
+{
+	uint32_t pl = sctp_udp_max_payload(a->ep->udp);
+	uint32_t m = pl - 12 - 16 - pl % 4; /* as usrsctp counts, see README */
+	return m > a->max_msg_up ? m : a->max_msg_up;
 }
 
 const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)

@@ -54,6 +54,8 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
 		u->q_head = k;
 	u->q_tail = k;
 	u->qlen++;
+	/* what a genuine ICMP error for this packet will quote */
+	sctp_udp_tags_note(&p->tags, k->data, len);
 	pthread_mutex_unlock(&u->qlock);
 	/* everything queued in this loop iteration leaves in one flush */
 	if (local)
@@ -174,6 +176,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	u->mtu_cap = mtu_cap;
 	u->peer_idle_ms = PEER_IDLE_MS;
 	u->family = ss.ss_family;
+	ddp_siphash_random_key(u->hkey);
 	pthread_mutex_init(&u->qlock, NULL);
 	u->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (u->fd < 0) {
@@ -271,4 +274,10 @@ void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c)
 	*c = u->c;
 	pthread_mutex_unlock((pthread_mutex_t *)&u->qlock);
 	c->peers = u->npeers;
+	c->peer_max_chain = sctp_udp_peer_max_chain(u);
+}
+
+void sctp_udp_set_log(struct sctp_udp *u, struct ddp_ctx *ctx)
+{
+	u->log_ctx = ctx;
 }

@@ -19,10 +19,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "libevent/sctp_udp_icmp.h"
 #include "sctp/sctp_ll.h"
 
 struct event_base;
 struct sctp_udp;
+struct ddp_ctx;
 
 /* One remote UDP endpoint (one AF_CONN address for usrsctp), created only
  * for a proven source (sctp_udp_peers.c): freed when unreferenced and idle
@@ -35,6 +37,12 @@ struct sctp_udp_peer {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	uint32_t mtu;	/* IP path MTU (link MTU on a direct route) */
+	uint32_t route_mtu; /* the kernel route's MTU when it fell below our
+			     * floor (then datagrams over it go with DF
+			     * off), else 0 */
+	uint64_t route_ms;  /* when route_mtu was read */
+	struct sctp_udp_tags tags; /* proof tags of what we sent (ICMP);
+				    * under the socket's qlock */
 	uintptr_t id;	/* usrsctp's AF_CONN address, never reused */
 	unsigned refs;	/* associations using it */
 	uint64_t last_ms; /* last datagram in / last reference dropped */
@@ -54,6 +62,20 @@ struct sctp_udp_counters {
 				 * dropped without state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
 	uint64_t peers;		/* peers now */
+	/* the peer table: lookups (one per datagram whose CRC32c checked
+	 * out, and per new association) and the entries they compared */
+	uint64_t peer_lookups, peer_probes;
+	uint64_t peer_max_chain; /* longest hash chain now */
+	/* ICMP errors (error queue): acted on only when the quoted SCTP
+	 * packet proves it ours (ports + verification tag) */
+	uint64_t icmp_dead;	/* port / protocol unreachable: peer failed */
+	uint64_t icmp_mtu;	/* fragmentation needed / packet too big */
+	uint64_t icmp_unverified; /* DEAD / MTU kinds without the proof
+				   * (quote too short, unknown peer, wrong
+				   * tag): discarded */
+	uint64_t icmp_ignored;	/* host / net unreachable and other types:
+				 * counted, never acted on */
+	uint64_t icmp_local;	/* our own send errors (the send path acts) */
 };
 
 struct sctp_udp_ops {
@@ -63,7 +85,8 @@ struct sctp_udp_ops {
 	/* a peer was created / is about to be freed */
 	void (*peer_new)(void *user, struct sctp_udp_peer *p);
 	void (*peer_free)(void *user, struct sctp_udp_peer *p);
-	/* ICMP error for datagrams sent to p (port unreachable, ...) */
+	/* a verified ICMP port / protocol unreachable for datagrams sent to
+	 * p: its UDP port is closed, every association over it is gone */
 	void (*peer_failed)(void *user, struct sctp_udp_peer *p);
 	/* p->mtu went down (EMSGSIZE, ICMP fragmentation needed / packet
 	 * too big) */
@@ -117,7 +140,7 @@ void *sctp_udp_peer_user(const struct sctp_udp_peer *p);
 uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p);
 /* The same for any peer of u: the configured cap, else 65507. */
 uint32_t sctp_udp_max_payload(const struct sctp_udp *u);
-/* Tests: a path MTU decrease for p as ICMP would report it. */
+/* Tests: a path MTU decrease for p as a verified ICMP would report it. */
 void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu);
 /* Tests: switch the offloads off (gso, gro: 0 = off, 1 = as available). */
 void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro);
@@ -125,5 +148,7 @@ void sctp_udp_set_filter(struct sctp_udp *u, sctp_ll_filter f, void *user);
 void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
 		    uint64_t *tx);
 void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c);
+/* Notices (ICMP discarded or counted) go to ctx's log hook (NULL: none). */
+void sctp_udp_set_log(struct sctp_udp *u, struct ddp_ctx *ctx);
 
 #endif

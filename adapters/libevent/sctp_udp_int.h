@@ -4,7 +4,8 @@
  * (the peer table: proof, hashing, expiry),
  * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
  * sctp_udp_rx.c (recvmmsg with UDP GRO splitting, CRC check, the ICMP
- * error queue) and sctp_udp_mtu.c (path MTU of each peer from the route,
+ * error queue), sctp_udp_icmp.c (what an ICMP error may do: pure) and
+ * sctp_udp_mtu.c (path MTU of each peer from the route,
  * EMSGSIZE and ICMP "fragmentation needed" / "packet too big").
  */
 #ifndef SCTP_UDP_INT_H
@@ -16,9 +17,11 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "common/siphash.h"
 #include "libevent/sctp_udp.h"
 
 struct event;
+struct ddp_ctx;
 
 #define UDP_MAX 65536
 #define TXQ_MAX 8192	/* queued datagrams before we drop (SCTP resends) */
@@ -46,7 +49,8 @@ struct sctp_udp {
 	int wr_pending;
 	struct sctp_udp_ops ops;
 	void *user;
-	/* peer table (sctp_udp_peers.c) */
+	/* peer table (sctp_udp_peers.c), keyed hash */
+	uint8_t hkey[DDP_SIPHASH_KEY_LEN];
 	struct sctp_udp_peer **ptab;
 	size_t pcap, npeers, nidle;
 	struct sctp_udp_peer *idle_head, *idle_tail;
@@ -66,6 +70,11 @@ struct sctp_udp {
 	uint32_t mtu_cap;	/* IP MTU cap (config path_mtu), 0 none */
 	int gso, gro;		/* offloads the kernel accepted */
 	struct sctp_udp_counters c;
+	/* notices through the context's log hook, rate-limited */
+	struct ddp_ctx *log_ctx;
+	uint64_t log_sec;	/* second of the current log window */
+	unsigned log_left;	/* lines left in it */
+	uint64_t log_quiet;	/* notices not logged since the last line */
 	/* tx batch (sctp_udp_tx.c) */
 	struct mmsghdr *tx_mv;
 	struct iovec *tx_iov;
@@ -99,6 +108,22 @@ void sctp_udp_peers_free_all(struct sctp_udp *u);
 /* A lone INIT with verification tag 0: may create a peer. */
 int sctp_udp_proves_peer(const uint8_t *b, size_t n);
 int sctp_udp_crc_ok(uint8_t *b, size_t n);
+enum sctp_udp_verdict {
+	SCTP_UDP_BAD_CRC,  /* dropped before any lookup */
+	SCTP_UDP_UNPROVEN, /* unknown source, not a lone INIT (or not a
+			    * listener): dropped without state */
+	SCTP_UDP_NOMEM,	   /* a new peer could not be allocated */
+	SCTP_UDP_KNOWN,	   /* *out: the source's peer */
+	SCTP_UDP_NEW,	   /* *out: a peer created by this lone INIT */
+};
+/* One received SCTP packet b[0..n) from sa: CRC32c, then the peer table
+ * (sctp_udp_peers.c). b's checksum field is left as it was. */
+enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u,
+					const struct sockaddr_storage *sa,
+					socklen_t salen, uint8_t *b, size_t n,
+					struct sctp_udp_peer **out);
+/* Longest chain of the address table (tests, stats: a walk of it). */
+size_t sctp_udp_peer_max_chain(const struct sctp_udp *u);
 
 /* sctp_udp_tx.c */
 int sctp_udp_tx_init(struct sctp_udp *u);
@@ -109,10 +134,14 @@ void sctp_udp_flush(struct sctp_udp *u);
 int sctp_udp_rx_init(struct sctp_udp *u);
 void sctp_udp_rx_free(struct sctp_udp *u);
 void sctp_udp_read(struct sctp_udp *u);
-/* Fault filter, then CRC check and input: one SCTP packet. */
-void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
-		      const struct sockaddr_storage *sa, socklen_t salen,
-		      uint8_t *b, size_t n);
+/* Fault filter, then CRC check, peer and input: one SCTP packet. */
+void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa,
+		      socklen_t salen, uint8_t *b, size_t n);
+/* One error-queue entry (sctp_udp_icmp.h): acted on, or counted and
+ * logged. sa: the offending datagram's destination. */
+struct sctp_icmp_in;
+void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
+			 socklen_t salen, const struct sctp_icmp_in *in);
 
 /* sctp_udp_mtu.c */
 /* DF on the socket (IP_PMTUDISC_DO / IPV6_DONTFRAG). */
@@ -121,9 +150,14 @@ void sctp_udp_mtu_socket(struct sctp_udp *u);
 void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p);
 /* sendmsg to p failed with EMSGSIZE: the route's MTU went down. */
 void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p);
-/* ICMP / local "message too long" for destination sa with ee_info. */
-void sctp_udp_mtu_icmp(struct sctp_udp *u, const struct sockaddr_storage *sa,
+/* A verified ICMP "fragmentation needed" / "packet too big" for p with
+ * next-hop MTU mtu (0: not given): p's path MTU goes down, never below
+ * the floor (sctp_udp_mtu.c). O(1). */
+void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p,
 		       uint32_t mtu);
+/* Is p's datagram of len octets bigger than the kernel's route to it
+ * lets out with DF (the route below our floor)? Then it goes with DF off. */
+int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len);
 /* Send k (larger than p's path MTU, usrsctp allows IP fragmentation:
  * RFC 4960 §7.3, a chunk sent before the MTU dropped) with DF off. */
 int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k);

@@ -4,28 +4,64 @@
  * The value is the IP-level MTU (what `ip link` shows on a direct route):
  * taken from the kernel's route for the peer (a UDP socket connect()ed to
  * it with IP_PMTUDISC_DO, getsockopt IP_MTU / IPV6_MTU), capped by the
- * configured path_mtu, lowered on EMSGSIZE from a send and on ICMP
- * "fragmentation needed" / ICMPv6 "packet too big" (IP_RECVERR, ee_info =
- * the next-hop MTU). It only goes down during the peer's life (no probing
- * upwards, RFC 1191 §6.3 style increases are not tracked).
+ * configured path_mtu, lowered on EMSGSIZE from a send (the route read
+ * again) and on an ICMP "fragmentation needed" / ICMPv6 "packet too big"
+ * whose quote proves it answers a packet of ours (IP_RECVERR, ee_info =
+ * the next-hop MTU), never below floor_mtu(). It only goes down during
+ * the peer's life (no probing upwards, RFC 1191 §6.3 style increases are
+ * not tracked).
  */
 #include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define V4_HDR 20
 #define V6_HDR 40
 #define UDP_HDR 8
-#define V4_MIN_MTU 576	/* RFC 791: every host accepts 576 */
+/* RFC 791: every host accepts 576; with it the largest SCTP message is
+ * 520 octets, over the 516 RFC 5043 §9 needs (SCTP_MIN_USER_MSG) */
+#define V4_MIN_MTU 576
 #define V6_MIN_MTU 1280 /* RFC 8200 §5 */
+#define V4_KERNEL_MIN 552 /* Linux route/min_pmtu default */
 #define UDP_MAX_PAYLOAD 65507 /* 65535 - 20 - 8 (IPv4 total length) */
+#define ROUTE_RECHECK_MS 10000 /* a short route is believed this long */
+
+/* The lowest path MTU we ever use: the protocol floor, or the kernel's
+ * own floor for the route's MTU if that is higher (below it the kernel
+ * does not lower a route, so asking for less gains nothing). */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
 
 static uint32_t floor_mtu(int family)
 {
-	return family == AF_INET6 ? V6_MIN_MTU : V4_MIN_MTU;
+	/* read once per process (endpoints of several threads may race
+	 * to it: each reads the same value) */
+	static _Atomic uint32_t kmin;
+	uint32_t k;
+	if (family == AF_INET6)
+		return V6_MIN_MTU;
+	k = atomic_load_explicit(&kmin, memory_order_relaxed);
+	if (!k) {
+		FILE *f = fopen("/proc/sys/net/ipv4/route/min_pmtu", "re");
+		unsigned v = 0;
+		if (!f || fscanf(f, "%u", &v) != 1 || v < 68 || v > 65535)
+			v = V4_KERNEL_MIN;
+		if (f)
+			fclose(f);
+		k = v;
+		atomic_store_explicit(&kmin, k, memory_order_relaxed);
+	}
+	return k > V4_MIN_MTU ? k : V4_MIN_MTU;
 }
 
 /* Set DF on everything we send: the kernel then refuses (EMSGSIZE) what
@@ -109,43 +145,56 @@ static void lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 		u->ops.peer_mtu(u->user, p);
 }
 
+/* The send failed with EMSGSIZE: the kernel's route to p is shorter than
+ * p->mtu (one route read, for this peer only). A route below our floor
+ * (an ICMP "fragmentation needed" with a tiny MTU locks it at the kernel's
+ * min_pmtu for ten minutes) would refuse every datagram at the floor size
+ * for good: those between the route's size and the floor go with DF off
+ * (sctp_udp_mtu_route_short) so the association keeps moving. */
 void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
 	uint32_t m = route_mtu(&p->sa, p->salen);
-	if (m)
-		lower(u, p, m);
+	if (!m)
+		return;
+	if (m < floor_mtu(p->sa.ss_family)) {
+		p->route_mtu = m;
+		p->route_ms = now_ms();
+	}
+	lower(u, p, m);
 }
 
-static int same_host(const struct sockaddr_storage *a,
-		     const struct sockaddr_storage *b)
+int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
 {
-	if (a->ss_family != b->ss_family)
+	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	if (!p->route_mtu || len + hdr <= p->route_mtu)
 		return 0;
-	if (a->ss_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
 }
 
-/* The path MTU belongs to the destination host, not its port: a local
- * EMSGSIZE on an unconnected socket even reports port 0. */
-void sctp_udp_mtu_icmp(struct sctp_udp *u, const struct sockaddr_storage *sa,
+/* RFC 1191 §7 plateaus: the guess when a router gives no next-hop MTU */
+static uint32_t plateau_below(uint32_t mtu)
+{
+	static const uint32_t pl[] = { 65535, 32000, 17914, 8166, 4352,
+				       2002, 1492, 1006, 508, 296, 68 };
+	for (size_t i = 0; i < sizeof(pl) / sizeof(pl[0]); i++)
+		if (pl[i] < mtu)
+			return pl[i];
+	return 68;
+}
+
+/* Verified by the caller (the quote carries our tag, sctp_udp_rx.c). It
+ * lowers what we send to p only: the receive side keeps what it
+ * advertised, and no other peer or route is touched (O(1)). */
+void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p,
 		       uint32_t mtu)
 {
-	for (size_t i = 0; i < u->pcap; i++)
-		for (struct sctp_udp_peer *p = u->ptab[i]; p; p = p->next)
-			if (same_host(&p->sa, sa)) {
-				uint32_t m = mtu ? mtu : route_mtu(&p->sa, p->salen);
-				if (m)
-					lower(u, p, m);
-			}
+	lower(u, p, mtu ? mtu : plateau_below(p->mtu));
 }
 
 void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu)
 {
 	if (p->u)
-		sctp_udp_mtu_icmp(p->u, &p->sa, mtu);
+		sctp_udp_mtu_icmp(p->u, p, mtu);
 }
 
 /* RFC 4960 §7.3: a chunk that no longer fits a lowered path MTU is sent

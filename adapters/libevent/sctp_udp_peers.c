@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "common/crc32c.h"
+#include "common/siphash.h"
 #include "cursor.h"
 
 #define SCTP_CHUNK_INIT 1
@@ -57,25 +58,28 @@ uint64_t sctp_udp_now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-static size_t hash_addr(const struct sockaddr_storage *sa)
+/* Keyed (SipHash-2-4, a random key per socket): sources are chosen by
+ * whoever sends us datagrams; with an unkeyed hash they can be picked to
+ * share one bucket and turn every lookup into a walk of one long chain. */
+static size_t hash_addr(const struct sctp_udp *u,
+			const struct sockaddr_storage *sa)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	const uint8_t *b;
+	uint8_t k[2 + 2 + 16];
 	size_t n;
+	memset(k, 0, sizeof(k));
+	k[0] = (uint8_t)sa->ss_family;
 	if (sa->ss_family == AF_INET) {
 		const struct sockaddr_in *s = (const void *)sa;
-		b = (const uint8_t *)&s->sin_addr;
-		n = 4;
-		h = (h ^ s->sin_port) * 0x100000001b3ull;
+		memcpy(k + 2, &s->sin_port, 2);
+		memcpy(k + 4, &s->sin_addr, 4);
+		n = 8;
 	} else {
 		const struct sockaddr_in6 *s = (const void *)sa;
-		b = (const uint8_t *)&s->sin6_addr;
-		n = 16;
-		h = (h ^ s->sin6_port) * 0x100000001b3ull;
+		memcpy(k + 2, &s->sin6_port, 2);
+		memcpy(k + 4, &s->sin6_addr, 16);
+		n = 20;
 	}
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)ddp_siphash24(u->hkey, k, n);
 }
 
 static size_t hash_id(uintptr_t id)
@@ -111,7 +115,7 @@ static int grow_addr(struct sctp_udp *u)
 		while (u->ptab[i]) {
 			struct sctp_udp_peer *p = u->ptab[i];
 			u->ptab[i] = p->next;
-			size_t h = hash_addr(&p->sa) & (cap - 1);
+			size_t h = hash_addr(u, &p->sa) & (cap - 1);
 			p->next = t[h];
 			t[h] = p;
 		}
@@ -146,12 +150,15 @@ struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
 					 const struct sockaddr_storage *sa,
 					 socklen_t salen)
 {
+	u->c.peer_lookups++;
 	if (!u->pcap)
 		return NULL;
-	for (struct sctp_udp_peer *p = u->ptab[hash_addr(sa) & (u->pcap - 1)];
-	     p; p = p->next)
+	for (struct sctp_udp_peer *p = u->ptab[hash_addr(u, sa) & (u->pcap - 1)];
+	     p; p = p->next) {
+		u->c.peer_probes++;
 		if (same_addr(&p->sa, p->salen, sa, salen))
 			return p;
+	}
 	return NULL;
 }
 
@@ -219,7 +226,7 @@ void sctp_udp_peer_touch(struct sctp_udp *u, struct sctp_udp_peer *p,
 
 static void unlink_tables(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
-	struct sctp_udp_peer **pp = &u->ptab[hash_addr(&p->sa) & (u->pcap - 1)];
+	struct sctp_udp_peer **pp = &u->ptab[hash_addr(u, &p->sa) & (u->pcap - 1)];
 	while (*pp && *pp != p)
 		pp = &(*pp)->next;
 	if (*pp)
@@ -306,7 +313,7 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u,
 	g_ids.tab[h] = p;
 	g_ids.n++;
 	pthread_mutex_unlock(&g_ids.lock);
-	h = hash_addr(sa) & (u->pcap - 1);
+	h = hash_addr(u, sa) & (u->pcap - 1);
 	p->next = u->ptab[h];
 	u->ptab[h] = p;
 	u->npeers++;
@@ -386,4 +393,53 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
 	got = ddp_crc32c(0, b, n);
 	ddp_crc32c_put_wire(b + SCTP_CSUM_OFF, want);
 	return got == want;
+}
+
+/* Every datagram, in this order (RFC 4960 §6.8, issue 15): the CRC32c
+ * first, so junk costs a CRC and nothing else (no lookup, no state); then
+ * the source's peer (one keyed-hash lookup); an unknown source becomes a
+ * peer only with a lone INIT on a socket that learns. */
+enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u,
+					const struct sockaddr_storage *sa,
+					socklen_t salen, uint8_t *b, size_t n,
+					struct sctp_udp_peer **out)
+{
+	struct sctp_udp_peer *p;
+	*out = NULL;
+	if (!sctp_udp_crc_ok(b, n)) {
+		u->c.bad_crc++;
+		return SCTP_UDP_BAD_CRC;
+	}
+	p = sctp_udp_peer_find(u, sa, salen);
+	if (p) {
+		if (!p->refs)
+			sctp_udp_peer_touch(u, p, sctp_udp_now_ms());
+		*out = p;
+		return SCTP_UDP_KNOWN;
+	}
+	if (!sctp_udp_proves_peer(b, n) ||
+	    !(u->ops.learn && u->ops.learn(u->user))) {
+		u->c.rx_unproven++;
+		return SCTP_UDP_UNPROVEN;
+	}
+	p = sctp_udp_peer_add(u, sa, salen);
+	if (!p) {
+		u->c.rx_unproven++;
+		return SCTP_UDP_NOMEM;
+	}
+	*out = p;
+	return SCTP_UDP_NEW;
+}
+
+size_t sctp_udp_peer_max_chain(const struct sctp_udp *u)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < u->pcap; i++) {
+		size_t k = 0;
+		for (const struct sctp_udp_peer *p = u->ptab[i]; p; p = p->next)
+			k++;
+		if (k > most)
+			most = k;
+	}
+	return most;
 }

@@ -3,18 +3,24 @@
  * the kernel offers UDP GRO (UDP_GRO sockopt), trains of coalesced
  * datagrams split back into the packets they were (cmsg gso_size). Every
  * packet then goes through the fault filter and the CRC32c check one by
- * one, exactly as a datagram read alone would. ICMP errors come from the
- * socket's error queue (IP_RECVERR): port/host unreachable fails the
- * peer, "fragmentation needed" / "packet too big" lowers its path MTU.
+ * one, exactly as a datagram read alone would: the CRC32c before the
+ * peer table is looked at (sctp_udp_classify). ICMP errors come from the
+ * socket's error queue (IP_RECVERR); what they may do is decided in
+ * sctp_udp_icmp.c and acted on in sctp_udp_icmp_entry.
  */
 #include "libevent/sctp_udp_int.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <ddp/llp.h>
+#include "common/peer_addr.h"
 
 
 #define CTL_LEN 64
@@ -57,42 +63,28 @@ void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro)
 	u->gro = setsockopt(u->fd, SOL_UDP, UDP_GRO, &v, sizeof(v)) == 0 && v;
 }
 
-/* p NULL: an unknown source, which becomes a peer only with a valid lone
- * INIT (sctp_udp_peers.c); a listener only (ops->learn). */
-static void input(struct sctp_udp *u, struct sctp_udp_peer *p,
-		  const struct sockaddr_storage *sa, socklen_t salen,
-		  uint8_t *b, size_t n)
+/* Classify (CRC32c, then the peer table) and hand up. */
+static void input(struct sctp_udp *u, const struct sockaddr_storage *sa,
+		  socklen_t salen, uint8_t *b, size_t n)
 {
-	/* RFC 4960 §6.8: verify CRC32c before usrsctp sees the packet */
-	if (!sctp_udp_crc_ok(b, n)) {
-		u->c.bad_crc++;
-		return;
-	}
-	if (!p) {
-		if (!sa || !sctp_udp_proves_peer(b, n) ||
-		    !(u->ops.learn && u->ops.learn(u->user)) ||
-		    !(p = sctp_udp_peer_add(u, sa, salen))) {
-			u->c.rx_unproven++;
-			return;
-		}
-	} else if (!p->refs) {
-		sctp_udp_peer_touch(u, p, sctp_udp_now_ms());
-	}
-	u->ops.input(u->user, p, b, n);
+	struct sctp_udp_peer *p;
+	if (sctp_udp_classify(u, sa, salen, b, n, &p) >= SCTP_UDP_KNOWN)
+		u->ops.input(u->user, p, b, n);
 }
 
-/* Fault injection hook (tests), then input. p NULL: from sa (unknown). */
-void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
-		      const struct sockaddr_storage *sa, socklen_t salen,
-		      uint8_t *b, size_t n)
+/* Fault injection hook (tests), then input. */
+void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa,
+		      socklen_t salen, uint8_t *b, size_t n)
 {
 	unsigned act = u->filter ? u->filter(u->filter_user, b, n) : 0;
 	struct pkt *h;
 	if (act & SCTP_LL_DROP)
 		return;
-	if ((act & SCTP_LL_HOLD) && p) {
-		h = malloc(sizeof(*h) + n);
-		if (h) {
+	if (act & SCTP_LL_HOLD) {
+		/* a known source only (peer_free drops what it holds) */
+		struct sctp_udp_peer *p = NULL;
+		if (sctp_udp_classify(u, sa, salen, b, n, &p) == SCTP_UDP_KNOWN &&
+		    (h = malloc(sizeof(*h) + n))) {
 			h->peer = p;
 			h->len = n;
 			memcpy(h->data, b, n);
@@ -100,32 +92,34 @@ void sctp_udp_deliver(struct sctp_udp *u, struct sctp_udp_peer *p,
 			u->held = h;
 			return;
 		}
+		if (p) /* new: it goes up at once */
+			u->ops.input(u->user, p, b, n);
+	} else {
+		input(u, sa, salen, b, n);
 	}
-	if (!p) /* the INIT may create it */
-		input(u, NULL, sa, salen, b, n);
-	else
-		input(u, p, NULL, 0, b, n);
-	if (act & SCTP_LL_DUP) { /* input() restored the checksum field */
-		p = p ? p : sctp_udp_peer_find(u, sa, salen);
-		input(u, p, sa, salen, b, n);
-	}
+	if (act & SCTP_LL_DUP) /* input() restored the checksum field */
+		input(u, sa, salen, b, n);
 	if (u->held) {
 		h = u->held;
 		u->held = NULL;
-		input(u, h->peer, NULL, 0, h->data, h->len);
+		input(u, &h->peer->sa, h->peer->salen, h->data, h->len);
 		free(h);
 	}
 }
 
-/* ICMP errors (IP_RECVERR / IPV6_RECVERR). */
+/* ICMP errors (IP_RECVERR / IPV6_RECVERR): one recvmsg per entry, its
+ * quote (the offending datagram's UDP payload) read into a small buffer:
+ * the SCTP common header and an INIT's Initiate Tag are in the first 20
+ * octets. */
 static void read_errqueue(struct sctp_udp *u)
 {
 	for (int i = 0; i < 64; i++) {
 		struct sockaddr_storage sa;
 		char cbuf[512];
-		uint8_t dummy[64];
-		struct iovec iov = { dummy, sizeof(dummy) };
+		uint8_t quote[64];
+		struct iovec iov = { quote, sizeof(quote) };
 		struct msghdr mh;
+		ssize_t r;
 		memset(&mh, 0, sizeof(mh));
 		memset(&sa, 0, sizeof(sa));
 		mh.msg_name = &sa;
@@ -134,32 +128,29 @@ static void read_errqueue(struct sctp_udp *u)
 		mh.msg_iovlen = 1;
 		mh.msg_control = cbuf;
 		mh.msg_controllen = sizeof(cbuf);
-		if (recvmsg(u->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		r = recvmsg(u->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (r < 0)
 			return;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 		     c = CMSG_NXTHDR(&mh, c)) {
 			struct sock_extended_err ee;
-			struct sctp_udp_peer *p;
+			struct sctp_icmp_in in;
 			if (!((c->cmsg_level == IPPROTO_IP &&
 			       c->cmsg_type == IP_RECVERR) ||
 			      (c->cmsg_level == IPPROTO_IPV6 &&
 			       c->cmsg_type == IPV6_RECVERR)))
 				continue;
+			if (c->cmsg_len < CMSG_LEN(sizeof(ee)))
+				continue;
 			memcpy(&ee, CMSG_DATA(c), sizeof(ee));
-			if (ee.ee_errno == EMSGSIZE) {
-				/* ICMP type 3 code 4 (RFC 1191) / ICMPv6
-				 * type 2 (RFC 8201), or our own send: ee_info
-				 * is the MTU to use from now on */
-				sctp_udp_mtu_icmp(u, &sa, ee.ee_info);
-				continue;
-			}
-			if (ee.ee_errno != ECONNREFUSED &&
-			    ee.ee_errno != EHOSTUNREACH &&
-			    ee.ee_errno != ENETUNREACH)
-				continue;
-			p = sctp_udp_peer_find(u, &sa, mh.msg_namelen);
-			if (p && u->ops.peer_failed)
-				u->ops.peer_failed(u->user, p);
+			memset(&in, 0, sizeof(in));
+			in.origin = ee.ee_origin;
+			in.type = ee.ee_type;
+			in.code = ee.ee_code;
+			in.info = ee.ee_info;
+			in.quote = quote;
+			in.qlen = (size_t)r;
+			sctp_udp_icmp_entry(u, &sa, mh.msg_namelen, &in);
 		}
 	}
 }
@@ -181,20 +172,14 @@ static void one_datagram(struct sctp_udp *u, int i, size_t n)
 	struct msghdr *mh = &u->rx_mv[i].msg_hdr;
 	uint8_t *b = u->rx_iov[i].iov_base;
 	size_t g = u->gro ? gro_size(mh) : 0;
-	struct sctp_udp_peer *p;
 	if (!g || g >= n)
 		g = n;
 	else
 		u->c.rx_gro++;
-	/* O(1); an unknown source is proven packet by packet (input) */
-	p = sctp_udp_peer_find(u, &u->rx_sa[i], mh->msg_namelen);
 	for (size_t off = 0; off < n; off += g) {
 		size_t len = n - off < g ? n - off : g;
 		u->c.rx_pkts++;
-		if (!p)
-			p = sctp_udp_peer_find(u, &u->rx_sa[i], mh->msg_namelen);
-		sctp_udp_deliver(u, p, &u->rx_sa[i], mh->msg_namelen, b + off,
-				 len);
+		sctp_udp_deliver(u, &u->rx_sa[i], mh->msg_namelen, b + off, len);
 	}
 }
 
@@ -226,4 +211,108 @@ void sctp_udp_read(struct sctp_udp *u)
 			break;
 	}
 	read_errqueue(u);
+}
+
+#define NOTICES_PER_SEC 4
+
+/* Through the context's log hook: at most NOTICES_PER_SEC lines a second,
+ * then one line with the count of those left out. */
+static void notice(struct sctp_udp *u, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 2, 3)))
+#endif
+	;
+
+static void notice(struct sctp_udp *u, const char *fmt, ...)
+{
+	char line[200];
+	va_list ap;
+	uint64_t sec;
+	if (!u->log_ctx)
+		return;
+	sec = sctp_udp_now_ms() / 1000;
+	if (sec != u->log_sec) {
+		if (u->log_quiet)
+			ddp_llp_log(u->log_ctx, DDP_LOG_WARN,
+				    "ddp-sctp udp %d: %llu more notices not logged",
+				    u->port, (unsigned long long)u->log_quiet);
+		u->log_sec = sec;
+		u->log_left = NOTICES_PER_SEC;
+		u->log_quiet = 0;
+	}
+	if (!u->log_left) {
+		u->log_quiet++;
+		return;
+	}
+	u->log_left--;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	ddp_llp_log(u->log_ctx, DDP_LOG_WARN, "ddp-sctp udp %d: %s", u->port, line);
+}
+
+static const char *kind_name(const struct sctp_icmp_out *o)
+{
+	switch (o->kind) {
+	case SCTP_ICMP_DEAD:
+		return "port/protocol unreachable";
+	case SCTP_ICMP_MTU:
+		return "fragmentation needed";
+	case SCTP_ICMP_UNREACH:
+		return "unreachable";
+	default:
+		return "error";
+	}
+}
+
+/* RFC 6951 §5.5, RFC 9260 App. C. O(1): one classification, at most one
+ * lookup in the keyed peer table and a look at that peer's few tags. */
+void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
+			 socklen_t salen, const struct sctp_icmp_in *in)
+{
+	struct sctp_icmp_out o;
+	struct sctp_udp_peer *p = NULL;
+	char who[DDP_ADDR_STRLEN];
+	int ours = 0;
+	sctp_udp_icmp_classify(in, &o);
+	if (o.kind == SCTP_ICMP_LOCAL) {
+		u->c.icmp_local++;
+		return;
+	}
+	ddp_addr_fmt((const struct sockaddr *)sa, salen, who);
+	if (o.kind != SCTP_ICMP_DEAD && o.kind != SCTP_ICMP_MTU) {
+		/* host / net unreachable may be transient (routing): SCTP's
+		 * own retransmission limits decide */
+		u->c.icmp_ignored++;
+		notice(u, "ICMP %s (origin %u type %u code %u) for %s: "
+				"counted, not acted on", kind_name(&o), in->origin,
+				in->type, in->code, who);
+		return;
+	}
+	if (o.tagged)
+		p = sctp_udp_peer_find(u, sa, salen);
+	if (p) {
+		pthread_mutex_lock(&u->qlock);
+		ours = sctp_udp_tags_match(&p->tags, &o);
+		pthread_mutex_unlock(&u->qlock);
+	}
+	if (!ours) {
+		u->c.icmp_unverified++;
+		notice(u, "ICMP %s for %s discarded: %s (RFC 6951 §5.5)",
+				kind_name(&o), who,
+				!o.tagged ? "the quote holds no SCTP verification tag" :
+				!p ? "no such peer" :
+				"the quoted verification tag is not ours");
+		return;
+	}
+	if (o.kind == SCTP_ICMP_DEAD) {
+		u->c.icmp_dead++;
+		notice(u, "ICMP %s for %s quoting our tag: its associations end",
+				kind_name(&o), who);
+		if (u->ops.peer_failed)
+			u->ops.peer_failed(u->user, p);
+		return;
+	}
+	u->c.icmp_mtu++;
+	sctp_udp_mtu_icmp(u, p, o.mtu);
 }

@@ -7,7 +7,8 @@
  * and GSO_MAX_BYTES per super-datagram. Fallbacks: GSO that the socket
  * refuses at setup is never used; a GSO send failing with EIO, EINVAL or
  * ENOTSUP/EOPNOTSUPP switches GSO off for the socket and the same packets
- * go out plainly. EMSGSIZE lowers the peer's path MTU (sctp_udp_mtu.c).
+ * go out plainly. EMSGSIZE lowers the peer's path MTU (sctp_udp_mtu.c);
+ * below our floor the kernel's route is matched with DF off instead.
  */
 #include "libevent/sctp_udp_int.h"
 
@@ -74,6 +75,15 @@ static int too_big(const struct pkt *k)
 	return k->len > sctp_udp_peer_max_payload(k->peer);
 }
 
+/* Sent alone with DF off: a chunk usrsctp let be fragmented that no longer
+ * fits (RFC 4960 §7.3), or one under our floor that the kernel's route
+ * (below the floor) refuses with DF. */
+static int df_off(const struct pkt *k)
+{
+	return (too_big(k) && !k->df) ||
+	       sctp_udp_mtu_route_short(k->peer, k->len);
+}
+
 /* Fill the mmsghdr vector from the queue head. Returns the entries.
  * Under qlock (another thread may be appending). */
 static int build(struct sctp_udp *u)
@@ -85,7 +95,7 @@ static int build(struct sctp_udp *u)
 		struct pkt *first = k;
 		size_t g = k->len, total = k->len;
 		int cnt = 1, gso_ok;
-		if (too_big(k) && !k->df)
+		if (df_off(k))
 			break; /* sent alone with DF off (flush) */
 		memset(mh, 0, sizeof(*mh));
 		u->tx_iov[niov].iov_base = k->data;
@@ -94,6 +104,7 @@ static int build(struct sctp_udp *u)
 		k = k->next;
 		/* a GSO run: same peer, all but the last exactly g octets */
 		while (gso_ok && k && k->peer == first->peer && k->len <= g &&
+		       !df_off(k) &&
 		       cnt < GSO_MAX_SEGS && niov + cnt < TX_PKTS &&
 		       total + k->len <= GSO_MAX_BYTES) {
 			u->tx_iov[niov + cnt].iov_base = k->data;
@@ -141,7 +152,7 @@ void sctp_udp_flush(struct sctp_udp *u)
 	while (u->q_head) {
 		struct pkt *k = u->q_head;
 		int nmsg, r;
-		if (too_big(k) && !k->df) {
+		if (df_off(k)) {
 			int rc;
 			pthread_mutex_unlock(&u->qlock);
 			rc = sctp_udp_send_fragmentable(u, k);
@@ -189,7 +200,9 @@ void sctp_udp_flush(struct sctp_udp *u)
 			pthread_mutex_unlock(&u->qlock);
 			sctp_udp_mtu_emsgsize(u, p);
 			pthread_mutex_lock(&u->qlock);
-			if (p->mtu < old)
+			/* progress either way: the MTU went down (bounded by
+			 * the floor), or the head now goes with DF off */
+			if (p->mtu < old || df_off(u->tx_first[0]))
 				continue;
 		}
 		/* other errors (ECONNREFUSED from an earlier ICMP): the

@@ -421,11 +421,13 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	ddp_session_config sc = c->session;
 
 	a->nstreams = sctp_ll_nstreams(a->ll);
-	a->max_msg = sctp_ll_max_msg(a->ll);
-	if (a->nstreams == 0 || a->max_msg < SCTP_MIN_USER_MSG)
+	/* what we accept stays; what we send follows our path MTU */
+	a->max_msg = sctp_ll_max_msg_rx(a->ll);
+	a->tx_max_msg = sctp_ll_max_msg(a->ll);
+	if (a->nstreams == 0 || a->tx_max_msg < SCTP_MIN_USER_MSG)
 		return DDP_ERR_LLP;
-	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
-	a->tx_max_msg = a->max_msg;
+	a->mulpdu = mulpdu_of(a->max_msg);
+	a->tx_mulpdu = mulpdu_of(a->tx_max_msg);
 	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
 	a->stage = sctp_xmalloc(a->max_msg + 1);
 	if (!a->st || !a->stage)
@@ -729,6 +731,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		return rc;
 	}
 	sctp_ll_set_tick(ep->ll, ep_tick, ep);
+	sctp_ll_ep_set_log(ep->ll, cfg->ctx);
 	*out = ep;
 	return 0;
 }

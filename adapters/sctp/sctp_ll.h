@@ -125,6 +125,14 @@ typedef struct sctp_ll_io_stats {
 	uint64_t tx_copied;	     /* octets of multi-piece messages copied
 				      * into one buffer (no gather send: see
 				      * sctp_ll_send_gathers) */
+	uint64_t bad_crc;	     /* dropped before any peer lookup */
+	uint64_t peer_lookups, peer_probes; /* peer table: lookups, entries
+					     * compared */
+	uint64_t peer_max_chain;     /* longest hash chain now */
+	/* ICMP errors: acted on only when the quote proves the packet ours */
+	uint64_t icmp_dead, icmp_mtu; /* acted on */
+	uint64_t icmp_unverified;     /* no proof: discarded */
+	uint64_t icmp_ignored;	      /* host/net unreachable, other: counted */
 } sctp_ll_io_stats;
 void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
 /* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */
@@ -144,6 +152,15 @@ uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a);
  * accepted after a decrease (sent SCTP-fragmented, RFC 4960 §6.9: a DDP
  * segment cut before the decrease); the caller cuts new ones smaller. */
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a);
+/* Largest user message the association accepts: the endpoint's limit
+ * (path_mtu, else the largest UDP payload), at least sctp_ll_max_msg at
+ * UP. Never follows a path MTU decrease: what we send and what the peer
+ * may send are different paths. */
+uint32_t sctp_ll_max_msg_rx(const sctp_ll_assoc *a);
+/* The UDP layer's notices (ICMP errors discarded or counted) go to ctx's
+ * log hook, rate-limited (NULL: none). */
+struct ddp_ctx;
+void sctp_ll_ep_set_log(sctp_ll_ep *ep, struct ddp_ctx *ctx);
 /* Run fn(arg) once from the endpoint's event loop, after every callback
  * frame on the stack now has unwound (fn may free the endpoint).
  * Errors: DDP_ERR_NOMEM. */

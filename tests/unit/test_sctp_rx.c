@@ -128,6 +128,8 @@ const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf)
 void sctp_ll_want_writable(sctp_ll_assoc *a) { (void)a; }
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a) { (void)a; return 4; }
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a) { (void)a; return 1100; }
+uint32_t sctp_ll_max_msg_rx(const sctp_ll_assoc *a) { (void)a; return 1100; }
+void sctp_ll_ep_set_log(sctp_ll_ep *ep, struct ddp_ctx *ctx) { (void)ep; (void)ctx; }
 const char *sctp_ll_assoc_peer_abort(const sctp_ll_assoc *a) { (void)a; return ""; }
 void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
 			  void *user) { (void)a; (void)cb; (void)user; }

@@ -1,0 +1,75 @@
+/*
+ * What an ICMP error for one of our UDP datagrams may do (RFC 6951 §5.5,
+ * RFC 9260 Appendix C), decided without a socket: the classification of
+ * an error-queue entry (IP_RECVERR / IPV6_RECVERR: origin, ICMP type and
+ * code, ee_info, and the quoted UDP payload the kernel hands back), and
+ * the proof that the quoted SCTP packet was ours: its ports and
+ * verification tag (or, for an INIT, its Initiate Tag) equal those of a
+ * packet we recently sent to that peer. Pure: no socket, no allocation.
+ */
+#ifndef SCTP_UDP_ICMP_H
+#define SCTP_UDP_ICMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* sock_extended_err origins (linux/errqueue.h) */
+#define SCTP_ICMP_ORIGIN_LOCAL 1
+#define SCTP_ICMP_ORIGIN_ICMP 2
+#define SCTP_ICMP_ORIGIN_ICMP6 3
+
+enum sctp_icmp_kind {
+	SCTP_ICMP_LOCAL,   /* our own send failed: the send path acted */
+	SCTP_ICMP_DEAD,	   /* port / protocol unreachable: may end the
+			    * peer's associations (if the quote is ours) */
+	SCTP_ICMP_MTU,	   /* fragmentation needed / packet too big:
+			    * may lower what we send (if the quote is ours) */
+	SCTP_ICMP_UNREACH, /* host / net unreachable, prohibited, ...:
+			    * counted only */
+	SCTP_ICMP_OTHER,   /* any other type or origin: counted only */
+};
+
+struct sctp_icmp_in {
+	uint8_t origin, type, code; /* ee_origin, ee_type, ee_code */
+	uint32_t info;		    /* ee_info: the next-hop MTU for MTU */
+	const uint8_t *quote;	    /* the quoted UDP payload (may be NULL) */
+	size_t qlen;
+};
+
+struct sctp_icmp_out {
+	enum sctp_icmp_kind kind;
+	int tagged;	/* the quote holds what proves it ours: */
+	uint16_t sport, dport; /* SCTP ports of the quoted packet */
+	uint32_t tag;	/* its verification tag; the Initiate Tag of an
+			 * INIT sent with tag 0 */
+	int init;	/* tag is an INIT's Initiate Tag */
+	uint32_t mtu;	/* MTU: ee_info (0: the router did not say) */
+};
+
+/* Classify one error-queue entry. Reads at most in->qlen octets of
+ * in->quote. Never fails. */
+void sctp_udp_icmp_classify(const struct sctp_icmp_in *in,
+			    struct sctp_icmp_out *out);
+
+/* The proof tags of the last packets sent to one peer, one slot per SCTP
+ * port pair (an association), oldest replaced. */
+#define SCTP_UDP_TAGS 4
+struct sctp_udp_tags {
+	struct {
+		uint16_t sport, dport;
+		uint32_t tag;
+		uint8_t init, used;
+	} e[SCTP_UDP_TAGS];
+	uint8_t next;
+};
+
+/* Record the SCTP packet pkt[0..len) we are sending. Ignored: packets
+ * without a chunk, tag 0 without an INIT, and packets whose tag we only
+ * reflect (INIT ACK; ABORT / SHUTDOWN COMPLETE with the T bit). */
+void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt,
+			size_t len);
+/* 1 if o (tagged) quotes a packet recorded in t, else 0. */
+int sctp_udp_tags_match(const struct sctp_udp_tags *t,
+			const struct sctp_icmp_out *o);
+
+#endif
