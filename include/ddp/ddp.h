@@ -492,11 +492,12 @@ int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
  * consumed in MSN order (the first posted takes the next MSN). A message is
  * shorter than 2^32 octets (RFC 5041 §5.3), so of a longer buffer only the
  * first UINT32_MAX octets receive; the delivery reports buf_len as
- * posted. Flow control: a receiver that keeps N buffers posted and posts
- * one again inside each deliver callback can take a peer that sends up to
- * N messages ahead of what was delivered, on both LLPs (over SCTP a
- * message that overtakes earlier ones before its buffer exists waits for
- * its turn, within the reorder budget; docs/design.md, "Ordering").
+ * posted. Flow control: posting a buffer again inside each deliver
+ * callback keeps a receiver supplied on both LLPs, however far ahead the
+ * peer sends: MPA hands messages up in order, and over SCTP a message that
+ * overtakes earlier ones before its buffer is posted waits for its turn
+ * (within the stream's reorder window and the context's reorder budget;
+ * docs/design.md, "Ordering").
  * Errors: DDP_ERR_INVAL (NULL session/buf with len>0, bad stream/qn),
  * DDP_ERR_LIMIT (max_posted), DDP_ERR_CLOSED, DDP_ERR_NOMEM. */
 int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
