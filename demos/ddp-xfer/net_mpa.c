@@ -1,6 +1,7 @@
 /* ddp-xfer over MPA/TCP: one TCP connection (one DDP session, stream 0)
  * per transfer stream. The receiver groups connections by the hello in
  * the MPA Request's private data (see main.c) and rejects strangers. */
+#include <stdint.h>
 #include <ddp/mpa.h>
 #include <errno.h>
 #include <netdb.h>
@@ -135,6 +136,10 @@ static ddp_mpa_config config(void)
 	cfg.peer_to_peer = xf.o.sender;
 	/* the sender queues depth (write + DONE) pairs and an END */
 	cfg.session.max_tx_queued = 256;
+	/* ddp-xfer's own credits bound what is in flight (the receiver's
+	 * advertised buffers: depth x chunk per stream); the send queue's
+	 * octet limit must not stop a window of large chunks */
+	cfg.session.max_tx_octets = UINT64_C(1) << 40;
 	cfg.tx_queue_cap = 4u << 20;
 	/* a peer that stops acknowledging (host or path gone) is TCP's to
 	 * notice after --timeout + 2 s: main.c's own check (nothing heard for

@@ -1,6 +1,7 @@
 /* ddp-xfer over SCTP (usrsctp over UDP): one association, transfer stream
  * i = SCTP/DDP stream i, opened with a DDP Stream Session Initiate whose
  * private data is the hello (see main.c). */
+#include <stdint.h>
 #include <arpa/inet.h>
 #include <ddp/sctp.h>
 #include <netdb.h>
@@ -179,6 +180,10 @@ static int start(void)
 		return -1;
 	ddp_sctp_config cfg = { .ctx = xf.ctx, .nstreams = XF_MAX_STREAMS };
 	cfg.session.max_tx_queued = 256;
+	/* ddp-xfer's own credits bound what is in flight (the receiver's
+	 * advertised buffers: depth x chunk per stream); the send queue's
+	 * octet limit must not stop a window of large chunks */
+	cfg.session.max_tx_octets = UINT64_C(1) << 40;
 	cfg.path_mtu = xf.o.mtu;
 	cfg.sctp.assoc = on_assoc;
 	cfg.sctp.session_ctl = on_ctl;

@@ -147,7 +147,10 @@ static void test_mpa_mulpdu_follows_tcp_mss(void **st)
 	ddp_mpa_listener *l = listen_with(NULL, &port);
 	struct sockaddr_in sa = net_lo(port);
 	ddp_mpa_conn *c;
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), NULL,
+	/* all NMSG queued at once: a send queue that holds them */
+	ddp_mpa_config big = { .revision = 2 };
+	big.session.max_tx_octets = (uint64_t)NMSG * MSG;
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &big,
 					 &count_cbs, count_mpa_event, NULL, &c),
 			 0);
 	for (int i = 0; i < 200 && cnt.connected < 2; i++)

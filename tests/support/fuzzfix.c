@@ -5,6 +5,8 @@
 
 #include "fuzzfix.h"
 
+#include "core.h" /* struct rx_held: a held segment's own memory */
+
 #define GAP 16
 
 static void die(const char *what)
@@ -200,6 +202,15 @@ static int dst_ok(const fuzzfix *f, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* A segment the core holds until its turn (src/rx.c hold_untagged) is
+ * read into the core's own copy: dst must lie inside it. */
+static int held_ok(const ddp_rx *rx, const uint8_t *dst, size_t n)
+{
+	const struct rx_held *hd = rx->slot_;
+	return hd && dst >= hd->data && n <= hd->len &&
+	       (size_t)(dst - hd->data) <= hd->len - n;
+}
+
 void ff_feed(fuzzfix *f, uint32_t stream, uint32_t seq, const uint8_t *seg,
 	     size_t len, int hdr_first, size_t piece, int revoke)
 {
@@ -221,7 +232,7 @@ void ff_feed(fuzzfix *f, uint32_t stream, uint32_t seq, const uint8_t *seg,
 
 			if (!dst)
 				break;
-			if (!dst_ok(f, dst, n))
+			if (!dst_ok(f, dst, n) && !held_ok(&rx, dst, n))
 				die("header-first destination outside a "
 				    "writable region");
 			memcpy(dst, seg + hl + off, n);
