@@ -401,6 +401,9 @@ int ddp_llp_stream_reset(ddp_session *s, uint32_t stream)
 	st->blocked = 0;
 	st->errored = 0;
 	st->dead = 0;
+	/* an abort ended the old session only: a later graceful close of the
+	 * new one must not make the connection's end abortive */
+	st->aborted = 0;
 	st->llp_closed = 0;
 	st->sends_after_error = 0;
 	return 0;
