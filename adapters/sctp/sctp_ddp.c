@@ -59,8 +59,10 @@ static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
 
 /* ------------------------------------------------------------ actions */
 
-static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
-		    const struct sctp_act *act)
+/* seg: the receive machine's report when the actions are about one
+ * segment (its DDP header goes into the error report), else NULL. */
+static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid,
+			const struct sctp_act *act, const struct sctp_rx_out *seg)
 {
 	struct sctp_sstream *ss = &a->st[sid];
 	unsigned f = act->flags;
@@ -73,8 +75,13 @@ static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
 		if (ss->ulp_pending)
 			cancel_pending(a, sid);
 		else { /* first error wins in the core (DDP-ERR-1) */
-			ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				      act->code);
+			if (seg && seg->seg_hdr_len)
+				ddp_llp_error_seg(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+						  act->code, seg->seg_hdr, seg->seg_hdr_len,
+						  seg->seg_len);
+			else
+				ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
+					      act->code);
 			/* RFC 5041 §6 (DDP-TRD-3): data after the peer's
 			 * graceful teardown means abortive teardown */
 			if (act->code == DDP_ECODE_LLP_AFTER_CLOSE)
@@ -89,6 +96,12 @@ static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
 		sctp_ctl_send_terminate(a, sid);
 	if (f & SCTP_ACT_CLOSED)
 		ddp_llp_closed(a->s, sid);
+}
+
+static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
+		    const struct sctp_act *act)
+{
+	actions_seg(a, sid, act, NULL);
 }
 
 static const char *ctl_name(uint16_t code)
@@ -200,7 +213,7 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 	while (!a->down && !a->fatal) {
 		switch (sctp_rx_next(a, &o)) {
 		case SCTP_RX_ACTIONS:
-			actions(a, o.sid, &o.act);
+			actions_seg(a, o.sid, &o.act, &o);
 			break;
 		case SCTP_RX_CONTROL:
 			ctl_in(a, o.sid, o.ctl, o.ctl_len);

@@ -20,6 +20,10 @@
 /* INFERRED EType 3 code for an undecodable control message (proposed to
  * the lead as DDP_ECODE_LLP_BAD_CTL) */
 
+/* err_code of a segment longer than SCTP_RECVNXTINFO announced: at its
+ * end it is DDP_ECODE_LLP_OVERSIZE when over MULPDU, else a local error */
+#define SCTP_RX_ERR_LONG 0xFF
+
 /* Resumable receive machine states (sctp_rx.c, names in rx_state_names). */
 enum sctp_rxs {
 	RXS_START = 0, /* next message: read the first piece */
@@ -45,6 +49,10 @@ struct sctp_rxm {
 	size_t plen;	 /* payload length announced to the core */
 	int rx_open;	 /* ticket between rx_begin and rx_end */
 	unsigned post;	 /* sctp_act flags to run after the segment */
+	/* an error about the segment being discarded, reported with its DDP
+	 * header and true length once its end is read (0: none) */
+	uint8_t err_code; /* DDP_ECODE_LLP_*, or SCTP_RX_ERR_LONG */
+	size_t seg_seen;  /* octets of the segment (after the DDP-SSN) read */
 	ddp_rx rx;
 	uint8_t pre[SCTP_SSN_LEN + DDP_MAX_HDR_LEN];
 	uint8_t ctl[SCTP_CTL_MAX_LEN + 1];
@@ -130,6 +138,11 @@ struct sctp_rx_out {
 	struct sctp_act act;
 	const uint8_t *ctl; /* valid until the next sctp_rx_next() */
 	size_t ctl_len;
+	/* ACTIONS with a violation about one segment: its DDP header (as
+	 * much as arrived) and length, for the error report (RFC 5040 §4.8) */
+	const uint8_t *seg_hdr;
+	size_t seg_hdr_len;
+	size_t seg_len;
 	int err;
 };
 

@@ -31,6 +31,7 @@ struct fmsg {
 	uint32_t ppid;
 	uint8_t data[1200];
 	size_t len, off;
+	long adj; /* RECVNXTINFO announces len + adj (a length that lies) */
 };
 static struct fmsg q[QMAX];
 static size_t qn, qh;
@@ -65,7 +66,7 @@ long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 		ri->next_valid = 1;
 		ri->next_sid = q[qh + 1].sid;
 		ri->next_ppid = q[qh + 1].ppid;
-		ri->next_len = (uint32_t)q[qh + 1].len;
+		ri->next_len = (uint32_t)((long)q[qh + 1].len + q[qh + 1].adj);
 	}
 	if (ri->eor)
 		qh++;
@@ -317,6 +318,7 @@ static void push(uint16_t sid, uint32_t ppid, const void *b, size_t n)
 	memcpy(q[qn].data, b, n);
 	q[qn].len = n;
 	q[qn].off = 0;
+	q[qn].adj = 0;
 	qn++;
 }
 
@@ -471,6 +473,12 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 1);
 	assert_int_equal(last_err.stream, 1);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_SHORT);
+	/* DDP-ERR-2 / RFC 5040 §4.8: the report carries the header (the 10
+	 * octets that came, zero-filled to 18) and the segment length */
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_int_equal(last_err.hdr[0], 0x41);
+	assert_int_equal(last_err.seg_len, 10);
 	/* a new association-level stream for the oversize case */
 	initiates = 0;
 	open_stream(2);
@@ -482,6 +490,10 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 2);
 	assert_int_equal(last_err.stream, 2);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
+	assert_int_equal(last_err.seg_len, 1001);
 	/* the same without the length known up front */
 	known_next = 0;
 	initiates = 0;
@@ -492,6 +504,49 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 3);
 	assert_int_equal(last_err.stream, 3);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
+	assert_int_equal(last_err.seg_len, 1001);
+}
+
+/* A message longer than SCTP_RECVNXTINFO announced is not "short": over
+ * MULPDU it is EType 3 code 0x02 (RFC 5043 §9), within it the LLP's own
+ * length was wrong: local catastrophic (RFC 5041 §7.2, 0x0/0x00). Both
+ * carry the header and the true length. */
+static void test_rx_longer_than_announced_is_not_short(void **st)
+{
+	uint8_t b[1100];
+	(void)st;
+	open_stream(1);
+	push_seg(1, 1, 1, 10);
+	push_seg(1, 2, 2, 10); /* 2 + 18 + 10 octets, announced 5 fewer */
+	q[qn - 1].adj = -5;
+	drain();
+	assert_int_equal(nerr, 1);
+	assert_int_equal(last_err.stream, 1);
+	assert_int_equal(last_err.etype, DDP_ETYPE_CATASTROPHIC);
+	assert_int_equal(last_err.code, 0);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, q[qn - 1].data + 2, 18);
+	assert_int_equal(last_err.seg_len, 28);
+	initiates = 0;
+	open_stream(2);
+	push_seg(2, 1, 1, 10);
+	memset(b, 0, sizeof(b));
+	b[1] = 2;
+	b[2] = 0x41;
+	b[15] = 2; /* QN 0, MSN 2 */
+	push(2, SCTP_PPID_DDP, b, 2 + 1001); /* over MULPDU, announced 100 */
+	q[qn - 1].adj = 100 - (long)(2 + 1001);
+	drain();
+	assert_int_equal(nerr, 2);
+	assert_int_equal(last_err.stream, 2);
+	assert_int_equal(last_err.etype, DDP_ETYPE_LLP);
+	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_int_equal(last_err.seg_len, 1001);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
 }
 
 /* Undecodable control message on an open stream: stream error (0x05). */
@@ -568,6 +623,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_resumes_after_again_mid_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_terminate_half_closes_after_earlier_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_rejects_short_and_oversize_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_longer_than_announced_is_not_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_bad_control_is_stream_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_wrong_ppid_aborts_association, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_initiate_cap_answers_terminate, setup, teardown),
