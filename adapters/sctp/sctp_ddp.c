@@ -211,6 +211,12 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 	char peer[SCTP_LL_ADDR_STRLEN];
 
 	while (!a->down && !a->fatal) {
+		if (sctp_ctl_queue_full(a)) {
+			/* our answers are not being taken: stop reading
+			 * until usrsctp took half of them (sctp_ctl_tx.c) */
+			a->rx_paused = 1;
+			return;
+		}
 		switch (sctp_rx_next(a, &o)) {
 		case SCTP_RX_ACTIONS:
 			actions_seg(a, o.sid, &o.act, &o);
@@ -235,6 +241,20 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 		default:
 			return;
 		}
+	}
+}
+
+void sctp_ddp_writable(struct ddp_sctp_assoc *a)
+{
+	sctp_ctl_flush(a);
+	if (a->rx_paused && a->pc_bytes <= a->ep->cfg.max_ctl_queue_bytes / 2) {
+		a->rx_paused = 0;
+		if (a->s && !a->down)
+			sctp_ddp_readable(a);
+	}
+	if (a->blocked && a->s && !a->down) {
+		a->blocked = 0;
+		ddp_llp_writable(a->s);
 	}
 }
 
@@ -410,11 +430,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 	if (a->s)
 		ddp_session_free(a->s);
 	sctp_ll_free(a->ll);
-	while (a->pc_head) {
-		struct pend_ctl *p = a->pc_head;
-		a->pc_head = p->next;
-		free(p);
-	}
+	sctp_ctl_drop_all(a);
 	free(a->st);
 	free(a->stage);
 	free(a);
@@ -569,11 +585,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
-		sctp_ctl_flush(a);
-		if (a->blocked && a->s && !a->down) {
-			a->blocked = 0;
-			ddp_llp_writable(a->s);
-		}
+		sctp_ddp_writable(a);
 		return;
 	case SCTP_LL_EV_DOWN:
 		/* issue 15: errors say what happened */
@@ -685,6 +697,8 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		ep->cfg.max_assocs = 256;
 	if (!ep->cfg.idle_assoc_timeout_ms)
 		ep->cfg.idle_assoc_timeout_ms = 10000;
+	if (!ep->cfg.max_ctl_queue_bytes)
+		ep->cfg.max_ctl_queue_bytes = 65536;
 	sctp_ddp_ll_config(cfg, &lc);
 	if (plain) {
 		lc.adaptation = 0;

@@ -69,15 +69,21 @@ struct sctp_sstream {
 	uint8_t used;	   /* had a session before (reset the core's stream) */
 	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
 	uint8_t has_peer_io; /* peer_io valid (RFC 6581 enhanced session) */
+	uint8_t term_queued; /* a Terminate of ours waits in pc_head */
 	struct sctp_ird_ord peer_io;
 };
 
+/* One control message waiting for room in usrsctp, sized to the message
+ * (a Terminate takes 4 octets of buf, not SCTP_CTL_MAX_LEN). */
 struct pend_ctl {
 	struct pend_ctl *next;
 	uint16_t sid;
-	size_t len;
-	uint8_t buf[SCTP_CTL_MAX_LEN];
+	uint16_t code;
+	uint16_t len;
+	uint8_t buf[];
 };
+/* What a queued control message counts against max_ctl_queue_bytes. */
+#define SCTP_PC_COST(len) (sizeof(struct pend_ctl) + (len))
 
 struct ddp_sctp_assoc {
 	struct ddp_sctp_assoc *next, *prev;
@@ -96,6 +102,8 @@ struct ddp_sctp_assoc {
 	uint64_t trace_n;  /* control-plane anomalies seen (rate-limited log) */
 	struct sctp_sstream *st;
 	struct pend_ctl *pc_head, *pc_tail;
+	size_t pc_bytes;   /* SCTP_PC_COST of the queued control messages */
+	int rx_paused;	   /* not reading: pc_bytes reached the bound */
 	struct sctp_rxm rxm;
 	ddp_sctp_stats stats;
 	uint8_t *stage;	   /* max_msg octets: tx build, rx staging, discard */
@@ -168,6 +176,11 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
 		  const void *priv, size_t priv_len);
 void sctp_ctl_flush(struct ddp_sctp_assoc *a);
+/* The queue of control messages has reached cfg.max_ctl_queue_bytes: the
+ * association stops reading (sctp_ddp_readable) until it is half empty. */
+int sctp_ctl_queue_full(const struct ddp_sctp_assoc *a);
+/* Free every queued control message (the association is going). */
+void sctp_ctl_drop_all(struct ddp_sctp_assoc *a);
 /* Terminate the stream's DDP stream session (session Terminate). */
 void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid);
 
@@ -182,6 +195,9 @@ void sctp_trace_summary(struct ddp_sctp_assoc *a);
 /* sctp_ddp.c: read and act until the source runs dry (the readable
  * event; the unit tests drive it directly). */
 void sctp_ddp_readable(struct ddp_sctp_assoc *a);
+/* usrsctp has room again (SCTP_LL_EV_WRITABLE / DRY): flush the control
+ * queue, resume reading if it was paused, wake the core's senders. */
+void sctp_ddp_writable(struct ddp_sctp_assoc *a);
 
 /* sctp_slots.c: the association cap and the idle reaper (issue 15). */
 /* At max_assocs: evict the oldest association without a DDP stream

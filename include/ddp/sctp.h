@@ -98,6 +98,15 @@ typedef struct ddp_sctp_config {
 	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
 					 * association (default 64, RFC 5043
 					 * §5.2.3: finite; over it: Terminate) */
+	uint32_t max_ctl_queue_bytes; /* session-control messages of ours
+				 * waiting for room in SCTP, per association
+				 * (default 65536; each costs its length + 16
+				 * octets, a Terminate 20; one Terminate per
+				 * stream at most): at the bound the
+				 * association stops reading until half of it
+				 * was sent, so a peer that sends Initiates and
+				 * never reads our answers is stopped by SCTP's
+				 * flow control, not by our memory */
 	uint32_t path_mtu;	/* IP path MTU cap: a link MTU as `ip link`
 				 * shows it (1500 on Ethernet); 0 = each
 				 * peer's route alone. Datagrams fit it

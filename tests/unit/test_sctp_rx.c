@@ -40,6 +40,7 @@ static int known_next = 1;
 static unsigned again_pct;
 static size_t max_piece = 7;
 static int ll_closed = -1;
+static int send_full; /* sctp_ll_send answers DDP_ERR_AGAIN */
 static uint8_t sent_log[16][SCTP_CTL_MAX_LEN];
 static size_t sent_len[16], nsent;
 
@@ -79,6 +80,8 @@ int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 	(void)a;
 	(void)sid;
 	(void)ppid;
+	if (send_full)
+		return DDP_ERR_AGAIN;
 	if (nsent < 16 && len <= SCTP_CTL_MAX_LEN) {
 		memcpy(sent_log[nsent], buf, len);
 		sent_len[nsent] = len;
@@ -245,6 +248,7 @@ static int setup(void **state)
 	qn = qh = 0;
 	nsent = 0;
 	ll_closed = -1;
+	send_full = 0;
 	known_next = 1;
 	again_pct = 0;
 	max_piece = 7;
@@ -262,6 +266,7 @@ static int setup(void **state)
 	memset(&ep, 0, sizeof(ep));
 	ep.cfg.ctx = ctx;
 	ep.cfg.max_pending_initiates = 2;
+	ep.cfg.max_ctl_queue_bytes = 400;
 	ep.cfg.sctp.session_ctl = on_ctl;
 	ep.cfg.sctp.assoc = on_assoc;
 	memset(&as, 0, sizeof(as));
@@ -292,11 +297,7 @@ static int teardown(void **state)
 	(void)state;
 	a->down = 1;
 	ddp_session_free(a->s);
-	while (a->pc_head) {
-		struct pend_ctl *p = a->pc_head;
-		a->pc_head = p->next;
-		free(p);
-	}
+	sctp_ctl_drop_all(a);
 	free(a->st);
 	free(a->stage);
 	ddp_ctx_free(ctx);
@@ -593,6 +594,52 @@ static void test_rx_initiate_cap_answers_terminate(void **st)
 	ep.cfg.sctp.session_ctl = on_ctl;
 }
 
+/* A peer that sends Initiates and never reads our answers: every
+ * Initiate over max_pending_initiates gets a Terminate (RFC 5043 §5.2.3)
+ * that usrsctp cannot take. Before, each waited in a 544-octet entry, as
+ * many as the peer sent. Now a stream has one waiting Terminate at most,
+ * an entry costs its length, and at max_ctl_queue_bytes the association
+ * stops reading until usrsctp has taken half of the queue. */
+static void test_rx_ctl_queue_is_bounded_and_reading_pauses(void **st)
+{
+	(void)st;
+	ep.cfg.sctp.session_ctl = NULL; /* the ULP never answers */
+	send_full = 1;
+	push_ctl(0, 0, SCTP_CTL_INITIATE, NULL, 0);
+	push_ctl(1, 0, SCTP_CTL_INITIATE, NULL, 0);
+	/* over the cap, all on stream 2: a single Terminate waits */
+	for (int i = 0; i < 40; i++)
+		push_ctl(2, 0, SCTP_CTL_INITIATE, NULL, 0);
+	for (int i = 0; i < 150; i++) /* then on stream 3 ... */
+		push_ctl(3, 0, SCTP_CTL_INITIATE, NULL, 0);
+	for (int i = 0; i < 100 && qh < qn; i++)
+		sctp_ddp_readable(a);
+	assert_int_equal(a->pending_init, 2);
+	assert_int_equal(qh, qn); /* two Terminates: below the bound */
+	assert_int_equal(a->pc_bytes, 2 * SCTP_PC_COST(4));
+	assert_false(a->rx_paused);
+	/* the ULP's own messages are always queued; at the bound (400
+	 * octets) reading stops, whatever the peer sends */
+	for (int k = 0; k < 40; k++)
+		assert_int_equal(sctp_ctl_send(a, 0, SCTP_CTL_ACCEPT, 0, "0123456789", 10), 0);
+	assert_int_equal(a->pc_bytes, 2 * SCTP_PC_COST(4) + 40 * SCTP_PC_COST(14));
+	size_t before = qn;
+	for (int i = 0; i < 50; i++)
+		push_ctl(1, 0, SCTP_CTL_INITIATE, NULL, 0);
+	sctp_ddp_readable(a);
+	assert_true(a->rx_paused);
+	assert_int_equal(qh, before); /* nothing more read */
+	/* usrsctp takes the queue: reading resumes, the rest is read */
+	send_full = 0;
+	sctp_ddp_writable(a);
+	assert_false(a->rx_paused);
+	for (int i = 0; i < 100 && qh < qn; i++)
+		sctp_ddp_readable(a);
+	assert_int_equal(qh, qn);
+	assert_true(a->pc_bytes <= ep.cfg.max_ctl_queue_bytes);
+	ep.cfg.sctp.session_ctl = on_ctl;
+}
+
 /* A Terminate ahead of a missing data chunk must be held by the core;
  * when the context has no memory left for that (max_reorder_bytes) the
  * stream stops with a local catastrophic error (RFC 5041 §7.2) and a log
@@ -628,6 +675,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_wrong_ppid_aborts_association, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_initiate_cap_answers_terminate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_skip_failure_stops_stream, setup_no_reorder_memory, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_ctl_queue_is_bounded_and_reading_pauses, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
