@@ -32,8 +32,8 @@ static void pc_pop(struct ddp_sctp_assoc *a)
 	if (!a->pc_head)
 		a->pc_tail = NULL;
 	a->pc_bytes -= SCTP_PC_COST(p->len);
-	if (p->code == SCTP_CTL_TERMINATE && a->st && p->sid < a->nstreams)
-		a->st[p->sid].term_queued = 0;
+	if (p->code == SCTP_CTL_TERMINATE && a->term_q && p->sid < a->nstreams)
+		a->term_q[p->sid / 8] &= (uint8_t)~(1u << (p->sid % 8));
 	free(p);
 }
 
@@ -89,17 +89,14 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 	rc = sctp_ctl_encode(buf, sizeof(buf), &m, &len);
 	if (rc)
 		return rc;
-	if (code == SCTP_CTL_TERMINATE && a->st && sid < a->nstreams) {
-		if (a->st[sid].term_queued)
-			return 0; /* one waiting Terminate per stream */
-		a->st[sid].term_queued = 1;
-	}
+	int term = code == SCTP_CTL_TERMINATE && a->term_q && sid < a->nstreams;
+	if (term && (a->term_q[sid / 8] & (1u << (sid % 8))))
+		return 0; /* one waiting Terminate per stream */
 	p = sctp_xmalloc(SCTP_PC_COST(len));
-	if (!p) {
-		if (code == SCTP_CTL_TERMINATE && a->st && sid < a->nstreams)
-			a->st[sid].term_queued = 0;
+	if (!p)
 		return DDP_ERR_NOMEM;
-	}
+	if (term)
+		a->term_q[sid / 8] |= (uint8_t)(1u << (sid % 8));
 	memcpy(p->buf, buf, len);
 	p->len = (uint16_t)len;
 	p->code = code;
@@ -123,9 +120,10 @@ int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_
 
 void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 {
+	struct sctp_sstream *ss = sctp_ss(a, sid);
 	uint16_t ssn;
 	unsigned f;
-	if (sctp_stream_tx_terminate(&a->st[sid].sm, &ssn, &f) == 0) {
+	if (ss && sctp_stream_tx_terminate(&ss->sm, &ssn, &f) == 0) {
 		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, ssn, NULL, 0);
 		if (f & SCTP_ACT_CLOSED)
 			ddp_llp_closed(a->s, sid);

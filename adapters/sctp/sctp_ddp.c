@@ -26,8 +26,8 @@ static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 
 static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
 {
-	struct sctp_sstream *ss = &a->st[sid];
-	if (!ss->ulp_pending)
+	struct sctp_sstream *ss = sctp_ss(a, sid);
+	if (!ss || !ss->ulp_pending)
 		return;
 	ss->ulp_pending = 0;
 	a->pending_init--;
@@ -64,7 +64,7 @@ static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
 static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid,
 			const struct sctp_act *act, const struct sctp_rx_out *seg)
 {
-	struct sctp_sstream *ss = &a->st[sid];
+	struct sctp_sstream *ss = sctp_ss(a, sid); /* NULL: idle, never used */
 	unsigned f = act->flags;
 
 	if (f & SCTP_ACT_DROP)
@@ -72,7 +72,7 @@ static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (f & SCTP_ACT_SEND_TERM)
 		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, act->term_ssn, NULL, 0);
 	if (f & SCTP_ACT_VIOLATION) {
-		if (ss->ulp_pending)
+		if (ss && ss->ulp_pending)
 			cancel_pending(a, sid);
 		else { /* first error wins in the core (DDP-ERR-1) */
 			if (seg && seg->seg_hdr_len)
@@ -116,11 +116,38 @@ static const char *ctl_name(uint16_t code)
 	}
 }
 
+/* A control message on a stream without state (never had a session), that
+ * does not start one: an Initiate refused at max_pending_initiates gets
+ * its Terminate (RFC 5043 §5.2.3) and the stream stays without state
+ * (nothing of that session reaches the core: data on an idle stream is
+ * dropped, so no DDP-SSN is skipped); anything else is stray. A peer
+ * initiating on every stream thus costs no per-stream memory. */
+static void stateless_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
+			  const struct sctp_ctl_msg *m, int cap_ok)
+{
+	struct sctp_stream idle;
+	struct sctp_act act;
+	sctp_stream_init(&idle);
+	sctp_stream_rx_ctl(&idle, m, cap_ok, &act);
+	if (act.flags & SCTP_ACT_SEND_TERM) {
+		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, act.term_ssn, NULL, 0);
+		return;
+	}
+	if (m->code != SCTP_CTL_INITIATE && m->code != SCTP_CTL_ENH_INITIATE) {
+		char what[96];
+		snprintf(what, sizeof(what), "unsolicited %s ignored (stream idle)",
+			 ctl_name(m->code));
+		sctp_trace(a, sid, what);
+	}
+	a->stats.rx_dropped++;
+}
+
 /* A PPID-17 message arrived on stream sid. */
 static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		   size_t len)
 {
-	struct sctp_sstream *ss = &a->st[sid];
+	struct sctp_sstream *ss = sctp_ss(a, sid);
+	struct sctp_stream idle;
 	struct sctp_ctl_msg m;
 	struct sctp_act act;
 	enum sctp_ctl_why why;
@@ -129,7 +156,8 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 	a->stats.rx_ctl++;
 	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
 		/* RFC 5043 §6.1: a broken control message ends the session */
-		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
+		sctp_stream_violation(sctp_sm_or_idle(a, sid, &idle), DDP_ECODE_LLP_BAD_CTL,
+				      &act);
 		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
 			sctp_trace(a, sid, "malformed session control message ignored "
 				      "(no session)");
@@ -137,6 +165,16 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		return;
 	}
 	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
+	if (!ss && !(cap_ok && (m.code == SCTP_CTL_INITIATE ||
+				m.code == SCTP_CTL_ENH_INITIATE))) {
+		stateless_ctl(a, sid, &m, cap_ok);
+		return;
+	}
+	if (!ss && !(ss = sctp_ss_get(a, sid))) {
+		/* no memory for the stream: as if over the cap */
+		stateless_ctl(a, sid, &m, 0);
+		return;
+	}
 	sctp_stream_rx_ctl(&ss->sm, &m, cap_ok, &act);
 	if ((act.flags & SCTP_ACT_DROP) && m.code != SCTP_CTL_INITIATE &&
 	    m.code != SCTP_CTL_ENH_INITIATE) {
@@ -315,7 +353,9 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	if (len > a->mulpdu) /* RFC 5043 §9 */
 		return DDP_ERR_TOOBIG;
 	track_mtu(a);
-	ss = &a->st[stream];
+	ss = sctp_ss(a, stream);
+	if (!ss) /* no session on it ever */
+		return DDP_ERR_STATE;
 	rc = sctp_stream_tx_peek(&ss->sm, &ssn);
 	if (rc == DDP_ERR_AGAIN) {
 		a->blocked = 1; /* §6 rule 2: until the Accept */
@@ -377,11 +417,14 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 		sctp_ctl_send_terminate(a, (uint16_t)stream);
 		return;
 	}
-	sctp_stream_abort(&a->st[stream].sm, &act);
+	struct sctp_sstream *ss = sctp_ss(a, stream);
+	if (!ss) /* idle: nothing to end */
+		return;
+	sctp_stream_abort(&ss->sm, &act);
 	if (act.flags & SCTP_ACT_SEND_TERM)
 		sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
 			 NULL, 0);
-	if (a->st[stream].ulp_pending)
+	if (ss->ulp_pending)
 		cancel_pending(a, (uint16_t)stream);
 }
 
@@ -431,7 +474,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 		ddp_session_free(a->s);
 	sctp_ll_free(a->ll);
 	sctp_ctl_drop_all(a);
-	free(a->st);
+	sctp_ss_table_free(a);
 	free(a->stage);
 	free(a);
 }
@@ -447,12 +490,9 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 		return DDP_ERR_LLP;
 	a->mulpdu = a->tx_mulpdu = mulpdu_of(a->max_msg);
 	a->tx_max_msg = a->max_msg;
-	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
 	a->stage = sctp_xmalloc(a->max_msg + 1);
-	if (!a->st || !a->stage)
+	if (!a->stage || sctp_ss_table_new(a) != 0)
 		return DDP_ERR_NOMEM;
-	for (uint32_t i = 0; i < a->nstreams; i++)
-		sctp_stream_init(&a->st[i].sm);
 	sc.nstreams = a->nstreams;
 	/* the core holds back as many out-of-order segments as the peer may
 	 * have in flight (SCTP_TX_INFLIGHT < SCTP_RX_WIN) */
@@ -563,6 +603,12 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 
 	switch (ev) {
 	case SCTP_LL_EV_UP:
+		/* every stream costs the core's per-stream state: the
+		 * endpoint's streams are capped (sctp_slots.c) */
+		if (sctp_slots_admit_streams(a->ep, a, sctp_ll_nstreams(a->ll))) {
+			sctp_ll_close(a->ll, 1);
+			return;
+		}
 		rc = assoc_up(a);
 		if (rc) {
 			sctp_ll_close(a->ll, 1);
@@ -575,13 +621,17 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 			sctp_ddp_readable(a);
 		return;
 	case SCTP_LL_EV_DRY:
-		for (uint32_t i = 0; i < a->nstreams && !a->down; i++) {
+		/* only streams that ever had a session can have anything
+		 * in flight (a->live: a ULP callback may add to it during
+		 * the walk; the array never moves) */
+		for (uint32_t i = 0; i < a->nlive && !a->down; i++) {
+			struct sctp_sstream *ss = a->st[a->live[i]];
 			struct sctp_act act;
 			memset(&act, 0, sizeof(act));
-			a->st[i].inflight = 0;
-			act.flags = sctp_stream_tx_confirmed(&a->st[i].sm);
+			ss->inflight = 0;
+			act.flags = sctp_stream_tx_confirmed(&ss->sm);
 			if (act.flags)
-				actions(a, (uint16_t)i, &act);
+				actions(a, a->live[i], &act);
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
@@ -699,6 +749,8 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		ep->cfg.idle_assoc_timeout_ms = 10000;
 	if (!ep->cfg.max_ctl_queue_bytes)
 		ep->cfg.max_ctl_queue_bytes = 65536;
+	if (!ep->cfg.max_streams)
+		ep->cfg.max_streams = 65536;
 	sctp_ddp_ll_config(cfg, &lc);
 	if (plain) {
 		lc.adaptation = 0;
@@ -810,5 +862,5 @@ const char *sctp_ddp_stream_state(const ddp_sctp_assoc *a, uint32_t stream)
 {
 	if (!a || !a->st || stream >= a->nstreams)
 		return "?";
-	return sctp_sst_name(a->st[stream].sm.state);
+	return sctp_sst_name(sctp_ss(a, stream) ? sctp_ss(a, stream)->sm.state : SCTP_SST_IDLE);
 }

@@ -69,7 +69,6 @@ struct sctp_sstream {
 	uint8_t used;	   /* had a session before (reset the core's stream) */
 	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
 	uint8_t has_peer_io; /* peer_io valid (RFC 6581 enhanced session) */
-	uint8_t term_queued; /* a Terminate of ours waits in pc_head */
 	struct sctp_ird_ord peer_io;
 };
 
@@ -100,7 +99,15 @@ struct ddp_sctp_assoc {
 	int down;
 	int fatal;	   /* status to report for a local fatal ABORT */
 	uint64_t trace_n;  /* control-plane anomalies seen (rate-limited log) */
-	struct sctp_sstream *st;
+	/* Per-stream state, created when a stream first gets a session
+	 * (an Initiate passed to the ULP, or ours) and kept until the
+	 * association goes: st[sid] NULL = idle, never used (sctp_ss). A
+	 * stream that only ever saw stray chunks, or an Initiate refused at
+	 * max_pending_initiates, costs its pointer and one bit. */
+	struct sctp_sstream **st;
+	uint16_t *live;	   /* the sids whose st[] exists, nlive of them */
+	uint32_t nlive;
+	uint8_t *term_q;   /* bit sid: a Terminate of ours waits in pc_head */
 	struct pend_ctl *pc_head, *pc_tail;
 	size_t pc_bytes;   /* SCTP_PC_COST of the queued control messages */
 	int rx_paused;	   /* not reading: pc_bytes reached the bound */
@@ -112,6 +119,7 @@ struct ddp_sctp_assoc {
 	uint64_t idle_ms;  /* last seen with a DDP stream session (or born) */
 	uint64_t leave_ms; /* ended by sctp_slots.c */
 	uint8_t inbound;   /* accepted by the listener */
+	uint8_t streams_counted; /* nstreams is in ep->nstreams_used */
 	uint8_t leaving, aborting;
 };
 
@@ -126,6 +134,8 @@ struct ddp_sctp_ep {
 	int free_queued;  /* ep_finish handed to the event loop */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
+	uint64_t nstreams_used; /* streams of the associations up and not
+				 * ended by sctp_slots.c (cfg.max_streams) */
 };
 
 /* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
@@ -167,6 +177,22 @@ void sctp_ddp_debug_fail_alloc(long n);
 /* sctp_alloc.c: every allocation of the adapter (failable by the above) */
 void *sctp_xmalloc(size_t n);
 void *sctp_xcalloc(size_t nmemb, size_t size);
+/* sctp_alloc.c: the per-stream state table of an association (a->st,
+ * a->live, a->term_q for a->nstreams streams). Errors: DDP_ERR_NOMEM. */
+int sctp_ss_table_new(struct ddp_sctp_assoc *a);
+void sctp_ss_table_free(struct ddp_sctp_assoc *a);
+/* The state of stream sid, NULL while it never had a session. */
+static inline struct sctp_sstream *sctp_ss(const struct ddp_sctp_assoc *a, uint32_t sid)
+{
+	return a->st && sid < a->nstreams ? a->st[sid] : NULL;
+}
+/* ... created (idle) on first use; NULL: no memory or sid out of range */
+struct sctp_sstream *sctp_ss_get(struct ddp_sctp_assoc *a, uint32_t sid);
+/* The stream machine of sid, or *tmp set to an idle one when the stream
+ * has no state: what the machine does to tmp is not kept. */
+struct sctp_stream *sctp_sm_or_idle(struct ddp_sctp_assoc *a, uint32_t sid,
+				    struct sctp_stream *tmp);
+
 /* sctp_ctl_tx.c: queue one control message (kept in order with earlier
  * ones) and flush; io: the RFC 6581 IRD/ORD word of an enhanced
  * Initiate/Accept (NULL: 0x3FFF both, "the ULP negotiates").
@@ -203,6 +229,11 @@ void sctp_ddp_writable(struct ddp_sctp_assoc *a);
 /* At max_assocs: evict the oldest association without a DDP stream
  * session (logged) and return 0, or return -1 (refuse ll, logged). */
 int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll);
+/* a is up with nstreams streams: count them against cfg.max_streams. An
+ * accepted association that does not fit evicts the oldest ones without a
+ * DDP stream session (logged) until it does; returns -1 when it cannot
+ * (refuse it: ABORT, logged). Associations we opened always fit. */
+int sctp_slots_admit_streams(ddp_sctp_ep *ep, struct ddp_sctp_assoc *a, uint32_t nstreams);
 /* The endpoint's timer (sctp_ll_set_tick; user: the ddp_sctp_ep). */
 void sctp_slots_tick(void *ep);
 /* a is being freed. */

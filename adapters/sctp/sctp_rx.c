@@ -71,7 +71,8 @@ static int llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code,
 		   struct sctp_rx_out *out)
 {
 	struct sctp_act act;
-	sctp_stream_violation(&a->st[sid].sm, code, &act);
+	struct sctp_stream idle;
+	sctp_stream_violation(sctp_sm_or_idle(a, sid, &idle), code, &act);
 	return ev_actions(out, sid, &act);
 }
 
@@ -136,10 +137,12 @@ static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	struct sctp_act act;
+	struct sctp_stream idle;
 	size_t seg_len;
 
 	m->ssn = sctp_ssn_get(m->pre);
-	sctp_stream_rx_data(&a->st[m->sid].sm, m->ssn, &act);
+	/* a stream without state is idle: the chunk is dropped */
+	sctp_stream_rx_data(sctp_sm_or_idle(a, m->sid, &idle), m->ssn, &act);
 	if (act.flags & (SCTP_ACT_DROP | SCTP_ACT_VIOLATION)) {
 		to_discard(m);
 		return ev_actions(out, m->sid, &act);

@@ -275,10 +275,8 @@ static int setup(void **state)
 	a->nstreams = NSTR;
 	a->max_msg = 1100;
 	a->mulpdu = 1000;
-	a->st = calloc(NSTR, sizeof(*a->st));
 	a->stage = malloc(a->max_msg + 1);
-	for (int i = 0; i < NSTR; i++)
-		sctp_stream_init(&a->st[i].sm);
+	assert_int_equal(sctp_ss_table_new(a), 0);
 	memset(&nl, 0, sizeof(nl));
 	nl.mulpdu = 1000;
 	memset(&sc, 0, sizeof(sc));
@@ -298,7 +296,7 @@ static int teardown(void **state)
 	a->down = 1;
 	ddp_session_free(a->s);
 	sctp_ctl_drop_all(a);
-	free(a->st);
+	sctp_ss_table_free(a);
 	free(a->stage);
 	ddp_ctx_free(ctx);
 	reorder_max = 0;
