@@ -218,9 +218,13 @@ void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid);
 void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what);
 void sctp_trace_summary(struct ddp_sctp_assoc *a);
 
-/* sctp_ddp.c: read and act until the source runs dry (the readable
+/* sctp_ctl_rx.c: read and act until the source runs dry (the readable
  * event; the unit tests drive it directly). */
 void sctp_ddp_readable(struct ddp_sctp_assoc *a);
+/* sctp_ctl_rx.c: run the stream machine's actions for stream sid; the
+ * ULP's Initiate on sid is void (DDP_SCTP_CANCELLED) if it was waiting. */
+void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid, const struct sctp_act *act);
+void sctp_ddp_cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid);
 /* usrsctp has room again (SCTP_LL_EV_WRITABLE / DRY): flush the control
  * queue, resume reading if it was paused, wake the core's senders. */
 void sctp_ddp_writable(struct ddp_sctp_assoc *a);
