@@ -48,8 +48,9 @@ int sctp_ss_table_new(struct ddp_sctp_assoc *a)
 	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
 	a->live = sctp_xmalloc((size_t)a->nstreams * sizeof(*a->live));
 	a->term_q = sctp_xcalloc((a->nstreams + 7) / 8, 1);
+	a->idle_tx = sctp_xcalloc((a->nstreams + 7) / 8, 1);
 	a->nlive = 0;
-	if (!a->st || !a->live || !a->term_q) {
+	if (!a->st || !a->live || !a->term_q || !a->idle_tx) {
 		sctp_ss_table_free(a);
 		return DDP_ERR_NOMEM;
 	}
@@ -69,6 +70,8 @@ void sctp_ss_table_free(struct ddp_sctp_assoc *a)
 	free(a->st);
 	free(a->live);
 	free(a->term_q);
+	free(a->idle_tx);
+	a->idle_tx = NULL;
 	a->st = NULL;
 	a->live = NULL;
 	a->term_q = NULL;

@@ -127,6 +127,10 @@ static void stateless_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 	sctp_stream_rx_ctl(&idle, m, cap_ok, &act);
 	if (act.flags & SCTP_ACT_SEND_TERM) {
 		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, act.term_ssn, NULL, 0);
+		/* in flight until SENDER_DRY: no Initiate of ours before
+		 * (sctp_session_api.c) */
+		a->idle_tx[sid / 8] |= (uint8_t)(1u << (sid % 8));
+		a->any_idle_tx = 1;
 		return;
 	}
 	if (m->code != SCTP_CTL_INITIATE && m->code != SCTP_CTL_ENH_INITIATE) {

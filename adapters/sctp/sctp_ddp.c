@@ -341,9 +341,13 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 			sctp_ddp_readable(a);
 		return;
 	case SCTP_LL_EV_DRY:
-		/* only streams that ever had a session can have anything
-		 * in flight (a->live: a ULP callback may add to it during
-		 * the walk; the array never moves) */
+		/* everything sent was acknowledged: the streams with state
+		 * (a->live: a ULP callback may add to it during the walk;
+		 * the array never moves), and those without (idle_tx) */
+		if (a->any_idle_tx) {
+			memset(a->idle_tx, 0, (a->nstreams + 7) / 8);
+			a->any_idle_tx = 0;
+		}
 		for (uint32_t i = 0; i < a->nlive && !a->down; i++) {
 			struct sctp_sstream *ss = a->st[a->live[i]];
 			struct sctp_act act;

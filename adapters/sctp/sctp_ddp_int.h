@@ -108,6 +108,11 @@ struct ddp_sctp_assoc {
 	uint16_t *live;	   /* the sids whose st[] exists, nlive of them */
 	uint32_t nlive;
 	uint8_t *term_q;   /* bit sid: a Terminate of ours waits in pc_head */
+	uint8_t *idle_tx;  /* bit sid: a stream without state sent a chunk
+			    * (a Terminate refusing an Initiate) that may be
+			    * in flight: no Initiate of ours on it before
+			    * SENDER_DRY (RFC 5043 §6 rule 3) */
+	int any_idle_tx;   /* some idle_tx bit is set */
 	struct pend_ctl *pc_head, *pc_tail;
 	size_t pc_bytes;   /* SCTP_PC_COST of the queued control messages */
 	int rx_paused;	   /* not reading: pc_bytes reached the bound */

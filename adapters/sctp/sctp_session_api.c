@@ -53,6 +53,10 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 	if (io && (!io_ok(io) ||
 		   priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
 		return DDP_ERR_INVAL;
+	/* RFC 5043 §6 rule 3: a stream whose Terminate refusing the peer's
+	 * Initiate may still be in flight is reused only after SENDER_DRY */
+	if (!sctp_ss(a, stream) && (a->idle_tx[stream / 8] & (1u << (stream % 8))))
+		return DDP_ERR_BUSY;
 	ss = sctp_ss_get(a, stream); /* a stream's state comes with its first session */
 	if (!ss)
 		return DDP_ERR_NOMEM;

@@ -21,6 +21,7 @@
 #include "chopper.h"
 #include "ddpwire.h"
 #include "nullllp.h"
+#include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
 /* ------------------------------------------------------------ fake ll */
@@ -589,6 +590,15 @@ static void test_rx_initiate_cap_answers_terminate(void **st)
 	static const uint8_t term[] = { 0, 0, 0, 4 };
 	assert_int_equal(sent_len[0], 4);
 	assert_memory_equal(sent_log[0], term, 4);
+	/* the refused stream got no per-stream state (lazy: only streams
+	 * with a session have one) ... */
+	assert_int_equal(a->nlive, 2);
+	assert_null(a->st[2]);
+	assert_string_equal(sctp_ddp_stream_state(a, 2), "idle");
+	/* ... and is not reused by us while our Terminate may be in flight
+	 * (RFC 5043 §6 rule 3: after SENDER_DRY) */
+	assert_int_equal(ddp_sctp_initiate(a, 2, NULL, 0), DDP_ERR_BUSY);
+	assert_int_equal(ddp_sctp_initiate(a, 3, NULL, 0), 0);
 	ep.cfg.sctp.session_ctl = on_ctl;
 }
 
