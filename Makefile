@@ -6,7 +6,10 @@
 #   make check      install missing packages, build, run every test
 #   make demo       run the main job
 #   make demo-net   the same between two network namespaces (root)
-#   make fuzz       run every libFuzzer target for FUZZ_SECONDS each
+#   make fuzz       build and run every libFuzzer target for FUZZ_SECONDS each
+#   make fuzz-build build every libFuzzer target (build-fuzz/fuzz/)
+#   make fuzz-ci    build every target, run each for FUZZ_SECONDS; fails on a
+#                   crash, leak or time-out
 #   make check-sanitize   the suite under ASan+UBSan (separate build dir)
 #   make check-tsan       the threaded tests under ThreadSanitizer
 #   make check-valgrind   the suite under valgrind memcheck
@@ -19,7 +22,7 @@ Q := @
 else
 Q :=
 endif
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 
 ifeq ($(filter clean distclean,$(MAKECMDGOALS)),)
 include config.mk
@@ -42,6 +45,11 @@ SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fra
 endif
 ifeq ($(SAN),tsan)
 SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
+endif
+# the libFuzzer build (make fuzz-build): coverage instrumentation, no main
+ifeq ($(SAN),fuzz)
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all \
+            -fno-omit-frame-pointer
 endif
 CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) $(CONF_CFLAGS) $(SANFLAGS) \
               -Iinclude -Isrc -Iadapters -Irdmap -Itests/support \
@@ -121,7 +129,6 @@ endif
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
 INTEG_BIN := $(patsubst tests/integration/%.c,$(BUILD)/itests/%,$(INTEG_SRC))
 REPLAY_BIN := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
-FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 ifneq ($(HAVE_CMOCKA),1)
 UNIT_BIN :=
 INTEG_BIN :=
@@ -189,19 +196,25 @@ $(BUILD)/bin/$(1): $(call obj,$(wildcard demos/$(1)/*.c)) $(LIBS)
 endef
 $(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 
-# libFuzzer builds: every source compiled with clang and the fuzzer
-# instrumentation, in one go per target (small code base).
-FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -std=c11 -D_GNU_SOURCE \
-  -Iinclude -Isrc -Iadapters -Irdmap -Itests/support -DHAVE_ISAL=$(HAVE_ISAL) \
-  -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=0
-FUZZ_LIBSRC := $(CORE_SRC) $(COMMON_SRC) $(MPA_SRC) $(RDMAP_SRC) \
-  $(filter-out tests/support/memllp.c $(wildcard tests/support/net_*.c),$(SUPPORT_SRC))
-$(BUILD)/fuzz/fuzz_sctp%: tests/fuzz/fuzz_sctp%.c $(FUZZ_LIBSRC) $(SCTP_SRC)
+# libFuzzer builds. The libraries are built once more in their own
+# directory ($(FUZZ_BUILD)) by the library rules above, with clang and the
+# fuzzer's coverage instrumentation (SAN=fuzz); each target links against
+# those static archives as its corpus replay links against $(BUILD)'s, so
+# the linker picks whatever objects a target needs and moving code from one
+# file to another cannot break a fuzz link (a hand-written list of sources
+# did: fuzz_sctp_ctl lost sctp_ll_send when sctp_ctl_tx.c matched its
+# sctp_ctl%.c pattern). fuzz-ci builds every target, so a link failure also
+# fails CI.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRC))
+FUZZ_BUILT := $(patsubst %,$(FUZZ_BUILD)/fuzz/%,$(FUZZ_NAMES))
+$(BUILD)/fuzz/%: $(BUILD)/obj/tests/fuzz/%.o $(LIB_SUPPORT) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter adapters/sctp/sctp_ctl%.c adapters/sctp/sctp_ssn%.c adapters/sctp/sctp_stream%.c adapters/libevent/sctp_udp_icmp.c adapters/libevent/sctp_udp_peers.c adapters/libevent/sctp_udp_mtu.c,$(SCTP_SRC)) $(filter-out -levent%,$(EXTLIBS))
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIBSRC)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIBSRC) $(filter-out -levent% -lusrsctp,$(EXTLIBS))
+	$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(LIB_SUPPORT) $(LIBS) $(EXTLIBS)
+
+fuzz-build:
+	@[ "$(HAVE_CLANG_FUZZ)" = 1 ] || { echo "fuzz: needs clang (libFuzzer); none was found by configure"; exit 1; }
+	$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) SAN=fuzz CC=$(CLANG) $(FUZZ_BUILT)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -225,16 +238,29 @@ demo-net: deps all
 	$(BUILD)/bin/ddp-perf --netns --mtu 1500 --plot $(BUILD)/ddp-perf-net.png
 	@echo "plot: $(BUILD)/ddp-perf-net.png"
 
-fuzz: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
+fuzz: fuzz-build
+	@for f in $(FUZZ_BUILT); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
 	      tests/fuzz/corpus/$$n 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|crash-' ; done
 
+# CI: every target built and run for FUZZ_SECONDS on a scratch copy of its
+# corpus (the tree stays clean); any crash, leak, time-out or a target that
+# does not build fails; reproducers land in $(FUZZ_BUILD)/artifacts/.
+fuzz-ci: fuzz-build
+	@fail=0; mkdir -p $(FUZZ_BUILD)/artifacts; \
+	for f in $(FUZZ_BUILT); do n=$$(basename $$f); t=$$(mktemp -d); \
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	      -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$n- $$t tests/fuzz/corpus/$$n \
+	      >$(FUZZ_BUILD)/artifacts/$$n.log 2>&1; then \
+	    echo "fuzz-ci: $$n ok ($$(grep -o 'stat::number_of_executed_units: [0-9]*' $(FUZZ_BUILD)/artifacts/$$n.log | grep -o '[0-9]*$$') runs)"; \
+	  else echo "fuzz-ci: $$n FAILED:"; grep -E 'ERROR|SUMMARY|Test unit written' $(FUZZ_BUILD)/artifacts/$$n.log | head -5; fail=1; fi; \
+	  rm -rf $$t; done; exit $$fail
+
 # Minimize every corpus (libFuzzer -merge=1), folding in extra corpus
 # directories given as FUZZ_EXTRA=/path/with/<target>/ subdirectories.
-fuzz-min: $(FUZZ_BIN)
-	@for f in $(FUZZ_BIN); do n=$$(basename $$f); d=tests/fuzz/corpus/$$n; t=$$(mktemp -d); \
+fuzz-min: fuzz-build
+	@for f in $(FUZZ_BUILT); do n=$$(basename $$f); d=tests/fuzz/corpus/$$n; t=$$(mktemp -d); \
 	  extra=; [ -n "$(FUZZ_EXTRA)" ] && [ -d "$(FUZZ_EXTRA)/$$n" ] && extra="$(FUZZ_EXTRA)/$$n"; \
 	  $$f -merge=1 $$t $$d $$extra >/dev/null 2>&1 && [ -n "$$(ls -A $$t)" ] && \
 	  { for x in $$(ls $$d | grep -E '^[0-9a-f]{40}$$'); do rm -f $$d/$$x; done; \
@@ -257,12 +283,12 @@ check-valgrind: all
 	@DDP_VALGRIND=1 sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-fuzz
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo demo-net fuzz fuzz-min check-sanitize check-tsan check-valgrind clean distclean deps
+.PHONY: all check demo demo-net fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.

@@ -328,6 +328,21 @@ void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype
 	stream_error(s, &s->st[stream], layer, etype, code, NULL, 0, 0);
 }
 
+void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype,
+		       uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
+{
+	uint8_t full[DDP_MAX_HDR_LEN] = { 0 };
+	if (!s || stream >= s->cfg.nstreams)
+		return;
+	if (hdr && hdr_len) {
+		size_t want = ddp_hdr_len(hdr[0]);
+		memcpy(full, hdr, hdr_len < want ? hdr_len : want);
+		hdr = full;
+		hdr_len = want;
+	}
+	stream_error(s, &s->st[stream], layer, etype, code, hdr, hdr_len, seg_len);
+}
+
 void ddp_llp_peer_closed(ddp_session *s, uint32_t stream)
 {
 	if (!s || stream >= s->cfg.nstreams)
@@ -410,6 +425,9 @@ int ddp_llp_stream_reset(ddp_session *s, uint32_t stream)
 	st->blocked = 0;
 	st->errored = 0;
 	st->dead = 0;
+	/* an abort ended the old session only: a later graceful close of the
+	 * new one must not make the connection's end abortive */
+	st->aborted = 0;
 	st->llp_closed = 0;
 	st->sends_after_error = 0;
 	return 0;

@@ -29,14 +29,22 @@ int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx)
 	return 0;
 }
 
-/* RFC 5041 §7.1 / DDP-VAL-U2, U5: is there a posted buffer for msn? */
+/* RFC 5041 §7.1 / DDP-VAL-U2, U5: is there a posted buffer for msn?
+ * The codes of §7.2 tell "no buffer available" (0x02) from "MSN range is
+ * not valid" (0x03) by where msn lies against head_msn, the MSN of the
+ * first available buffer (modulo 2^32, DDP-UNT-3):
+ *  - at or after head_msn + count (ahead of every posted buffer, e.g. one
+ *    past the last, or any MSN while none is posted): the sender is ahead
+ *    of the buffers the ULP posted, the "no buffer" case (DDP-ERR-7);
+ *  - before head_msn (serially behind: an MSN whose buffer was already
+ *    consumed, a replay): outside the valid range, whatever is posted. */
 enum uq_verdict uq_find(const struct uq *q, uint32_t msn, struct uq_ent **out)
 {
-	if (q->count == 0)
-		return UQ_NOBUF;
-	uint32_t d = msn - q->head_msn; /* modulo 2^32: MSN wraps (DDP-UNT-3) */
-	if (d >= q->count)
+	uint32_t d = msn - q->head_msn;
+	if (d >= 0x80000000u) /* before head_msn */
 		return UQ_RANGE;
+	if (d >= q->count)
+		return UQ_NOBUF;
 	*out = &q->ring[(q->head + d) & (q->cap - 1)];
 	return UQ_OK;
 }

@@ -1,24 +1,66 @@
 /* Outgoing session-control messages of an association (RFC 5043 §5.2.3,
- * PPID 17): queued in order, flushed when usrsctp takes them. */
+ * PPID 17): queued in order, flushed when usrsctp takes them.
+ *
+ * The queue is bounded. A peer that sends control messages and never
+ * reads what we answer (each Initiate over max_pending_initiates gets a
+ * Terminate, RFC 5043 §5.2.3) would otherwise grow it without end. So:
+ *  - each entry is sized to its message (SCTP_PC_COST: a Terminate costs
+ *    about 28 octets, not a 512-octet slot);
+ *  - a stream has at most one Terminate of ours waiting: a second one for
+ *    the same stream (the peer re-initiated before it could have seen the
+ *    first) is not queued;
+ *  - when the queue holds max_ctl_queue_bytes (ddp_sctp_config, default
+ *    64 KiB) the association stops reading (sctp_ddp_readable): what the
+ *    peer sends stays in usrsctp's receive buffer and SCTP's flow control
+ *    (the advertised receive window) stops the peer. Reading resumes when
+ *    usrsctp has taken the queue down to half of the bound. A peer that
+ *    never reads thus holds at most the bound plus usrsctp's buffers; the
+ *    heartbeat keeps such an association alive, the idle reaper and the
+ *    association cap (sctp_slots.c) end it.
+ * The ULP's own answers (Accept, Reject, Terminate on close) are always
+ * queued: each answers an Initiate that max_pending_initiates counted.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sctp/sctp_ddp_int.h"
+
+static void pc_pop(struct ddp_sctp_assoc *a)
+{
+	struct pend_ctl *p = a->pc_head;
+	a->pc_head = p->next;
+	if (!a->pc_head)
+		a->pc_tail = NULL;
+	a->pc_bytes -= SCTP_PC_COST(p->len);
+	if (p->code == SCTP_CTL_TERMINATE && a->term_q && p->sid < a->nstreams)
+		a->term_q[p->sid / 8] &= (uint8_t)~(1u << (p->sid % 8));
+	free(p);
+}
 
 void sctp_ctl_flush(struct ddp_sctp_assoc *a)
 {
 	while (a->pc_head) {
 		struct pend_ctl *p = a->pc_head;
 		int rc = sctp_ll_send(a->ll, p->sid, SCTP_PPID_CTL, p->buf, p->len);
-		if (rc == DDP_ERR_AGAIN)
+		if (rc == DDP_ERR_AGAIN) {
+			sctp_ll_want_writable(a->ll);
 			return;
+		}
 		if (rc == 0)
 			a->stats.tx_ctl++;
-		a->pc_head = p->next;
-		if (!a->pc_head)
-			a->pc_tail = NULL;
-		free(p);
+		pc_pop(a);
 	}
+}
+
+int sctp_ctl_queue_full(const struct ddp_sctp_assoc *a)
+{
+	return a->pc_bytes >= a->ep->cfg.max_ctl_queue_bytes;
+}
+
+void sctp_ctl_drop_all(struct ddp_sctp_assoc *a)
+{
+	while (a->pc_head)
+		pc_pop(a);
 }
 
 /* Queue one control message (kept in order with earlier control ones).
@@ -42,16 +84,25 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 		m.ird_ord.ird = SCTP_CTL_IRD_ORD_MAX;
 		m.ird_ord.ord = SCTP_CTL_IRD_ORD_MAX;
 	}
-	p = sctp_xmalloc(sizeof(*p));
+	uint8_t buf[SCTP_CTL_MAX_LEN];
+	size_t len;
+	rc = sctp_ctl_encode(buf, sizeof(buf), &m, &len);
+	if (rc)
+		return rc;
+	int term = code == SCTP_CTL_TERMINATE && a->term_q && sid < a->nstreams;
+	if (term && (a->term_q[sid / 8] & (1u << (sid % 8))))
+		return 0; /* one waiting Terminate per stream */
+	p = sctp_xmalloc(SCTP_PC_COST(len));
 	if (!p)
 		return DDP_ERR_NOMEM;
-	rc = sctp_ctl_encode(p->buf, sizeof(p->buf), &m, &p->len);
-	if (rc) {
-		free(p);
-		return rc;
-	}
+	if (term)
+		a->term_q[sid / 8] |= (uint8_t)(1u << (sid % 8));
+	memcpy(p->buf, buf, len);
+	p->len = (uint16_t)len;
+	p->code = code;
 	p->sid = sid;
 	p->next = NULL;
+	a->pc_bytes += SCTP_PC_COST(len);
 	if (a->pc_tail)
 		a->pc_tail->next = p;
 	else
@@ -69,9 +120,10 @@ int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_
 
 void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 {
+	struct sctp_sstream *ss = sctp_ss(a, sid);
 	uint16_t ssn;
 	unsigned f;
-	if (sctp_stream_tx_terminate(&a->st[sid].sm, &ssn, &f) == 0) {
+	if (ss && sctp_stream_tx_terminate(&ss->sm, &ssn, &f) == 0) {
 		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, ssn, NULL, 0);
 		if (f & SCTP_ACT_CLOSED)
 			ddp_llp_closed(a->s, sid);

@@ -1,7 +1,8 @@
 /*
- * DDP over SCTP (RFC 5043): associations as ddp_sessions, incoming
- * per-stream DDP Stream Session control, the LLP ops table (send side),
- * endpoints. The receive state machine is in sctp_rx.c, outgoing control
+ * DDP over SCTP (RFC 5043): associations as ddp_sessions, the LLP ops
+ * table (send side), endpoints. The receive state machine is in
+ * sctp_rx.c, what the association does with what it reports (incoming
+ * session control, stream actions) in sctp_ctl_rx.c, outgoing control
  * messages in sctp_ctl_tx.c, the session-control calls of sctp.h in
  * sctp_session_api.c, allocations in sctp_alloc.c; usrsctp is behind
  * sctp_ll.h.
@@ -14,216 +15,6 @@
 #include <string.h>
 
 #include "dlist.h"
-
-static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
-		    enum ddp_sctp_event ev, int status, const void *priv,
-		    size_t len)
-{
-	const ddp_sctp_config *c = &a->ep->cfg;
-	if (c->sctp.session_ctl && !a->down)
-		c->sctp.session_ctl(a, sid, ev, status, priv, len, c->user);
-}
-
-static void cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid)
-{
-	struct sctp_sstream *ss = &a->st[sid];
-	if (!ss->ulp_pending)
-		return;
-	ss->ulp_pending = 0;
-	a->pending_init--;
-	ulp_ctl(a, sid, DDP_SCTP_CANCELLED, DDP_ERR_ABORTED, NULL, 0);
-}
-
-/* ------------------------------------------------------------ rx skip */
-
-/* A control chunk used up DDP-SSN ssn of the peer: the core's in-order
- * window must skip it (ddp_llp_rx_skip). When that cannot be recorded
- * (DDP_ERR_LIMIT: the context's max_reorder_bytes; DDP_ERR_NOMEM) the core
- * has stopped the stream with a local catastrophic error (RFC 5041 §7.2,
- * first error wins): the data behind that DDP-SSN could never be
- * delivered. Logged here; the ULP sees the stream error. */
-static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
-{
-	char peer[SCTP_LL_ADDR_STRLEN];
-	int rc = ddp_llp_rx_skip(a->s, sid, ssn);
-	if (rc == 0)
-		return 0;
-	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_ERROR,
-		    "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): stream stopped",
-		    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn,
-		    ddp_strerror(rc));
-	/* the core stopped it already; this only makes sure (no-op then) */
-	ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0);
-	return rc;
-}
-
-/* ------------------------------------------------------------ actions */
-
-static void actions(struct ddp_sctp_assoc *a, uint16_t sid,
-		    const struct sctp_act *act)
-{
-	struct sctp_sstream *ss = &a->st[sid];
-	unsigned f = act->flags;
-
-	if (f & SCTP_ACT_DROP)
-		a->stats.rx_dropped++;
-	if (f & SCTP_ACT_SEND_TERM)
-		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, act->term_ssn, NULL, 0);
-	if (f & SCTP_ACT_VIOLATION) {
-		if (ss->ulp_pending)
-			cancel_pending(a, sid);
-		else { /* first error wins in the core (DDP-ERR-1) */
-			ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				      act->code);
-			/* RFC 5041 §6 (DDP-TRD-3): data after the peer's
-			 * graceful teardown means abortive teardown */
-			if (act->code == DDP_ECODE_LLP_AFTER_CLOSE)
-				ddp_stream_abort(a->s, sid);
-		}
-	}
-	if (f & SCTP_ACT_PEER_ABORT)
-		cancel_pending(a, sid);
-	if (f & SCTP_ACT_PEER_CLOSED) /* RFC 5041 §6 half close */
-		ddp_llp_peer_closed(a->s, sid);
-	if (f & SCTP_ACT_TERM_READY)
-		sctp_ctl_send_terminate(a, sid);
-	if (f & SCTP_ACT_CLOSED)
-		ddp_llp_closed(a->s, sid);
-}
-
-static const char *ctl_name(uint16_t code)
-{
-	switch (code) {
-	case SCTP_CTL_ACCEPT: return "Accept";
-	case SCTP_CTL_REJECT: return "Reject";
-	case SCTP_CTL_TERMINATE: return "Terminate";
-	case SCTP_CTL_ENH_ACCEPT: return "Enhanced Accept";
-	case SCTP_CTL_ENH_REJECT: return "Enhanced Reject";
-	default: return "control message";
-	}
-}
-
-/* A PPID-17 message arrived on stream sid. */
-static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
-		   size_t len)
-{
-	struct sctp_sstream *ss = &a->st[sid];
-	struct sctp_ctl_msg m;
-	struct sctp_act act;
-	enum sctp_ctl_why why;
-	int cap_ok;
-
-	a->stats.rx_ctl++;
-	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
-		/* RFC 5043 §6.1: a broken control message ends the session */
-		sctp_stream_violation(&ss->sm, DDP_ECODE_LLP_BAD_CTL, &act);
-		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
-			sctp_trace(a, sid, "malformed session control message ignored "
-				      "(no session)");
-		actions(a, sid, &act);
-		return;
-	}
-	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
-	sctp_stream_rx_ctl(&ss->sm, &m, cap_ok, &act);
-	if ((act.flags & SCTP_ACT_DROP) && m.code != SCTP_CTL_INITIATE &&
-	    m.code != SCTP_CTL_ENH_INITIATE) {
-		/* an answer or Terminate for no session of ours */
-		char what[96];
-		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)",
-			 ctl_name(m.code), sctp_sst_name(ss->sm.state));
-		sctp_trace(a, sid, what);
-	}
-	if (act.flags & SCTP_ACT_RESET) {
-		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
-		if (ss->used)
-			ddp_llp_stream_reset(a->s, sid);
-		ss->used = 1;
-		ss->has_peer_io = 0;
-	}
-	if (m.has_ird_ord &&
-	    (act.flags & (SCTP_ACT_ULP_INITIATE | SCTP_ACT_ACCEPTED))) {
-		ss->peer_io = m.ird_ord; /* RFC 6581 §7 */
-		ss->has_peer_io = 1;
-	}
-	if (act.flags & SCTP_ACT_ULP_INITIATE) {
-		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
-		/* DDP-SSN 0 after the reset: the window's base, no memory
-		 * needed, so this cannot fail short of a bug (reported) */
-		rx_skip(a, sid, m.ssn);
-		ss->ulp_pending = 1;
-		a->pending_init++;
-		ulp_ctl(a, sid, DDP_SCTP_INITIATE, 0, m.priv, m.priv_len);
-	}
-	if (act.flags & SCTP_ACT_ACCEPTED) {
-		/* tell the ULP first, then release data that overtook it */
-		ulp_ctl(a, sid, DDP_SCTP_ACCEPTED, 0, m.priv, m.priv_len);
-		if (a->down)
-			return;
-		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
-		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
-		ddp_llp_writable(a->s);
-	}
-	if (act.flags & SCTP_ACT_REJECTED) {
-		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
-		rx_skip(a, sid, m.ssn); /* the session is over either way */
-		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
-			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
-						       DDP_ERR_REJECTED,
-			m.priv, m.priv_len);
-		/* sends the ULP queued for it cannot go anywhere */
-		if (!a->down)
-			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
-	}
-	if (act.flags & SCTP_ACT_SKIP)
-		rx_skip(a, sid, m.ssn); /* failed: stream stopped, reported */
-	if (!a->down)
-		actions(a, sid, &act);
-}
-
-/* Association-level failure (wrong PPID, ...): ABORT. */
-static void fatal(struct ddp_sctp_assoc *a, int err)
-{
-	if (a->down)
-		return;
-	a->fatal = err;
-	if (a->s)
-		ddp_llp_failed(a->s, UINT32_MAX, err);
-	sctp_ll_close(a->ll, 1);
-}
-
-/* The receive machine (sctp_rx.c) reads; this acts on what it reports. */
-void sctp_ddp_readable(struct ddp_sctp_assoc *a)
-{
-	struct sctp_rx_out o;
-	char peer[SCTP_LL_ADDR_STRLEN];
-
-	while (!a->down && !a->fatal) {
-		switch (sctp_rx_next(a, &o)) {
-		case SCTP_RX_ACTIONS:
-			actions(a, o.sid, &o.act);
-			break;
-		case SCTP_RX_CONTROL:
-			ctl_in(a, o.sid, o.ctl, o.ctl_len);
-			break;
-		case SCTP_RX_ORDERED:
-			/* RFC 5043 §5.1 (sender MUST send U=1): accepted,
-			 * the DDP-SSN orders it (README "Ordered chunks") */
-			sctp_trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
-						"ordered (U=0) session control chunk accepted" :
-						"ordered (U=0) DDP segment chunk accepted");
-			break;
-		case SCTP_RX_FATAL:
-			ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
-				    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
-				    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid,
-				    (unsigned)o.ppid);
-			fatal(a, o.err);
-			return;
-		default:
-			return;
-		}
-	}
-}
 
 /* ------------------------------------------------------------ LLP ops */
 
@@ -282,7 +73,9 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	if (len > a->mulpdu) /* RFC 5043 §9 */
 		return DDP_ERR_TOOBIG;
 	track_mtu(a);
-	ss = &a->st[stream];
+	ss = sctp_ss(a, stream);
+	if (!ss) /* no session on it ever */
+		return DDP_ERR_STATE;
 	rc = sctp_stream_tx_peek(&ss->sm, &ssn);
 	if (rc == DDP_ERR_AGAIN) {
 		a->blocked = 1; /* §6 rule 2: until the Accept */
@@ -344,12 +137,15 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 		sctp_ctl_send_terminate(a, (uint16_t)stream);
 		return;
 	}
-	sctp_stream_abort(&a->st[stream].sm, &act);
+	struct sctp_sstream *ss = sctp_ss(a, stream);
+	if (!ss) /* idle: nothing to end */
+		return;
+	sctp_stream_abort(&ss->sm, &act);
 	if (act.flags & SCTP_ACT_SEND_TERM)
 		sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
 			 NULL, 0);
-	if (a->st[stream].ulp_pending)
-		cancel_pending(a, (uint16_t)stream);
+	if (ss->ulp_pending)
+		sctp_ddp_cancel_pending(a, (uint16_t)stream);
 }
 
 static void llp_close(void *llp, int abortive)
@@ -405,12 +201,8 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 	if (a->s)
 		ddp_session_free(a->s);
 	sctp_ll_free(a->ll);
-	while (a->pc_head) {
-		struct pend_ctl *p = a->pc_head;
-		a->pc_head = p->next;
-		free(p);
-	}
-	free(a->st);
+	sctp_ctl_drop_all(a);
+	sctp_ss_table_free(a);
 	free(a->stage);
 	free(a);
 }
@@ -428,12 +220,9 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 		return DDP_ERR_LLP;
 	a->mulpdu = mulpdu_of(a->max_msg);
 	a->tx_mulpdu = mulpdu_of(a->tx_max_msg);
-	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
 	a->stage = sctp_xmalloc(a->max_msg + 1);
-	if (!a->st || !a->stage)
+	if (!a->stage || sctp_ss_table_new(a) != 0)
 		return DDP_ERR_NOMEM;
-	for (uint32_t i = 0; i < a->nstreams; i++)
-		sctp_stream_init(&a->st[i].sm);
 	sc.nstreams = a->nstreams;
 	/* the core holds back as many out-of-order segments as the peer may
 	 * have in flight (SCTP_TX_INFLIGHT < SCTP_RX_WIN) */
@@ -553,6 +342,12 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 
 	switch (ev) {
 	case SCTP_LL_EV_UP:
+		/* every stream costs the core's per-stream state: the
+		 * endpoint's streams are capped (sctp_slots.c) */
+		if (sctp_slots_admit_streams(a->ep, a, sctp_ll_nstreams(a->ll))) {
+			sctp_ll_close(a->ll, 1);
+			return;
+		}
 		rc = assoc_up(a);
 		if (rc) {
 			sctp_ll_close(a->ll, 1);
@@ -565,21 +360,25 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 			sctp_ddp_readable(a);
 		return;
 	case SCTP_LL_EV_DRY:
-		for (uint32_t i = 0; i < a->nstreams && !a->down; i++) {
+		/* everything sent was acknowledged: the streams with state
+		 * (a->live: a ULP callback may add to it during the walk;
+		 * the array never moves), and those without (idle_tx) */
+		if (a->any_idle_tx) {
+			memset(a->idle_tx, 0, (a->nstreams + 7) / 8);
+			a->any_idle_tx = 0;
+		}
+		for (uint32_t i = 0; i < a->nlive && !a->down; i++) {
+			struct sctp_sstream *ss = a->st[a->live[i]];
 			struct sctp_act act;
 			memset(&act, 0, sizeof(act));
-			a->st[i].inflight = 0;
-			act.flags = sctp_stream_tx_confirmed(&a->st[i].sm);
+			ss->inflight = 0;
+			act.flags = sctp_stream_tx_confirmed(&ss->sm);
 			if (act.flags)
-				actions(a, (uint16_t)i, &act);
+				sctp_ddp_actions(a, a->live[i], &act);
 		}
 		/* fall through */
 	case SCTP_LL_EV_WRITABLE:
-		sctp_ctl_flush(a);
-		if (a->blocked && a->s && !a->down) {
-			a->blocked = 0;
-			ddp_llp_writable(a->s);
-		}
+		sctp_ddp_writable(a);
 		return;
 	case SCTP_LL_EV_DOWN:
 		/* issue 15: errors say what happened */
@@ -720,6 +519,10 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 		ep->cfg.max_assocs = 256;
 	if (!ep->cfg.idle_assoc_timeout_ms)
 		ep->cfg.idle_assoc_timeout_ms = 10000;
+	if (!ep->cfg.max_ctl_queue_bytes)
+		ep->cfg.max_ctl_queue_bytes = 65536;
+	if (!ep->cfg.max_streams)
+		ep->cfg.max_streams = 65536;
 	sctp_ddp_ll_config(cfg, &lc);
 	if (plain) {
 		lc.adaptation = 0;
@@ -834,5 +637,5 @@ const char *sctp_ddp_stream_state(const ddp_sctp_assoc *a, uint32_t stream)
 {
 	if (!a || !a->st || stream >= a->nstreams)
 		return "?";
-	return sctp_sst_name(a->st[stream].sm.state);
+	return sctp_sst_name(sctp_ss(a, stream) ? sctp_ss(a, stream)->sm.state : SCTP_SST_IDLE);
 }

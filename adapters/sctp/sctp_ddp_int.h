@@ -21,6 +21,10 @@
 /* INFERRED EType 3 code for an undecodable control message (proposed to
  * the lead as DDP_ECODE_LLP_BAD_CTL) */
 
+/* err_code of a segment longer than SCTP_RECVNXTINFO announced: at its
+ * end it is DDP_ECODE_LLP_OVERSIZE when over MULPDU, else a local error */
+#define SCTP_RX_ERR_LONG 0xFF
+
 /* Resumable receive machine states (sctp_rx.c, names in rx_state_names). */
 enum sctp_rxs {
 	RXS_START = 0, /* next message: read the first piece */
@@ -46,6 +50,10 @@ struct sctp_rxm {
 	size_t plen;	 /* payload length announced to the core */
 	int rx_open;	 /* ticket between rx_begin and rx_end */
 	unsigned post;	 /* sctp_act flags to run after the segment */
+	/* an error about the segment being discarded, reported with its DDP
+	 * header and true length once its end is read (0: none) */
+	uint8_t err_code; /* DDP_ECODE_LLP_*, or SCTP_RX_ERR_LONG */
+	size_t seg_seen;  /* octets of the segment (after the DDP-SSN) read */
 	ddp_rx rx;
 	uint8_t pre[SCTP_SSN_LEN + DDP_MAX_HDR_LEN];
 	uint8_t ctl[SCTP_CTL_MAX_LEN + 1];
@@ -65,12 +73,17 @@ struct sctp_sstream {
 	struct sctp_ird_ord peer_io;
 };
 
+/* One control message waiting for room in usrsctp, sized to the message
+ * (a Terminate takes 4 octets of buf, not SCTP_CTL_MAX_LEN). */
 struct pend_ctl {
 	struct pend_ctl *next;
 	uint16_t sid;
-	size_t len;
-	uint8_t buf[SCTP_CTL_MAX_LEN];
+	uint16_t code;
+	uint16_t len;
+	uint8_t buf[];
 };
+/* What a queued control message counts against max_ctl_queue_bytes. */
+#define SCTP_PC_COST(len) (sizeof(struct pend_ctl) + (len))
 
 struct ddp_sctp_assoc {
 	struct ddp_sctp_assoc *next, *prev;
@@ -87,8 +100,23 @@ struct ddp_sctp_assoc {
 	int down;
 	int fatal;	   /* status to report for a local fatal ABORT */
 	uint64_t trace_n;  /* control-plane anomalies seen (rate-limited log) */
-	struct sctp_sstream *st;
+	/* Per-stream state, created when a stream first gets a session
+	 * (an Initiate passed to the ULP, or ours) and kept until the
+	 * association goes: st[sid] NULL = idle, never used (sctp_ss). A
+	 * stream that only ever saw stray chunks, or an Initiate refused at
+	 * max_pending_initiates, costs its pointer and one bit. */
+	struct sctp_sstream **st;
+	uint16_t *live;	   /* the sids whose st[] exists, nlive of them */
+	uint32_t nlive;
+	uint8_t *term_q;   /* bit sid: a Terminate of ours waits in pc_head */
+	uint8_t *idle_tx;  /* bit sid: a stream without state sent a chunk
+			    * (a Terminate refusing an Initiate) that may be
+			    * in flight: no Initiate of ours on it before
+			    * SENDER_DRY (RFC 5043 §6 rule 3) */
+	int any_idle_tx;   /* some idle_tx bit is set */
 	struct pend_ctl *pc_head, *pc_tail;
+	size_t pc_bytes;   /* SCTP_PC_COST of the queued control messages */
+	int rx_paused;	   /* not reading: pc_bytes reached the bound */
 	struct sctp_rxm rxm;
 	ddp_sctp_stats stats;
 	uint8_t *stage;	   /* max_msg octets: tx build, rx staging, discard */
@@ -97,6 +125,7 @@ struct ddp_sctp_assoc {
 	uint64_t idle_ms;  /* last seen with a DDP stream session (or born) */
 	uint64_t leave_ms; /* ended by sctp_slots.c */
 	uint8_t inbound;   /* accepted by the listener */
+	uint8_t streams_counted; /* nstreams is in ep->nstreams_used */
 	uint8_t leaving, aborting;
 	uint64_t close_by_ms; /* graceful close deadline (0: none) */
 };
@@ -110,6 +139,8 @@ struct ddp_sctp_ep {
 	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
+	uint64_t nstreams_used; /* streams of the associations up and not
+				 * ended by sctp_slots.c (cfg.max_streams) */
 };
 
 /* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
@@ -130,6 +161,11 @@ struct sctp_rx_out {
 	struct sctp_act act;
 	const uint8_t *ctl; /* valid until the next sctp_rx_next() */
 	size_t ctl_len;
+	/* ACTIONS with a violation about one segment: its DDP header (as
+	 * much as arrived) and length, for the error report (RFC 5040 §4.8) */
+	const uint8_t *seg_hdr;
+	size_t seg_hdr_len;
+	size_t seg_len;
 	int err;
 };
 
@@ -146,6 +182,22 @@ void sctp_ddp_debug_fail_alloc(long n);
 /* sctp_alloc.c: every allocation of the adapter (failable by the above) */
 void *sctp_xmalloc(size_t n);
 void *sctp_xcalloc(size_t nmemb, size_t size);
+/* sctp_alloc.c: the per-stream state table of an association (a->st,
+ * a->live, a->term_q for a->nstreams streams). Errors: DDP_ERR_NOMEM. */
+int sctp_ss_table_new(struct ddp_sctp_assoc *a);
+void sctp_ss_table_free(struct ddp_sctp_assoc *a);
+/* The state of stream sid, NULL while it never had a session. */
+static inline struct sctp_sstream *sctp_ss(const struct ddp_sctp_assoc *a, uint32_t sid)
+{
+	return a->st && sid < a->nstreams ? a->st[sid] : NULL;
+}
+/* ... created (idle) on first use; NULL: no memory or sid out of range */
+struct sctp_sstream *sctp_ss_get(struct ddp_sctp_assoc *a, uint32_t sid);
+/* The stream machine of sid, or *tmp set to an idle one when the stream
+ * has no state: what the machine does to tmp is not kept. */
+struct sctp_stream *sctp_sm_or_idle(struct ddp_sctp_assoc *a, uint32_t sid,
+				    struct sctp_stream *tmp);
+
 /* sctp_ctl_tx.c: queue one control message (kept in order with earlier
  * ones) and flush; io: the RFC 6581 IRD/ORD word of an enhanced
  * Initiate/Accept (NULL: 0x3FFF both, "the ULP negotiates").
@@ -155,6 +207,11 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
 		  const void *priv, size_t priv_len);
 void sctp_ctl_flush(struct ddp_sctp_assoc *a);
+/* The queue of control messages has reached cfg.max_ctl_queue_bytes: the
+ * association stops reading (sctp_ddp_readable) until it is half empty. */
+int sctp_ctl_queue_full(const struct ddp_sctp_assoc *a);
+/* Free every queued control message (the association is going). */
+void sctp_ctl_drop_all(struct ddp_sctp_assoc *a);
 /* Terminate the stream's DDP stream session (session Terminate). */
 void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid);
 
@@ -166,14 +223,26 @@ void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid);
 void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what);
 void sctp_trace_summary(struct ddp_sctp_assoc *a);
 
-/* sctp_ddp.c: read and act until the source runs dry (the readable
+/* sctp_ctl_rx.c: read and act until the source runs dry (the readable
  * event; the unit tests drive it directly). */
 void sctp_ddp_readable(struct ddp_sctp_assoc *a);
+/* sctp_ctl_rx.c: run the stream machine's actions for stream sid; the
+ * ULP's Initiate on sid is void (DDP_SCTP_CANCELLED) if it was waiting. */
+void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid, const struct sctp_act *act);
+void sctp_ddp_cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid);
+/* usrsctp has room again (SCTP_LL_EV_WRITABLE / DRY): flush the control
+ * queue, resume reading if it was paused, wake the core's senders. */
+void sctp_ddp_writable(struct ddp_sctp_assoc *a);
 
 /* sctp_slots.c: the association cap and the idle reaper (issue 15). */
 /* At max_assocs: evict the oldest association without a DDP stream
  * session (logged) and return 0, or return -1 (refuse ll, logged). */
 int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll);
+/* a is up with nstreams streams: count them against cfg.max_streams. An
+ * accepted association that does not fit evicts the oldest ones without a
+ * DDP stream session (logged) until it does; returns -1 when it cannot
+ * (refuse it: ABORT, logged). Associations we opened always fit. */
+int sctp_slots_admit_streams(ddp_sctp_ep *ep, struct ddp_sctp_assoc *a, uint32_t nstreams);
 /* The endpoint's timer (sctp_ll_set_tick; user: the ddp_sctp_ep). */
 void sctp_slots_tick(void *ep);
 /* a is being freed. */

@@ -71,13 +71,53 @@ static int llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code,
 		   struct sctp_rx_out *out)
 {
 	struct sctp_act act;
-	sctp_stream_violation(&a->st[sid].sm, code, &act);
+	struct sctp_stream idle;
+	sctp_stream_violation(sctp_sm_or_idle(a, sid, &idle), code, &act);
 	return ev_actions(out, sid, &act);
 }
 
 static void to_discard(struct sctp_rxm *m)
 {
 	m->state = m->eor ? RXS_START : RXS_DISCARD;
+}
+
+/* Report the pending error about the current segment (m->err_code) with
+ * its DDP header and true length (RFC 5041 §7.2 DDP-ERR-2; the RDMAP
+ * Terminate carries that header, RFC 5040 §4.8). Called once the whole
+ * segment was read. A segment longer than SCTP_RECVNXTINFO announced is
+ * over MULPDU (RFC 5043 §9, EType 3 code 0x02) or, within it, the LLP's
+ * own inconsistency: a local catastrophic error (RFC 5041 §7.2, 0x0/0x00):
+ * the peer sent a valid segment that the length we were given misstated. */
+static void report_seg_err(struct ddp_sctp_assoc *a)
+{
+	struct sctp_rxm *m = &a->rxm;
+	uint8_t etype = DDP_ETYPE_LLP, code = m->err_code;
+	if (!code)
+		return;
+	m->err_code = 0;
+	if (code == SCTP_RX_ERR_LONG) {
+		if (m->seg_seen > a->mulpdu) {
+			code = DDP_ECODE_LLP_OVERSIZE;
+		} else {
+			etype = DDP_ETYPE_CATASTROPHIC;
+			code = 0;
+		}
+	}
+	ddp_llp_error_seg(a->s, m->sid, DDP_LAYER_DDP, etype, code, m->pre + SCTP_SSN_LEN,
+			  m->need - SCTP_SSN_LEN, m->seg_seen);
+}
+
+/* The segment is bad (code): discard the rest, then report it. */
+static void seg_err(struct ddp_sctp_assoc *a, uint8_t code)
+{
+	struct sctp_rxm *m = &a->rxm;
+	m->err_code = code;
+	if (m->eor) {
+		report_seg_err(a);
+		m->state = RXS_START;
+	} else {
+		m->state = RXS_DISCARD;
+	}
 }
 
 /* The segment's stream-machine follow-ups (a peer Terminate that is now
@@ -97,10 +137,12 @@ static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	struct sctp_act act;
+	struct sctp_stream idle;
 	size_t seg_len;
 
 	m->ssn = sctp_ssn_get(m->pre);
-	sctp_stream_rx_data(&a->st[m->sid].sm, m->ssn, &act);
+	/* a stream without state is idle: the chunk is dropped */
+	sctp_stream_rx_data(sctp_sm_or_idle(a, m->sid, &idle), m->ssn, &act);
 	if (act.flags & (SCTP_ACT_DROP | SCTP_ACT_VIOLATION)) {
 		to_discard(m);
 		return ev_actions(out, m->sid, &act);
@@ -116,9 +158,8 @@ static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 	seg_len = (m->eor ? m->need : m->total) - SCTP_SSN_LEN;
 	if (seg_len > a->mulpdu) {
 		/* RFC 5043 §9: reject segments over the advertised MULPDU */
-		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-			      DDP_ECODE_LLP_OVERSIZE);
-		to_discard(m);
+		m->seg_seen = m->have - SCTP_SSN_LEN;
+		seg_err(a, DDP_ECODE_LLP_OVERSIZE);
 		return finish_segment(a, out);
 	}
 	m->plen = seg_len + SCTP_SSN_LEN - m->need;
@@ -140,10 +181,15 @@ static int payload_end(struct ddp_sctp_assoc *a, int ok,
 	struct sctp_rxm *m = &a->rxm;
 	m->rx_open = 0;
 	ddp_llp_rx_end(a->s, &m->rx, ok);
-	if (!ok) /* length disagreed with SCTP_RECVNXTINFO: not trusted */
-		ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-			      DDP_ECODE_LLP_SHORT);
-	to_discard(m);
+	if (ok) {
+		to_discard(m);
+		return finish_segment(a, out);
+	}
+	/* length disagreed with SCTP_RECVNXTINFO: nothing of it is trusted */
+	m->seg_seen = m->need - SCTP_SSN_LEN + m->off;
+	/* shorter than announced: a short segment (EType 3 code 0x03);
+	 * longer: decided by its true length, known at its end */
+	seg_err(a, m->eor ? DDP_ECODE_LLP_SHORT : SCTP_RX_ERR_LONG);
 	return finish_segment(a, out);
 }
 
@@ -212,9 +258,14 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 				m->need = sctp_seg_prefix_len(m->pre[SCTP_SSN_LEN]);
 		}
 		if (m->have < m->need) {
-			/* RFC 5041 §4: every segment has a whole header */
+			/* RFC 5041 §4: every segment has a whole header; the
+			 * error carries the part that arrived */
 			to_discard(m);
-			return llp_err(a, m->sid, DDP_ECODE_LLP_SHORT, out);
+			llp_err(a, m->sid, DDP_ECODE_LLP_SHORT, out);
+			out->seg_hdr = m->pre + SCTP_SSN_LEN;
+			out->seg_hdr_len = m->have > SCTP_SSN_LEN ? m->have - SCTP_SSN_LEN : 0;
+			out->seg_len = out->seg_hdr_len;
+			return STEP_EVENT;
 		}
 		return prefix_done(a, out);
 	case RXS_PAYLOAD:
@@ -239,10 +290,9 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 	case RXS_STAGE:
 		while (!m->eor) {
 			if (m->have >= (size_t)a->mulpdu + SCTP_SSN_LEN) {
-				ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP,
-					      DDP_ETYPE_LLP,
-					      DDP_ECODE_LLP_OVERSIZE);
-				m->state = RXS_DISCARD; /* RFC 5043 §9 */
+				/* RFC 5043 §9: over MULPDU */
+				m->seg_seen = m->have - SCTP_SSN_LEN;
+				seg_err(a, DDP_ECODE_LLP_OVERSIZE);
 				return finish_segment(a, out);
 			}
 			n = rd(a, a->stage + m->have,
@@ -253,9 +303,8 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 			m->have += (size_t)n;
 		}
 		if (m->have > (size_t)a->mulpdu + SCTP_SSN_LEN) {
-			ddp_llp_error(a->s, m->sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-				      DDP_ECODE_LLP_OVERSIZE);
-			m->state = RXS_START;
+			m->seg_seen = m->have - SCTP_SSN_LEN;
+			seg_err(a, DDP_ECODE_LLP_OVERSIZE);
 			return finish_segment(a, out);
 		}
 		m->plen = m->have - m->need;
@@ -293,7 +342,9 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 			n = rd(a, a->stage, a->max_msg, &ri);
 			if (n < 0)
 				return (int)n;
+			m->seg_seen += (size_t)n;
 		}
+		report_seg_err(a);
 		m->state = RXS_START;
 		return 0;
 	default:

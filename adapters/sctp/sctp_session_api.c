@@ -53,7 +53,13 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 	if (io && (!io_ok(io) ||
 		   priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
 		return DDP_ERR_INVAL;
-	ss = &a->st[stream];
+	/* RFC 5043 §6 rule 3: a stream whose Terminate refusing the peer's
+	 * Initiate may still be in flight is reused only after SENDER_DRY */
+	if (!sctp_ss(a, stream) && (a->idle_tx[stream / 8] & (1u << (stream % 8))))
+		return DDP_ERR_BUSY;
+	ss = sctp_ss_get(a, stream); /* a stream's state comes with its first session */
+	if (!ss)
+		return DDP_ERR_NOMEM;
 	rc = sctp_stream_tx_initiate(&ss->sm, io != NULL, &ssn);
 	if (rc)
 		return rc;
@@ -87,12 +93,14 @@ int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
 int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 			  ddp_sctp_ird_ord *out)
 {
+	const struct sctp_sstream *ss;
 	const struct sctp_ird_ord *w;
 	if (!a || !out || !a->st || stream >= a->nstreams)
 		return DDP_ERR_INVAL;
-	if (!a->st[stream].has_peer_io)
+	ss = sctp_ss(a, stream);
+	if (!ss || !ss->has_peer_io)
 		return DDP_ERR_NOENT;
-	w = &a->st[stream].peer_io;
+	w = &ss->peer_io;
 	out->p2p = w->a;
 	out->send0_rtr = w->b;
 	out->write0_rtr = w->c;
@@ -112,7 +120,9 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream,
 	int rc = check_stream(a, stream, priv, priv_len);
 	if (rc)
 		return rc;
-	ss = &a->st[stream];
+	ss = sctp_ss(a, stream);
+	if (!ss) /* never had a session: nothing to answer */
+		return DDP_ERR_STATE;
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
 	if (accept && ss->sm.enhanced &&
 	    priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN)

@@ -13,6 +13,13 @@
  *  - each time-out, eviction and refusal is logged (DDP_LOG_WARN) with
  *    the peer's UDP address.
  *
+ *  - the streams of all associations together are capped too
+ *    (ddp_sctp_config.max_streams, default 65536): each stream costs the
+ *    core's per-stream state whether or not it is used, so 200 peers
+ *    asking for 65,535 streams each took 9.96 GB of address space. An
+ *    association that does not fit evicts the oldest unproductive ones,
+ *    else it is refused (ABORT), logged like the association cap.
+ *
  * Associations this endpoint opened (ddp_sctp_connect) are the
  * application's own: neither reaped nor evicted. Ended associations
  * still count until their DOWN event, but no longer against the cap
@@ -38,16 +45,25 @@ static int has_session(const struct ddp_sctp_assoc *a)
 {
 	if (!a->s || !a->st)
 		return 0;
-	for (uint32_t i = 0; i < a->nstreams; i++) {
-		uint8_t s = a->st[i].sm.state;
+	for (uint32_t i = 0; i < a->nlive; i++) {
+		uint8_t s = a->st[a->live[i]]->sm.state;
 		if (s != SCTP_SST_IDLE && s != SCTP_SST_CLOSED)
 			return 1;
 	}
 	return 0;
 }
 
+static void uncount_streams(struct ddp_sctp_assoc *a)
+{
+	if (a->streams_counted) {
+		a->streams_counted = 0;
+		a->ep->nstreams_used -= a->nstreams;
+	}
+}
+
 static void end_assoc(struct ddp_sctp_assoc *a, int abortive, uint64_t now)
 {
+	uncount_streams(a);
 	if (!a->leaving) {
 		a->leaving = 1;
 		a->leave_ms = now;
@@ -58,16 +74,19 @@ static void end_assoc(struct ddp_sctp_assoc *a, int abortive, uint64_t now)
 
 void sctp_slots_gone(struct ddp_sctp_assoc *a)
 {
+	uncount_streams(a);
 	if (a->leaving)
 		a->ep->nleaving--;
 }
 
-/* The oldest accepted association without a DDP stream session. */
-static struct ddp_sctp_assoc *oldest_unproductive(ddp_sctp_ep *ep, uint64_t now)
+/* The oldest accepted association without a DDP stream session, other
+ * than skip. */
+static struct ddp_sctp_assoc *oldest_unproductive(ddp_sctp_ep *ep, uint64_t now,
+						 const struct ddp_sctp_assoc *skip)
 {
 	struct ddp_sctp_assoc *best = NULL;
 	for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next) {
-		if (!a->inbound || a->leaving || a->down)
+		if (!a->inbound || a->leaving || a->down || a == skip)
 			continue;
 		if (has_session(a)) {
 			a->idle_ms = now;
@@ -86,7 +105,7 @@ int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll)
 	if (ep->nassocs - ep->nleaving < ep->cfg.max_assocs)
 		return 0;
 	uint64_t now = sctp_slots_now_ms();
-	struct ddp_sctp_assoc *v = oldest_unproductive(ep, now);
+	struct ddp_sctp_assoc *v = oldest_unproductive(ep, now, NULL);
 	if (!v) {
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
 			    "SCTP association cap %u reached, every association "
@@ -101,6 +120,36 @@ int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll)
 		    (unsigned long long)(now - v->born_ms),
 		    (unsigned long long)(now - v->idle_ms), sctp_ll_assoc_peer(ll, who));
 	end_assoc(v, 1, now);
+	return 0;
+}
+
+int sctp_slots_admit_streams(ddp_sctp_ep *ep, struct ddp_sctp_assoc *a, uint32_t nstreams)
+{
+	char who[64], old[64];
+	uint64_t max = ep->cfg.max_streams, now = sctp_slots_now_ms();
+	while (a->inbound && ep->nstreams_used + nstreams > max) {
+		struct ddp_sctp_assoc *v =
+			nstreams <= max ? oldest_unproductive(ep, now, a) : NULL;
+		if (!v) {
+			ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
+				    "SCTP stream cap %llu reached (%llu in use): refused "
+				    "%s with %u streams",
+				    (unsigned long long)max,
+				    (unsigned long long)ep->nstreams_used,
+				    sctp_ll_assoc_peer(a->ll, who), nstreams);
+			return -1;
+		}
+		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
+			    "SCTP stream cap %llu reached: evicted %s (%u streams, no DDP "
+			    "stream session for %llu ms) for %s with %u streams",
+			    (unsigned long long)max, sctp_ll_assoc_peer(v->ll, old),
+			    v->nstreams, (unsigned long long)(now - v->idle_ms),
+			    sctp_ll_assoc_peer(a->ll, who), nstreams);
+		end_assoc(v, 1, now);
+	}
+	a->nstreams = nstreams;
+	a->streams_counted = 1;
+	ep->nstreams_used += nstreams;
 	return 0;
 }
 

@@ -5,9 +5,13 @@
  *
  *   ddp-echo [--mpa-listen ADDR:PORT] [--sctp-listen ADDR:PORT]
  *            [--http-listen ADDR:PORT] [--buf-size N] [--depth N]
+ *            [--max-assocs N] [--idle-timeout MS] [-q|--quiet]
  *
  * Runs in the foreground until SIGINT/SIGTERM; one log line per session and
- * per error on stderr.
+ * per error on stderr. What the library reports through the context's log
+ * hook (every peer refused at a cap, evicted or timed out, every dropped
+ * peer message) goes to stderr too, with a timestamp; -q keeps only its
+ * errors.
  */
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "echo.h"
 
@@ -30,7 +35,28 @@ static struct {
 	struct echo_stats mpa, sctp; /* the `user` of each LLP's callbacks */
 	size_t buf_size;
 	unsigned depth;
+	int quiet;		/* -q: library log lines of level ERROR only */
+	uint32_t max_assocs;	/* ddp_sctp_config (0: the library's default) */
+	uint32_t idle_ms;
 } srv = { .buf_size = 65536, .depth = 4 };
+
+/* The context's log hook: the library's refusals, evictions, time-outs
+ * and dropped peer messages, one stderr line each with a UTC timestamp. */
+static void on_log(void *user, enum ddp_log_level level, const char *msg)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+	(void)user;
+	if (srv.quiet && level > DDP_LOG_ERROR)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	fprintf(stderr, "%s.%03ldZ ddp-echo: %s: %s\n", when, ts.tv_nsec / 1000000L,
+		(unsigned)level < 4 ? names[level] : "?", msg);
+}
 
 static int split(const char *s, char *host, size_t hl, int *port)
 {
@@ -158,19 +184,26 @@ int main(int argc, char **argv)
 					      { "http-listen", 1, 0, 'h' },
 					      { "buf-size", 1, 0, 'b' },
 					      { "depth", 1, 0, 'd' },
+					      { "max-assocs", 1, 0, 'A' },
+					      { "idle-timeout", 1, 0, 'I' },
+					      { "quiet", 0, 0, 'q' },
 					      { 0, 0, 0, 0 } };
 	const char *mpa = NULL, *sctp = NULL, *http = NULL;
 	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "q", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mpa = optarg; break;
 		case 's': sctp = optarg; break;
 		case 'h': http = optarg; break;
 		case 'b': srv.buf_size = strtoul(optarg, NULL, 0); break;
 		case 'd': srv.depth = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'A': srv.max_assocs = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'I': srv.idle_ms = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'q': srv.quiet = 1; break;
 		default:
 			fprintf(stderr, "usage: ddp-echo [--mpa-listen A:P] [--sctp-listen A:P] "
-					"[--http-listen A:P] [--buf-size N] [--depth N]\n");
+					"[--http-listen A:P] [--buf-size N] [--depth N] "
+					"[--max-assocs N] [--idle-timeout MS] [-q|--quiet]\n");
 			return 2;
 		}
 	}
@@ -180,7 +213,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	srv.base = event_base_new();
-	if (!srv.base || ddp_ctx_new(NULL, &srv.ctx) != 0)
+	/* without a log hook the library's refusals and evictions are silent */
+	ddp_ctx_config cc = { .log = on_log };
+	if (!srv.base || ddp_ctx_new(&cc, &srv.ctx) != 0)
 		return 1;
 	char host[64];
 	int port, rc;
@@ -210,7 +245,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		ddp_sctp_config cfg = { .addr = host, .port = port, .ctx = srv.ctx,
-					.ddp = echo_callbacks, .user = &srv.sctp };
+					.ddp = echo_callbacks, .user = &srv.sctp,
+					.max_assocs = srv.max_assocs,
+					.idle_assoc_timeout_ms = srv.idle_ms };
 		cfg.sctp.assoc = sctp_on_assoc;
 		cfg.sctp.session_ctl = sctp_on_ctl;
 		if ((rc = ddp_sctp_ep_new(srv.base, &cfg, &ep)) || (rc = ddp_sctp_listen(ep))) {

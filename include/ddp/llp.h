@@ -166,6 +166,15 @@ void ddp_llp_count_copy(ddp_session *s, uint64_t n);
  * stream like a DDP error (first error wins, reported once). */
 void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
 		   uint8_t etype, uint8_t code);
+/* The same about one received segment whose header the LLP has: the error
+ * report carries it (RFC 5041 §7.2 DDP-ERR-2; RFC 5040 §4.8: an RDMAP
+ * Terminate carries the offending segment's DDP header) and seg_len, the
+ * segment's length. hdr holds hdr_len octets (at most DDP_MAX_HDR_LEN are
+ * kept); a header cut short by the end of the segment is reported at its
+ * full length (ddp_hdr_len(hdr[0])) with the missing octets zero. */
+void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer,
+		       uint8_t etype, uint8_t code, const uint8_t *hdr,
+		       size_t hdr_len, uint64_t seg_len);
 /* The peer closed its sending half of the stream gracefully (FIN, SCTP
  * session Terminate): RFC 5041 §6 half-close; later data on it is an error. */
 void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);

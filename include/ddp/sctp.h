@@ -96,10 +96,32 @@ typedef struct ddp_sctp_callbacks {
 typedef struct ddp_sctp_config {
 	const char *addr;	/* local UDP address literal, NULL = 127.0.0.1 */
 	int port;		/* UDP port; 0 = DDP_SCTP_UDP_PORT, -1 = any */
-	uint16_t nstreams;	/* SCTP streams in = out (default 64) */
+	uint16_t nstreams;	/* SCTP streams in = out (default 64): the
+				 * most an association gets, whatever the
+				 * peer asks. Each costs about 300 octets of
+				 * DDP state at once (the core's stream: 184
+				 * + 32 per untagged queue + malloc's 16) plus
+				 * 10 here, and 576 more once it carries a
+				 * DDP stream session; usrsctp's own
+				 * per-stream state comes on top */
+	uint32_t max_streams;	/* streams of all associations of this
+				 * endpoint together (default 65536, ~20 MB of
+				 * DDP state); an accepted association that
+				 * does not fit evicts the oldest ones without
+				 * a DDP stream session, else it is ABORTed
+				 * (both logged); ours always fit */
 	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
 					 * association (default 64, RFC 5043
 					 * §5.2.3: finite; over it: Terminate) */
+	uint32_t max_ctl_queue_bytes; /* session-control messages of ours
+				 * waiting for room in SCTP, per association
+				 * (default 65536; each costs its length + 16
+				 * octets, a Terminate 20; one Terminate per
+				 * stream at most): at the bound the
+				 * association stops reading until half of it
+				 * was sent, so a peer that sends Initiates and
+				 * never reads our answers is stopped by SCTP's
+				 * flow control, not by our memory */
 	uint32_t path_mtu;	/* IP path MTU cap: a link MTU as `ip link`
 				 * shows it (1500 on Ethernet); 0 = each
 				 * peer's route alone. Datagrams fit it

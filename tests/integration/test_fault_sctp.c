@@ -552,7 +552,7 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	unsigned long nerr0 = srv.nerr;
 	assert_int_equal(ddp_stream_close(cli.s, 3), 0);
 	assert_true(run_until(&srv.half[3], 5000));
-	uint16_t ssn = cli.a->st[3].sm.tx_ssn; /* after the Terminate */
+	uint16_t ssn = cli.a->st[3]->sm.tx_ssn; /* after the Terminate */
 	uint8_t seg[2 + DDP_UNTAGGED_HDR_LEN + 8];
 	memset(seg, 0, sizeof seg);
 	seg[0] = (uint8_t)(ssn >> 8);

@@ -103,8 +103,9 @@ const hostile_case hostile_cases[] = {
     /* DDP-VAL-U1: QN not valid (3 queues) */
     {"U1 bad QN", 0, 0, 0, 0, 3, 1, 0, 16, 1, 2, DDP_ECODE_U_INVALID_QN, 0},
     {"U1 huge QN", 0, 0, 0, 0, 0xFFFFFFFFu, 1, 0, 16, 1, 2, DDP_ECODE_U_INVALID_QN, 0},
-    /* DDP-VAL-U5: MSN beyond the last posted buffer / before the first */
-    {"U5 MSN above", 0, 0, 0, 0, 0, 3, 0, 16, 1, 2, DDP_ECODE_U_MSN_RANGE, 0},
+    /* DDP-VAL-U2: MSN one past the last posted buffer (no buffer for it
+     * yet, RFC 5041 §7.2 0x02); DDP-VAL-U5: MSN before the first (0x03) */
+    {"U2 MSN one past", 0, 0, 0, 0, 0, 3, 0, 16, 1, 2, DDP_ECODE_U_MSN_NOBUF, 0},
     {"U5 MSN below", 0, 0, 0, 0, 1, 0, 0, 16, 1, 2, DDP_ECODE_U_MSN_RANGE, 0},
     /* DDP-VAL-U3: MO at / far past the end of the buffer */
     {"U3 MO at end", 0, 0, 0, 0, 0, 1, 100, 1, 1, 2, DDP_ECODE_U_INVALID_MO, 0},

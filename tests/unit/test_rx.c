@@ -146,7 +146,12 @@ static const struct row rows[] = {
 	{ "DDP-VAL-U1 QN == nqueues", 0, 1, 0, 0, 3, 1, 0, 4, 1, 0x2, 0x01, -1 },
 	{ "DDP-VAL-U1 QN 2^32-1", 0, 1, 0, 0, UINT32_MAX, 1, 0, 4, 1, 0x2, 0x01, -1 },
 	{ "DDP-VAL-U2 DDP-ERR-7 no buffer on QN 1", 0, 1, 0, 0, 1, 1, 0, 4, 1, 0x2, 0x02, -1 },
-	{ "DDP-VAL-U5 MSN past last posted", 0, 1, 0, 0, 0, 3, 0, 4, 1, 0x2, 0x03, -1 },
+	/* RFC 5041 §7.2: ahead of the posted buffers is "no buffer available"
+	 * (0x02), before the first available one "MSN range" (0x03) */
+	{ "DDP-VAL-U2 MSN one past last posted", 0, 1, 0, 0, 0, 3, 0, 4, 1, 0x2, 0x02, -1 },
+	{ "DDP-VAL-U2 MSN far past last posted", 0, 1, 0, 0, 0, 1000, 0, 4, 1, 0x2, 0x02, -1 },
+	{ "DDP-VAL-U2 MSN 1 on a QN with nothing posted", 0, 1, 0, 0, 1, 1, 0, 4, 1, 0x2, 0x02, -1 },
+	{ "DDP-VAL-U5 MSN 0 on a QN with nothing posted", 0, 1, 0, 0, 1, 0, 0, 4, 1, 0x2, 0x03, -1 },
 	{ "DDP-VAL-U5 MSN 0 before first", 0, 1, 0, 0, 0, 0, 0, 4, 1, 0x2, 0x03, -1 },
 	{ "DDP-VAL-U5 MSN 2^32-1", 0, 1, 0, 0, 0, UINT32_MAX, 0, 4, 1, 0x2, 0x03, -1 },
 	{ "DDP-VAL-U3 MO == buffer len", 0, 1, 0, 0, 0, 1, ULEN, 1, 1, 0x2, 0x04, -1 },

@@ -21,6 +21,7 @@
 #include "chopper.h"
 #include "ddpwire.h"
 #include "nullllp.h"
+#include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
 /* ------------------------------------------------------------ fake ll */
@@ -31,6 +32,7 @@ struct fmsg {
 	uint32_t ppid;
 	uint8_t data[1200];
 	size_t len, off;
+	long adj; /* RECVNXTINFO announces len + adj (a length that lies) */
 };
 static struct fmsg q[QMAX];
 static size_t qn, qh;
@@ -39,6 +41,7 @@ static int known_next = 1;
 static unsigned again_pct;
 static size_t max_piece = 7;
 static int ll_closed = -1;
+static int send_full; /* sctp_ll_send answers DDP_ERR_AGAIN */
 static uint8_t sent_log[16][SCTP_CTL_MAX_LEN];
 static size_t sent_len[16], nsent;
 
@@ -65,7 +68,7 @@ long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 		ri->next_valid = 1;
 		ri->next_sid = q[qh + 1].sid;
 		ri->next_ppid = q[qh + 1].ppid;
-		ri->next_len = (uint32_t)q[qh + 1].len;
+		ri->next_len = (uint32_t)((long)q[qh + 1].len + q[qh + 1].adj);
 	}
 	if (ri->eor)
 		qh++;
@@ -78,6 +81,8 @@ int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 	(void)a;
 	(void)sid;
 	(void)ppid;
+	if (send_full)
+		return DDP_ERR_AGAIN;
 	if (nsent < 16 && len <= SCTP_CTL_MAX_LEN) {
 		memcpy(sent_log[nsent], buf, len);
 		sent_len[nsent] = len;
@@ -246,6 +251,7 @@ static int setup(void **state)
 	qn = qh = 0;
 	nsent = 0;
 	ll_closed = -1;
+	send_full = 0;
 	known_next = 1;
 	again_pct = 0;
 	max_piece = 7;
@@ -263,6 +269,7 @@ static int setup(void **state)
 	memset(&ep, 0, sizeof(ep));
 	ep.cfg.ctx = ctx;
 	ep.cfg.max_pending_initiates = 2;
+	ep.cfg.max_ctl_queue_bytes = 400;
 	ep.cfg.sctp.session_ctl = on_ctl;
 	ep.cfg.sctp.assoc = on_assoc;
 	memset(&as, 0, sizeof(as));
@@ -271,10 +278,8 @@ static int setup(void **state)
 	a->nstreams = NSTR;
 	a->max_msg = 1100;
 	a->mulpdu = 1000;
-	a->st = calloc(NSTR, sizeof(*a->st));
 	a->stage = malloc(a->max_msg + 1);
-	for (int i = 0; i < NSTR; i++)
-		sctp_stream_init(&a->st[i].sm);
+	assert_int_equal(sctp_ss_table_new(a), 0);
 	memset(&nl, 0, sizeof(nl));
 	nl.mulpdu = 1000;
 	memset(&sc, 0, sizeof(sc));
@@ -293,12 +298,8 @@ static int teardown(void **state)
 	(void)state;
 	a->down = 1;
 	ddp_session_free(a->s);
-	while (a->pc_head) {
-		struct pend_ctl *p = a->pc_head;
-		a->pc_head = p->next;
-		free(p);
-	}
-	free(a->st);
+	sctp_ctl_drop_all(a);
+	sctp_ss_table_free(a);
 	free(a->stage);
 	ddp_ctx_free(ctx);
 	reorder_max = 0;
@@ -319,6 +320,7 @@ static void push(uint16_t sid, uint32_t ppid, const void *b, size_t n)
 	memcpy(q[qn].data, b, n);
 	q[qn].len = n;
 	q[qn].off = 0;
+	q[qn].adj = 0;
 	qn++;
 }
 
@@ -473,6 +475,12 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 1);
 	assert_int_equal(last_err.stream, 1);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_SHORT);
+	/* DDP-ERR-2 / RFC 5040 §4.8: the report carries the header (the 10
+	 * octets that came, zero-filled to 18) and the segment length */
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_int_equal(last_err.hdr[0], 0x41);
+	assert_int_equal(last_err.seg_len, 10);
 	/* a new association-level stream for the oversize case */
 	initiates = 0;
 	open_stream(2);
@@ -484,6 +492,10 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 2);
 	assert_int_equal(last_err.stream, 2);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
+	assert_int_equal(last_err.seg_len, 1001);
 	/* the same without the length known up front */
 	known_next = 0;
 	initiates = 0;
@@ -494,6 +506,49 @@ static void test_rx_rejects_short_and_oversize_segments(void **st)
 	assert_int_equal(nerr, 3);
 	assert_int_equal(last_err.stream, 3);
 	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
+	assert_int_equal(last_err.seg_len, 1001);
+}
+
+/* A message longer than SCTP_RECVNXTINFO announced is not "short": over
+ * MULPDU it is EType 3 code 0x02 (RFC 5043 §9), within it the LLP's own
+ * length was wrong: local catastrophic (RFC 5041 §7.2, 0x0/0x00). Both
+ * carry the header and the true length. */
+static void test_rx_longer_than_announced_is_not_short(void **st)
+{
+	uint8_t b[1100];
+	(void)st;
+	open_stream(1);
+	push_seg(1, 1, 1, 10);
+	push_seg(1, 2, 2, 10); /* 2 + 18 + 10 octets, announced 5 fewer */
+	q[qn - 1].adj = -5;
+	drain();
+	assert_int_equal(nerr, 1);
+	assert_int_equal(last_err.stream, 1);
+	assert_int_equal(last_err.etype, DDP_ETYPE_CATASTROPHIC);
+	assert_int_equal(last_err.code, 0);
+	assert_true(last_err.have_segment);
+	assert_int_equal(last_err.hdr_len, 18);
+	assert_memory_equal(last_err.hdr, q[qn - 1].data + 2, 18);
+	assert_int_equal(last_err.seg_len, 28);
+	initiates = 0;
+	open_stream(2);
+	push_seg(2, 1, 1, 10);
+	memset(b, 0, sizeof(b));
+	b[1] = 2;
+	b[2] = 0x41;
+	b[15] = 2; /* QN 0, MSN 2 */
+	push(2, SCTP_PPID_DDP, b, 2 + 1001); /* over MULPDU, announced 100 */
+	q[qn - 1].adj = 100 - (long)(2 + 1001);
+	drain();
+	assert_int_equal(nerr, 2);
+	assert_int_equal(last_err.stream, 2);
+	assert_int_equal(last_err.etype, DDP_ETYPE_LLP);
+	assert_int_equal(last_err.code, DDP_ECODE_LLP_OVERSIZE);
+	assert_int_equal(last_err.seg_len, 1001);
+	assert_memory_equal(last_err.hdr, b + 2, 18);
 }
 
 /* Undecodable control message on an open stream: stream error (0x05). */
@@ -537,6 +592,61 @@ static void test_rx_initiate_cap_answers_terminate(void **st)
 	static const uint8_t term[] = { 0, 0, 0, 4 };
 	assert_int_equal(sent_len[0], 4);
 	assert_memory_equal(sent_log[0], term, 4);
+	/* the refused stream got no per-stream state (lazy: only streams
+	 * with a session have one) ... */
+	assert_int_equal(a->nlive, 2);
+	assert_null(a->st[2]);
+	assert_string_equal(sctp_ddp_stream_state(a, 2), "idle");
+	/* ... and is not reused by us while our Terminate may be in flight
+	 * (RFC 5043 §6 rule 3: after SENDER_DRY) */
+	assert_int_equal(ddp_sctp_initiate(a, 2, NULL, 0), DDP_ERR_BUSY);
+	assert_int_equal(ddp_sctp_initiate(a, 3, NULL, 0), 0);
+	ep.cfg.sctp.session_ctl = on_ctl;
+}
+
+/* A peer that sends Initiates and never reads our answers: every
+ * Initiate over max_pending_initiates gets a Terminate (RFC 5043 §5.2.3)
+ * that usrsctp cannot take. Before, each waited in a 544-octet entry, as
+ * many as the peer sent. Now a stream has one waiting Terminate at most,
+ * an entry costs its length, and at max_ctl_queue_bytes the association
+ * stops reading until usrsctp has taken half of the queue. */
+static void test_rx_ctl_queue_is_bounded_and_reading_pauses(void **st)
+{
+	(void)st;
+	ep.cfg.sctp.session_ctl = NULL; /* the ULP never answers */
+	send_full = 1;
+	push_ctl(0, 0, SCTP_CTL_INITIATE, NULL, 0);
+	push_ctl(1, 0, SCTP_CTL_INITIATE, NULL, 0);
+	/* over the cap, all on stream 2: a single Terminate waits */
+	for (int i = 0; i < 40; i++)
+		push_ctl(2, 0, SCTP_CTL_INITIATE, NULL, 0);
+	for (int i = 0; i < 150; i++) /* then on stream 3 ... */
+		push_ctl(3, 0, SCTP_CTL_INITIATE, NULL, 0);
+	for (int i = 0; i < 100 && qh < qn; i++)
+		sctp_ddp_readable(a);
+	assert_int_equal(a->pending_init, 2);
+	assert_int_equal(qh, qn); /* two Terminates: below the bound */
+	assert_int_equal(a->pc_bytes, 2 * SCTP_PC_COST(4));
+	assert_false(a->rx_paused);
+	/* the ULP's own messages are always queued; at the bound (400
+	 * octets) reading stops, whatever the peer sends */
+	for (int k = 0; k < 40; k++)
+		assert_int_equal(sctp_ctl_send(a, 0, SCTP_CTL_ACCEPT, 0, "0123456789", 10), 0);
+	assert_int_equal(a->pc_bytes, 2 * SCTP_PC_COST(4) + 40 * SCTP_PC_COST(14));
+	size_t before = qn;
+	for (int i = 0; i < 50; i++)
+		push_ctl(1, 0, SCTP_CTL_INITIATE, NULL, 0);
+	sctp_ddp_readable(a);
+	assert_true(a->rx_paused);
+	assert_int_equal(qh, before); /* nothing more read */
+	/* usrsctp takes the queue: reading resumes, the rest is read */
+	send_full = 0;
+	sctp_ddp_writable(a);
+	assert_false(a->rx_paused);
+	for (int i = 0; i < 100 && qh < qn; i++)
+		sctp_ddp_readable(a);
+	assert_int_equal(qh, qn);
+	assert_true(a->pc_bytes <= ep.cfg.max_ctl_queue_bytes);
 	ep.cfg.sctp.session_ctl = on_ctl;
 }
 
@@ -570,10 +680,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rx_resumes_after_again_mid_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_terminate_half_closes_after_earlier_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_rejects_short_and_oversize_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_longer_than_announced_is_not_short, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_bad_control_is_stream_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_wrong_ppid_aborts_association, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_initiate_cap_answers_terminate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_skip_failure_stops_stream, setup_no_reorder_memory, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_ctl_queue_is_bounded_and_reading_pauses, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

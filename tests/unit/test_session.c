@@ -545,6 +545,37 @@ static void test_stream_reset_restarts_stream(void **state)
 	memllp_free(m);
 }
 
+/* A stream aborted, then reset for a new session (SCTP re-initiate) and
+ * closed gracefully: the connection ends gracefully (RFC 5041 §3 item 10,
+ * DDP-LLP-10), not abortively because of the old session's abort. */
+static void test_stream_reset_forgets_old_abort(void **state)
+{
+	memllp_cfg cfg = { .seed = 9 };
+
+	cfg.scfg[0].nstreams = cfg.scfg[1].nstreams = 2;
+	memllp *m = pair_cfg(&cfg);
+	ddp_session *s = memllp_session(m, 0);
+	assert_int_equal(ddp_stream_abort(s, 0), 0);
+	memllp_pump(m);
+	/* both ends start a new session on stream 0 */
+	for (int side = 0; side < 2; side++)
+		assert_int_equal(ddp_llp_stream_reset(memllp_session(m, side), 0), 0);
+	m->side[0].ncloses = 0; /* the abort's close_stream */
+	/* stream 1 ends first; the end of stream 0 then ends the connection */
+	for (int side = 0; side < 2; side++)
+		assert_int_equal(ddp_stream_close(memllp_session(m, side), 1), 0);
+	memllp_pump(m);
+	for (int side = 0; side < 2; side++)
+		assert_int_equal(ddp_stream_close(memllp_session(m, side), 0), 0);
+	memllp_pump(m);
+	int conn = 0;
+	for (size_t i = 0; i < m->side[0].ncloses; i++) {
+		assert_int_equal(m->side[0].closes[i].abortive, 0);
+		conn += m->side[0].closes[i].stream == UINT32_MAX;
+	}
+	assert_int_equal(conn, 1);
+	memllp_free(m);
+}
 
 /* ---- a ULP that calls back into the library from its callbacks */
 
@@ -787,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_llp3_fatal_send_error_completes_in_error),
 		cmocka_unit_test(test_session_free_flushes_everything),
 		cmocka_unit_test(test_stream_reset_restarts_stream),
+		cmocka_unit_test(test_stream_reset_forgets_old_abort),
 		cmocka_unit_test(test_ulp_replies_and_reposts_inside_deliver),
 		cmocka_unit_test(test_ulp_aborts_inside_deliver),
 		cmocka_unit_test(test_ulp_closes_inside_deliver),
