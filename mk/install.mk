@@ -75,7 +75,7 @@ PKG_RDMAP_OBJ := $(call obj,$(RDMAP_SRC))
 PKG_RDMAP_HDR := include/ddp/rdmap.h
 
 PKG_NAMES := libddp libddp-rdmap
-PKG_HEADERS := include/ddp/ddp.h include/ddp/llp.h include/ddp/rdmap.h
+PKG_HEADERS := include/ddp/ddp.h include/ddp/export.h include/ddp/llp.h include/ddp/rdmap.h
 ifeq ($(HAVE_LIBEVENT),1)
 PKG_NAMES += libddp-mpa
 PKG_HEADERS += include/ddp/mpa.h
@@ -97,22 +97,23 @@ PKG_NOUNDEF := -Wl,--no-undefined
 endif
 
 # ------------------------------------------------------------ export lists
-# $(PKG_GEN)/NAME.syms: the ddp_* functions named in the library's public
-# headers that its objects define, one per line. Both the shared library's
-# version script (NAME.map) and the installed archive (below) take it, so
-# libNAME.so and libNAME.a export exactly the same symbols.
+# $(PKG_GEN)/NAME.syms: the functions the library's public headers declare
+# with DDP_API (include/ddp/export.h) that its objects define, one per line.
+# Both the shared library's version script (NAME.map: every symbol at
+# version LIBDDP_<SONAME major>) and the installed archive (below) take it,
+# so libNAME.so and libNAME.a export exactly the same symbols.
 define pkg_syms_rule
 $(PKG_GEN)/$(1).syms: $(2) $(3)
 	@mkdir -p $$(dir $$@)
 	$$(Q)LC_ALL=C $$(NM) -g --defined-only $(2) | awk 'NF==3 {print $$$$3}' | LC_ALL=C sort -u > $$@.def
-	$$(Q)LC_ALL=C grep -ho 'ddp_[A-Za-z0-9_]* *(' $(3) | tr -d ' (' | LC_ALL=C sort -u | \
+	$$(Q)LC_ALL=C grep -h '^DDP_API' $(3) | grep -o 'ddp_[A-Za-z0-9_]* *(' | tr -d ' (' | LC_ALL=C sort -u | \
 	  LC_ALL=C comm -12 - $$@.def > $$@.tmp
 	$$(Q)rm -f $$@.def
 	@# an empty list would keep every symbol global in the archive
 	$$(Q)test -s $$@.tmp || { echo "$$@: no public function found" >&2; rm -f $$@.tmp; exit 1; }
 	$$(Q)mv $$@.tmp $$@
 $(PKG_GEN)/$(1).map: $(PKG_GEN)/$(1).syms
-	$$(Q){ echo '{'; echo 'global:'; sed 's/.*/	&;/' $$<; \
+	$$(Q){ echo 'LIBDDP_$$(DDP_SOMAJOR) {'; echo 'global:'; sed 's/.*/	&;/' $$<; \
 	  echo 'local:'; echo '	*;'; echo '};'; } > $$@.tmp
 	$$(Q)mv $$@.tmp $$@
 endef
@@ -204,7 +205,7 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 # Shared directories (lib, lib/pkgconfig, include) are left alone.
 PKG_ALL := libddp libddp-mpa libddp-sctp libddp-rdmap
 uninstall:
-	rm -f $(patsubst %,$(DESTDIR)$(includedir)/ddp/%.h,ddp llp mpa sctp rdmap)
+	rm -f $(patsubst %,$(DESTDIR)$(includedir)/ddp/%.h,ddp export llp mpa sctp rdmap)
 	rm -f $(foreach n,$(PKG_ALL),$(DESTDIR)$(libdir)/$(n).a $(DESTDIR)$(libdir)/$(n).so \
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)

@@ -56,6 +56,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include <ddp/export.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,15 +88,21 @@ enum ddp_err {
 	DDP_ERR_ACCESS = -19,	/* access rights or binding do not allow it */
 };
 
+/* The library's version at run time ("0.2.0"; DDP_LIB_VERSION_NUM's
+ * encoding), to compare with the DDP_LIB_VERSION_* macros of the headers
+ * a program was built with. Never fail. */
+DDP_API const char *ddp_version(void);
+DDP_API uint32_t ddp_version_num(void);
+
 /* Human readable text for a DDP_ERR_* code (never NULL, static storage). */
-const char *ddp_strerror(int err);
+DDP_API const char *ddp_strerror(int err);
 
 /* Name of an error report's (layer, type, code) triple as RFC 5041 §7.2
  * (layer DDP), RFC 5044 §8 / RFC 6581 (layer LLP: MPA) and libddp's LLP
  * type 3 codes define it, e.g. (1, 1, 0x00) "invalid STag"; layer 0
  * (RDMAP) names come from ddp_rdmap_term_str() in ddp/rdmap.h.
  * "undefined error" for a triple no RFC defines. Static storage. */
-const char *ddp_error_str(uint8_t layer, uint8_t etype, uint8_t code);
+DDP_API const char *ddp_error_str(uint8_t layer, uint8_t etype, uint8_t code);
 
 /* RFC 5040 §4.8 / RFC 5041 §7.2 error numbers carried in error reports. */
 enum ddp_layer { DDP_LAYER_RDMAP = 0, DDP_LAYER_DDP = 1, DDP_LAYER_LLP = 2 };
@@ -201,7 +209,7 @@ typedef struct ddp_ctx_config {
 
 /* Create a context. *out is owned by the caller; free with ddp_ctx_free().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
+DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
 
 /* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
  * created from it still exist (nothing is freed then), and says which
@@ -210,20 +218,20 @@ int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
  * callback's frame unwinds or, for MPA connections, on the next pass of
  * the event loop: run the loop once more (EVLOOP_NONBLOCK) before this
  * call. NULL is a no-op. */
-int ddp_ctx_free(ddp_ctx *ctx);
+DDP_API int ddp_ctx_free(ddp_ctx *ctx);
 
 /* What still holds a context alive (see ddp_ctx_free()). */
 typedef struct ddp_ctx_live {
 	uint32_t sessions, pds, stags;
 } ddp_ctx_live;
 /* Errors: DDP_ERR_INVAL (NULL). */
-int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out);
+DDP_API int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out);
 
 /* Protection domains (RFC 5041 §8, DDP-SEC-1).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_LIMIT. */
-int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out);
+DDP_API int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out);
 /* Errors: DDP_ERR_BUSY while STags or sessions use the PD. NULL: no-op. */
-int ddp_pd_free(ddp_pd *pd);
+DDP_API int ddp_pd_free(ddp_pd *pd);
 
 /* ----------------------------------------------------------------- STags */
 
@@ -267,7 +275,7 @@ typedef struct ddp_mr_attr {
  * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
  * addr+len wraps), DDP_ERR_LIMIT (max_stags; invalidated regions not yet
  * released count), DDP_ERR_NOMEM. */
-int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
+DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
 
 /* Returned (a success) by the invalidate calls when the STag is invalid but
  * outgoing RDMA Read Responses still read its buffer: the buffer is the
@@ -286,7 +294,7 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
  * runs when the last of them was sent or flushed; until then the buffer
  * must stay valid and unchanged).
  * Errors: DDP_ERR_NOENT (unknown or already invalid), DDP_ERR_INVAL. */
-int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
+DDP_API int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
 
 /* Invalidate an STag on behalf of the peer of (s, stream) (an RDMAP Send
  * with Invalidate, RFC 5040 §5.3): as ddp_stag_invalidate() (returns 0 or
@@ -294,12 +302,12 @@ int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
  * stream's PD.
  * Errors: DDP_ERR_INVAL (NULL, bad stream), DDP_ERR_NOENT (unknown or
  * already invalid), DDP_ERR_ACCESS (bound elsewhere: nothing changes). */
-int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+DDP_API int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
 			       uint32_t stag);
 
 /* Change the access rights of a registered STag (DDP-SEC-6).
  * Errors: DDP_ERR_NOENT, DDP_ERR_INVAL. */
-int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
+DDP_API int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
 
 /* Look up the local buffer behind an STag for a remote-read style access:
  * checks validity, the PD/stream binding of (session, stream),
@@ -309,7 +317,7 @@ int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
  * (a queued send) uses ddp_stag_hold_read().
  * Errors: DDP_ERR_NOENT (invalid STag), DDP_ERR_ACCESS (binding or rights),
  * DDP_ERR_INVAL (NULL ptr, bounds or TO wrap). */
-int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+DDP_API int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
 			  uint32_t stag, uint64_t to, uint64_t len, void **ptr);
 
 /* A hold on a region's buffer (an RDMAP Read Response being sent). */
@@ -323,14 +331,14 @@ typedef struct ddp_stag_hold ddp_stag_hold;
  * pair) drops it when its send completed or was flushed.
  * Errors: those of ddp_stag_resolve_read(), DDP_ERR_INVAL (NULL hold),
  * DDP_ERR_LIMIT (2^32 - 1 holds on one region). */
-int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
+DDP_API int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
 		       uint32_t stag, uint64_t to, uint64_t len, void **ptr,
 		       ddp_stag_hold **hold);
 
 /* Drop a hold of ddp_stag_hold_read(). The last one on an invalidated
  * region releases it (its released callback runs inside this call).
  * NULL ctx or hold: no-op. */
-void ddp_stag_unhold(ddp_ctx *ctx, ddp_stag_hold *hold);
+DDP_API void ddp_stag_unhold(ddp_ctx *ctx, ddp_stag_hold *hold);
 
 /* -------------------------------------------------------------- sessions */
 
@@ -418,7 +426,7 @@ struct ddp_llp_ops;
  * ddp/llp.h; applications normally get sessions from an adapter).
  * cb is copied; user is passed to every callback.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
+DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
 		    const struct ddp_llp_ops *ops, void *llp,
 		    const ddp_callbacks *cb, void *user, ddp_session **out);
 
@@ -431,22 +439,22 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
  * Errors: DDP_ERR_BUSY when called inside one of this session's callbacks
  * (nothing is freed; free it after the callback has returned;
  * ddp_stream_abort() and ddp_session_close() work inside them). */
-int ddp_session_free(ddp_session *s);
+DDP_API int ddp_session_free(ddp_session *s);
 
-uint32_t ddp_session_nstreams(const ddp_session *s);
-uint32_t ddp_session_mulpdu(const ddp_session *s);
-ddp_ctx *ddp_session_ctx(const ddp_session *s);
+DDP_API uint32_t ddp_session_nstreams(const ddp_session *s);
+DDP_API uint32_t ddp_session_mulpdu(const ddp_session *s);
+DDP_API ddp_ctx *ddp_session_ctx(const ddp_session *s);
 /* Payload octets the library itself copied (staging, whole-segment entry,
  * contiguous tx build). The header-first receive path leaves it at 0. */
-uint64_t ddp_session_copied_bytes(const ddp_session *s);
+DDP_API uint64_t ddp_session_copied_bytes(const ddp_session *s);
 /* Application data of a session and of each of its streams: slots the
  * library never reads (unlike the callbacks' user pointer, which an
  * adapter may own). NULL until set. Setting on a bad stream: DDP_ERR_INVAL;
  * getting from a NULL session or a bad stream: NULL. */
-void ddp_session_set_user_data(ddp_session *s, void *data);
-void *ddp_session_user_data(const ddp_session *s);
-int ddp_stream_set_user_data(ddp_session *s, uint32_t stream, void *data);
-void *ddp_stream_user_data(const ddp_session *s, uint32_t stream);
+DDP_API void ddp_session_set_user_data(ddp_session *s, void *data);
+DDP_API void *ddp_session_user_data(const ddp_session *s);
+DDP_API int ddp_stream_set_user_data(ddp_session *s, uint32_t stream, void *data);
+DDP_API void *ddp_stream_user_data(const ddp_session *s, uint32_t stream);
 
 /* Counters of one stream, or of a whole session (the sum over its
  * streams). Octets are ULP payload octets, headers not included. */
@@ -464,14 +472,14 @@ typedef struct ddp_stats {
 				      * what ddp_stream_queued() reports */
 } ddp_stats;
 /* Errors: DDP_ERR_INVAL (NULL, bad stream). */
-int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out);
-int ddp_session_get_stats(const ddp_session *s, ddp_stats *out);
+DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out);
+DDP_API int ddp_session_get_stats(const ddp_session *s, ddp_stats *out);
 
 /* Octets submitted on a stream with ddp_send_*() and not yet completed
  * (send_done not yet called); *msgs (may be NULL) gets the message count.
  * Both are bounded by ddp_session_config (max_tx_octets plus one message,
  * max_tx_queued). 0 for a NULL session or a bad stream. */
-uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs);
+DDP_API uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs);
 
 /* Ask for the writable callback once the stream's queued octets are at
  * most lowat and a message can be queued (below both limits of
@@ -480,13 +488,13 @@ uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs
  * callback runs later, never inside this call).
  * Errors: DDP_ERR_INVAL (NULL, bad stream, no writable callback),
  * DDP_ERR_CLOSED (the stream can send nothing more). */
-int ddp_stream_notify_writable(ddp_session *s, uint32_t stream, uint64_t lowat);
+DDP_API int ddp_stream_notify_writable(ddp_session *s, uint32_t stream, uint64_t lowat);
 
 /* Bind a stream to a PD (NULL: none) before its traffic: once a message
  * was queued on it or a segment arrived, the binding is fixed.
  * Errors: DDP_ERR_INVAL (NULL session, bad stream, PD of another
  * context), DDP_ERR_STATE (the stream has had traffic). */
-int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
+DDP_API int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
 
 /* Post an untagged receive buffer on (stream, qn). Buffers of one queue are
  * consumed in MSN order (the first posted takes the next MSN). A message is
@@ -500,7 +508,7 @@ int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
  * docs/design.md, "Ordering").
  * Errors: DDP_ERR_INVAL (NULL session/buf with len>0, bad stream/qn),
  * DDP_ERR_LIMIT (max_posted), DDP_ERR_CLOSED, DDP_ERR_NOMEM. */
-int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
+DDP_API int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
 		  size_t len, void *buf_ctx);
 
 /* Send an untagged message (RFC 5041 §4.3). rsvdulp: low 40 bits used.
@@ -512,31 +520,31 @@ int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
  * already sent), DDP_ERR_LIMIT (the stream's queue is at max_tx_queued
  * messages or max_tx_octets octets: wait for writable), DDP_ERR_NOMEM.
  * Never DDP_ERR_AGAIN (an LLP-level code the core handles itself). */
-int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn,
+DDP_API int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn,
 		      uint64_t rsvdulp, const struct iovec *iov, int iovcnt,
 		      void *msg_ctx);
 
 /* Send a tagged message (RFC 5041 §4.2) to the peer's STag at TO.
  * Same ownership and errors as ddp_send_untagged(), plus DDP_ERR_INVAL when
  * to + length wraps 2^64. */
-int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag,
+DDP_API int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag,
 		    uint64_t to, uint8_t rsvdulp, const struct iovec *iov,
 		    int iovcnt, void *msg_ctx);
 
 /* Graceful close of one stream (RFC 5041 §6, DDP-TRD-2): messages already
  * submitted are sent first, later sends fail with DDP_ERR_CLOSED; reception
  * continues until the peer closes too. Errors: DDP_ERR_INVAL. */
-int ddp_stream_close(ddp_session *s, uint32_t stream);
+DDP_API int ddp_stream_close(ddp_session *s, uint32_t stream);
 
 /* Abortive teardown of one stream: flushes sends and posted buffers with
  * DDP_ERR_ABORTED and asks the LLP to stop the stream. Errors: INVAL. */
-int ddp_stream_abort(ddp_session *s, uint32_t stream);
+DDP_API int ddp_stream_abort(ddp_session *s, uint32_t stream);
 
 /* Close every stream gracefully (abortive != 0: abort them) and ask the LLP
  * to end the connection. An abortive close works at any time, also after a
  * graceful one started (a peer that stopped answering cannot hold the
  * close: MPA resets TCP, SCTP sends ABORT). Errors: DDP_ERR_INVAL. */
-int ddp_session_close(ddp_session *s, int abortive);
+DDP_API int ddp_session_close(ddp_session *s, int abortive);
 
 /* A graceful close with a deadline: as ddp_session_close(s, 0) now, and
  * as ddp_session_close(s, 1) when the connection is not down after ms
@@ -545,14 +553,14 @@ int ddp_session_close(ddp_session *s, int abortive);
  * DDP_ERR_UNSUPPORTED (an LLP of the application's own without the
  * close_deadline operation, see llp.h: call ddp_session_close(s, 1)
  * yourself). */
-int ddp_session_close_deadline(ddp_session *s, unsigned ms);
+DDP_API int ddp_session_close_deadline(ddp_session *s, unsigned ms);
 
 /* Our address (peer 0) or the peer's (peer != 0) as text into buf (len
  * octets, NUL terminated): "192.0.2.1:5000", "[2001:db8::1]:5000"; an SCTP
  * session names its UDP encapsulation addresses (RFC 6951).
  * Errors: DDP_ERR_INVAL (NULL, len too small for "?"), DDP_ERR_UNSUPPORTED
  * (the LLP keeps no address), DDP_ERR_NOENT (not known / gone). */
-int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t len);
+DDP_API int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t len);
 
 /* ------------------------------------------ one adapter model (any LLP)
  *
@@ -590,12 +598,12 @@ typedef struct ddp_conn_callbacks {
 } ddp_conn_callbacks;
 
 /* The bound port of a listener (host order). */
-int ddp_listener_port(const ddp_listener *l);
+DDP_API int ddp_listener_port(const ddp_listener *l);
 /* Stop listening (allowed inside any callback). MPA: connections already
  * accepted live on; SCTP: see ddp_sctp_listen_on(). Part of it is freed
  * by the event loop: run it once more (EVLOOP_NONBLOCK) before
  * ddp_ctx_free() / event_base_free(). NULL: no-op. */
-void ddp_listener_free(ddp_listener *l);
+DDP_API void ddp_listener_free(ddp_listener *l);
 
 #ifdef __cplusplus
 }

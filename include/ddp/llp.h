@@ -94,7 +94,7 @@ typedef struct ddp_rx {
 
 /* Length of the DDP header whose first (control) octet is ctrl: 14 when the
  * T bit is set, else 18 (RFC 5041 §4.1). */
-size_t ddp_hdr_len(uint8_t ctrl);
+DDP_API size_t ddp_hdr_len(uint8_t ctrl);
 
 /* Header-first placement, step 1 (the receive contract): hdr holds the
  * whole DDP header (hdr_len = ddp_hdr_len(hdr[0])), payload_len the payload
@@ -108,7 +108,7 @@ size_t ddp_hdr_len(uint8_t ctrl);
  * seq is DDP_LLP_INORDER or the LLP's 16-bit ordering number.
  * Returns 0, or DDP_ERR_INVAL (misuse: NULL, bad stream, hdr_len wrong,
  * a ticket still open on this session). */
-int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq,
+DDP_API int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq,
 		     const uint8_t *hdr, size_t hdr_len, size_t payload_len,
 		     ddp_rx *rx);
 
@@ -116,20 +116,20 @@ int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq,
  * socket reads), ask again where the bytes may go: returns rx->dst + off, or
  * NULL when the destination was revoked meanwhile (ddp_stag_invalidate):
  * then discard the rest. off is the number of payload octets already read. */
-void *ddp_llp_rx_dst(ddp_session *s, ddp_rx *rx, size_t off);
+DDP_API void *ddp_llp_rx_dst(ddp_session *s, ddp_rx *rx, size_t off);
 
 /* Header-first placement, step 2: the payload was read (ok != 0 when the
  * LLP's integrity check, e.g. the MPA CRC, passed). With ok == 0 nothing of
  * the segment counts as placed and nothing is delivered; the adapter then
  * reports the LLP error with ddp_llp_error(). May deliver messages.
  * Returns 0 or DDP_ERR_INVAL. */
-int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok);
+DDP_API int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok);
 
 /* Whole-segment entry: seg/len is a complete DDP segment. Equivalent to
  * begin + memcpy + end (the copy is counted in ddp_session_copied_bytes).
  * Returns 0 or DDP_ERR_INVAL. A malformed segment is reported through the
  * error callback, not as a return value. */
-int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq,
+DDP_API int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq,
 		       const uint8_t *seg, size_t len);
 
 /* An out-of-order LLP consumed ordering number seq for something that is not
@@ -138,33 +138,33 @@ int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq,
  * DDP_ERR_NOMEM when seq is ahead of a hole and the context has no memory
  * to hold it (max_reorder_bytes): the stream is then stopped with a local
  * catastrophic error (RFC 5041 §7.2) reported through the error callback. */
-int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq);
+DDP_API int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq);
 
 /* Reset a stream for a new DDP stream session (SCTP re-initiate): MSNs back
  * to 1, ordering back to seq 0, error state cleared. Outstanding sends and
  * posted buffers complete with DDP_ERR_ABORTED. Returns 0 or DDP_ERR_INVAL. */
-int ddp_llp_stream_reset(ddp_session *s, uint32_t stream);
+DDP_API int ddp_llp_stream_reset(ddp_session *s, uint32_t stream);
 
 /* The object that owns the session was freed inside a callback (the
  * lifetime rule of ddp.h): from now on the session calls nothing back,
  * places nothing into the ULP's buffers and sends nothing; the adapter
  * frees it with ddp_session_free() once its frames unwound. Idempotent;
  * NULL is a no-op. */
-void ddp_llp_session_silence(ddp_session *s);
+DDP_API void ddp_llp_session_silence(ddp_session *s);
 
 /* ---------------------------------------------------------- events from LLP */
 
 /* MULPDU changed (DDP-LLP-1); applies to segments not yet handed over. */
-void ddp_llp_mulpdu_changed(ddp_session *s, uint32_t mulpdu);
+DDP_API void ddp_llp_mulpdu_changed(ddp_session *s, uint32_t mulpdu);
 /* The LLP can take more segments again (after DDP_ERR_AGAIN). */
-void ddp_llp_writable(ddp_session *s);
+DDP_API void ddp_llp_writable(ddp_session *s);
 /* One DDP_LLP_PENDING segment of the stream is fully handed to the transport. */
-void ddp_llp_tx_done(ddp_session *s, uint32_t stream);
+DDP_API void ddp_llp_tx_done(ddp_session *s, uint32_t stream);
 /* Count payload octets the adapter copied itself (staging). */
-void ddp_llp_count_copy(ddp_session *s, uint64_t n);
+DDP_API void ddp_llp_count_copy(ddp_session *s, uint64_t n);
 /* LLP error on a stream (e.g. MPA CRC: layer 2, etype 0, code 2): stops the
  * stream like a DDP error (first error wins, reported once). */
-void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
+DDP_API void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
 		   uint8_t etype, uint8_t code);
 /* The same about one received segment whose header the LLP has: the error
  * report carries it (RFC 5041 §7.2 DDP-ERR-2; RFC 5040 §4.8: an RDMAP
@@ -172,23 +172,23 @@ void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
  * segment's length. hdr holds hdr_len octets (at most DDP_MAX_HDR_LEN are
  * kept); a header cut short by the end of the segment is reported at its
  * full length (ddp_hdr_len(hdr[0])) with the missing octets zero. */
-void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer,
+DDP_API void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer,
 		       uint8_t etype, uint8_t code, const uint8_t *hdr,
 		       size_t hdr_len, uint64_t seg_len);
 /* The peer closed its sending half of the stream gracefully (FIN, SCTP
  * session Terminate): RFC 5041 §6 half-close; later data on it is an error. */
-void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);
+DDP_API void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);
 /* The stream (UINT32_MAX: every stream) is gone (connection lost, reset,
  * peer died). Outstanding requests complete with err (DDP_ERR_LLP when err
  * is not negative), DDP-TRD-7. */
-void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
+DDP_API void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
 /* The LLP finished a graceful close of the stream (both halves). */
-void ddp_llp_closed(ddp_session *s, uint32_t stream);
+DDP_API void ddp_llp_closed(ddp_session *s, uint32_t stream);
 
 /* Adapters: report through ctx's log hook (ddp_ctx_config.log), printf
  * style, cut at 255 octets. Nothing is formatted without a hook. ctx may
  * be NULL (no-op). */
-void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt,
+DDP_API void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt,
 		 ...)
 #if defined(__GNUC__)
 	__attribute__((format(printf, 3, 4)))
@@ -206,7 +206,7 @@ typedef struct ddp_conn_glue {
 	void *user;
 	int dead; /* down() was called: the trampolines call nothing more */
 } ddp_conn_glue;
-const ddp_callbacks *ddp_conn_trampolines(void);
+DDP_API const ddp_callbacks *ddp_conn_trampolines(void);
 
 /* A listener of either adapter behind ddp_listener (ddp.h). */
 typedef struct ddp_listener_ops {
@@ -214,7 +214,7 @@ typedef struct ddp_listener_ops {
 	int (*port)(const void *impl);
 } ddp_listener_ops;
 /* Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-int ddp_listener_new(const ddp_listener_ops *ops, void *impl, ddp_listener **out);
+DDP_API int ddp_listener_new(const ddp_listener_ops *ops, void *impl, ddp_listener **out);
 
 #ifdef __cplusplus
 }

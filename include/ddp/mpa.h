@@ -149,7 +149,7 @@ typedef void (*ddp_mpa_accept_cb)(ddp_mpa_conn *c, const ddp_mpa_info *req,
  * caller: ddp_mpa_conn_free().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/connect failed
  * at once; errno kept). */
-int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
+DDP_API int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 		    const struct sockaddr *sa, socklen_t salen,
 		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
 		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
@@ -163,20 +163,20 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
  * any callback. Connections start with the listener's user pointer; change
  * it with ddp_mpa_set_user().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
-int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
+DDP_API int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		   const struct sockaddr *sa, socklen_t salen,
 		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
 		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
 		   ddp_mpa_listener **out);
 /* Bound TCP port (host order) of a listener, e.g. after port 0. */
-int ddp_mpa_listener_port(const ddp_mpa_listener *l);
+DDP_API int ddp_mpa_listener_port(const ddp_mpa_listener *l);
 /* Stop listening. Connections already accepted are not touched. */
-void ddp_mpa_listener_free(ddp_mpa_listener *l);
+DDP_API void ddp_mpa_listener_free(ddp_mpa_listener *l);
 
 /* Run MPA over an already connected TCP socket (made non-blocking; owned by
  * the connection from now on, closed by it) in either role.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. On error the fd is not closed. */
-int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
+DDP_API int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
 		    int initiator, const ddp_mpa_config *cfg,
 		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
 		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
@@ -191,26 +191,26 @@ int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
  * caller's: ddp_listener_free().
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
-int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+DDP_API int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user);
-int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+DDP_API int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		      ddp_listener **out);
 
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
  * with optional private data (copied; <= 512 octets, 508 with rev 2).
  * Errors: DDP_ERR_STATE (no Request waiting), DDP_ERR_INVAL. */
-int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len);
-int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len);
+DDP_API int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len);
+DDP_API int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len);
 
 /* The DDP session of the connection (owned by it; valid until
  * ddp_mpa_conn_free()). */
-ddp_session *ddp_mpa_session(const ddp_mpa_conn *c);
+DDP_API ddp_session *ddp_mpa_session(const ddp_mpa_conn *c);
 /* Negotiated parameters and the peer's private data.
  * Errors: DDP_ERR_INVAL, DDP_ERR_STATE (no start-up frame seen yet). */
-int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out);
+DDP_API int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out);
 /* Change the user pointer given to the callbacks of this connection. */
-void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
+DDP_API void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
 /* Free the connection and its session; an open connection is reset (use
  * ddp_session_close() first and wait for DDP_MPA_CLOSED for an orderly
  * end). Outside its callbacks, queued sends and posted buffers come back
@@ -218,7 +218,7 @@ void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
  * connection (its own and its session's): silent at once (ddp.h,
  * "Lifetime"), no callback follows, nothing more is placed, read or sent;
  * the memory goes when the callback has unwound. NULL is a no-op. */
-void ddp_mpa_conn_free(ddp_mpa_conn *c);
+DDP_API void ddp_mpa_conn_free(ddp_mpa_conn *c);
 
 #ifdef __cplusplus
 }

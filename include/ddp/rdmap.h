@@ -176,14 +176,14 @@ typedef struct ddp_rdmap_config {
 /* Create a dispatcher over ctx. other/other_user (both optional) receive
  * the DDP events of streams that have no queue pair. *out is the caller's:
  * ddp_rdmap_dev_free(). Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other,
+DDP_API int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other,
 		      void *other_user, ddp_rdmap_dev **out);
 /* Free a dispatcher. Errors: DDP_ERR_BUSY while queue pairs exist (nothing
  * freed). NULL is a no-op (returns 0). */
-int ddp_rdmap_dev_free(ddp_rdmap_dev *dev);
+DDP_API int ddp_rdmap_dev_free(ddp_rdmap_dev *dev);
 /* The DDP callback table to give the sessions (with dev as user): every
  * field of *out is written (writable NULL). */
-void ddp_rdmap_dev_callbacks(ddp_callbacks *out);
+DDP_API void ddp_rdmap_dev_callbacks(ddp_callbacks *out);
 
 /* Create a queue pair on (s, stream) with the negotiated ird/ord (MPA:
  * ddp_mpa_info.ird/.ord; SCTP: from the Enhanced Initiate/Accept). Posts ird buffers on QN 1 and one
@@ -193,7 +193,7 @@ void ddp_rdmap_dev_callbacks(ddp_callbacks *out);
  * Errors: DDP_ERR_INVAL (NULL, bad stream, ird or ord over 16383),
  * DDP_ERR_BUSY (the stream has a queue pair), DDP_ERR_NOMEM, and the errors
  * of ddp_post_recv(). */
-int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+DDP_API int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 		     const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb,
 		     void *user, ddp_rdmap_qp **out);
 /* Free a queue pair. Unless the stream already ended, it is aborted first
@@ -206,16 +206,16 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
  * (ddp.h, "Lifetime": no completion or terminate callback follows) and
  * goes when the callback has returned, its stream aborted then.
  * NULL is a no-op. Returns 0. */
-int ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
-void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user);
-void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp);
-ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp);
+DDP_API int ddp_rdmap_qp_free(ddp_rdmap_qp *qp);
+DDP_API void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user);
+DDP_API void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp);
+DDP_API ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp);
 /* 1 once the stream stopped (Terminate sent or received, LLP gone). */
-int ddp_rdmap_qp_failed(const ddp_rdmap_qp *qp);
+DDP_API int ddp_rdmap_qp_failed(const ddp_rdmap_qp *qp);
 
 /* Post a receive buffer for one incoming Send (QN 0).
  * Errors: DDP_ERR_INVAL, DDP_ERR_STREAM (stopped), those of ddp_post_recv. */
-int ddp_rdmap_post_recv(ddp_rdmap_qp *qp, void *buf, size_t len, void *ctx);
+DDP_API int ddp_rdmap_post_recv(ddp_rdmap_qp *qp, void *buf, size_t len, void *ctx);
 
 enum ddp_rdmap_send_flags {
 	DDP_RDMAP_SEND_SE = 0x1,  /* Solicited Event */
@@ -225,19 +225,19 @@ enum ddp_rdmap_send_flags {
  * Errors: DDP_ERR_INVAL (NULL qp, iovcnt < 0, unknown flags),
  * DDP_ERR_TOOBIG (total >= 2^32), DDP_ERR_LIMIT (max_send_wr),
  * DDP_ERR_STREAM (stopped), DDP_ERR_NOMEM. */
-int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
+DDP_API int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
 			const struct iovec *iov, int iovcnt, void *ctx);
 /* Post an RDMA Write of iov to the peer's (stag, to).
  * Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL when to + length
  * wraps 2^64. */
-int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
+DDP_API int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
 			 const struct iovec *iov, int iovcnt, void *ctx);
 /* Post an RDMA Read of len octets from the peer's (src_stag, src_to) into
  * our sink (sink_stag, sink_to), which must be registered with
  * DDP_ACCESS_REMOTE_WRITE for this stream. Completes when the Read
  * Response was placed. Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL
  * (ORD is 0). */
-int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
+DDP_API int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
 			uint32_t src_stag, uint64_t src_to, uint32_t len,
 			void *ctx);
 
@@ -247,13 +247,13 @@ int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
  * siw puts them. Truncated headers are kept as far as present. Advances
  * *src. Errors: DDP_ERR_NEED_MORE (fewer than 4 octets), DDP_ERR_PROTO
  * (neither reading is a defined error). */
-int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src,
+DDP_API int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src,
 			  const uint8_t *end);
 /* 1 when (layer, etype, code) is an error RFC 5040 §4.8 / RFC 5041 §7.2 /
  * RFC 5044 §8 / RFC 6581 defines, or libddp's LLP codes (ddp/ddp.h). */
-int ddp_rdmap_term_valid(uint8_t layer, uint8_t etype, uint8_t code);
+DDP_API int ddp_rdmap_term_valid(uint8_t layer, uint8_t etype, uint8_t code);
 /* Short text for a Terminate's (layer, etype, code), static storage. */
-const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code);
+DDP_API const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code);
 
 #ifdef __cplusplus
 }

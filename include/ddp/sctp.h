@@ -194,16 +194,16 @@ typedef struct ddp_sctp_config {
  * sessions first for an orderly end.
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
-int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+DDP_API int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user);
-int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+DDP_API int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		       ddp_listener **out);
 
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */
-int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
+DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		    ddp_sctp_ep **out);
 /* Abort every association (one ABORT datagram each, sent before the UDP
  * socket closes) and free the endpoint. The sessions are freed: their
@@ -217,21 +217,21 @@ int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
  * follows, nothing more is placed into its sessions' buffers or sent);
  * the endpoint is freed from the event loop once the callback has
  * returned (run the loop again before ddp_ctx_free()). NULL is a no-op. */
-void ddp_sctp_ep_free(ddp_sctp_ep *ep);
+DDP_API void ddp_sctp_ep_free(ddp_sctp_ep *ep);
 /* The bound UDP port. */
-int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
+DDP_API int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
 /* Accept associations from any UDP peer. Errors: DDP_ERR_INVAL,
  * DDP_ERR_STATE (already listening), DDP_ERR_SYS. */
-int ddp_sctp_listen(ddp_sctp_ep *ep);
+DDP_API int ddp_sctp_listen(ddp_sctp_ep *ep);
 /* Open an association to addr:port (UDP). *out is valid until its assoc
  * callback reports status < 0. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
  * DDP_ERR_SYS. */
-int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
+DDP_API int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
 		     ddp_sctp_assoc **out);
 
 /* The association's DDP session (NULL before it is up). Owned by the
  * association: do not free it. */
-ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
+DDP_API ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
 
 /* Start a DDP stream session on stream (RFC 5043 §6.2): sends Initiate
  * with priv (0..512 octets, copied). The answer comes as ACCEPTED/REJECTED.
@@ -239,7 +239,7 @@ ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
  * already running / association not up), DDP_ERR_BUSY (the stream's old
  * session may still have chunks in flight, RFC 5043 §6: retry later),
  * DDP_ERR_NOMEM. */
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+DDP_API int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
 		      size_t priv_len);
 /* Answer an INITIATE (Accept / Reject with private data, copied). Reject
  * is only ever sent through this call (RFC 5043 §5.2.3). An Enhanced
@@ -247,9 +247,9 @@ int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
  * Accept then carries IRD/ORD 0x3FFF ("the ULP negotiates") and priv may
  * hold at most 508 octets. Errors: DDP_ERR_INVAL (bad stream, priv too
  * long), DDP_ERR_STATE (no INITIATE pending on stream). */
-int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+DDP_API int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
 		    size_t priv_len);
-int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
+DDP_API int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
 		    size_t priv_len);
 
 /* RFC 6581 §7: the IRD/ORD word of Enhanced Initiate / Accept (same layout
@@ -266,22 +266,22 @@ typedef struct ddp_sctp_ird_ord {
  * (RFC 6581 §7: only when enhanced behaviour is wanted); priv <= 508 octets.
  * Errors: those of ddp_sctp_initiate, DDP_ERR_INVAL (io NULL or IRD/ORD
  * over 14 bits). */
-int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+DDP_API int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
 			       const ddp_sctp_ird_ord *io, const void *priv,
 			       size_t priv_len);
 /* Accept an Enhanced Initiate with our IRD/ORD word (io NULL: 0x3FFF for
  * both); priv <= 508 octets. Errors: those of ddp_sctp_accept. */
-int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
+DDP_API int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
 			     const ddp_sctp_ird_ord *io, const void *priv,
 			     size_t priv_len);
 /* The IRD/ORD word the peer sent in this stream's current session.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOENT (the peer sent none). */
-int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
+DDP_API int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 			  ddp_sctp_ird_ord *out);
 
 /* End the association: graceful SHUTDOWN (abortive == 0) or ABORT. The
  * assoc callback reports the end. Errors: DDP_ERR_INVAL. */
-int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
+DDP_API int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
 
 /* Statistics of an association. */
 typedef struct ddp_sctp_stats {
@@ -293,7 +293,7 @@ typedef struct ddp_sctp_stats {
 	uint64_t rx_dropped;	/* chunks of no / a dead session */
 	uint64_t udp_bad_crc;	/* datagrams dropped on CRC32c (endpoint) */
 } ddp_sctp_stats;
-void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st);
+DDP_API void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st);
 
 #ifdef __cplusplus
 }

@@ -74,7 +74,7 @@ done
 
 # defined globals of a file, one name per line
 globals() {
-	LC_ALL=C nm -g --defined-only "$1" 2>/dev/null | awk 'NF == 3 {print $3}' | LC_ALL=C sort -u
+	LC_ALL=C nm -g --defined-only "$1" 2>/dev/null | awk 'NF == 3 && $2 != "A" {print $3}' | LC_ALL=C sort -u
 }
 for l in $libs; do
 	for f in "$libdir/$l.a" "$libdir/$l.so"; do
@@ -101,7 +101,8 @@ for l in $libs; do
 			ok "$n: no ddp_debug_* test hook"
 		fi
 	done
-	LC_ALL=C nm -D --defined-only "$libdir/$l.so" | awk 'NF == 3 {print $3}' | LC_ALL=C sort -u \
+	# (the .so's names carry their symbol version: ddp_x@@LIBDDP_0)
+	LC_ALL=C nm -D --defined-only "$libdir/$l.so" | awk 'NF == 3 && $2 != "A" {print $3}' | sed 's/@.*//' | LC_ALL=C sort -u \
 		> "$T/so"
 	globals "$libdir/$l.a" > "$T/a"
 	if cmp -s "$T/a" "$T/so"; then
@@ -109,6 +110,13 @@ for l in $libs; do
 	else
 		bad "$l.a and $l.so export different symbols (< .a only, > .so only):"
 		diff "$T/a" "$T/so" | grep '^[<>]' | head -20
+	fi
+	# symbol versioning: every export at the SONAME's version node
+	unv=$(objdump -T "$libdir/$l.so" | grep -v 'UND' | awk '$NF ~ /^ddp_/ && $(NF-1) !~ /^LIBDDP_[0-9]+$/ {print $NF}')
+	if [ -z "$unv" ]; then
+		ok "$l.so: every export at version LIBDDP_<major>"
+	else
+		bad "$l.so: exports without the version node: $(echo "$unv" | head -5 | tr '\n' ' ')"
 	fi
 done
 

@@ -344,9 +344,19 @@ static void test_session_free_inside_its_callback_is_refused(void **state)
 	memllp_free(m); /* frees both sessions: b is still alive */
 }
 
+/* The run-time version is the headers' (ddp_version, DDP_LIB_VERSION_*). */
+static void test_version_matches_the_headers(void **state)
+{
+	(void)state;
+	assert_string_equal(ddp_version(), DDP_LIB_VERSION_STRING);
+	assert_int_equal(ddp_version_num(), DDP_LIB_VERSION_NUM);
+	assert_int_equal(DDP_LIB_VERSION_NUM >> 16, DDP_LIB_VERSION_MAJOR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_matches_the_headers),
 		cmocka_unit_test(test_user_data_slots_are_the_ulps),
 		cmocka_unit_test(test_stats_count_messages_octets_and_errors),
 		cmocka_unit_test(test_limit_refusal_arms_writable),
