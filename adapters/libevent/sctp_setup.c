@@ -15,13 +15,20 @@
 #include "common/peer_addr.h"
 
 /* One glue per endpoint: an outgoing connection has an endpoint of its
- * own, a listener one shared by its associations. */
+ * own, a listener one shared by its associations. A listener freed while
+ * associations are up stops taking new ones; its endpoint (and this glue)
+ * goes with the last of them, as an MPA listener leaves its connections
+ * alive. */
 struct sctp_glue {
 	ddp_conn_glue g;
 	struct event_base *base;
 	ddp_sctp_ep *ep;
 	int outgoing;
+	int listener_gone; /* ddp_listener_free() was called */
+	unsigned up;	   /* associations up (listener side) */
 };
+
+static void glue_release(struct sctp_glue *m);
 
 static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -33,6 +40,8 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	struct sctp_glue *m = user;
 	if (status == 0) {
+		if (!m->outgoing)
+			m->up++;
 		if (m->g.cb.up)
 			m->g.cb.up(s, m->g.user);
 		if (!m->outgoing)
@@ -46,14 +55,22 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	}
 	if (m->outgoing)
 		m->g.dead = 1;
+	if (!m->outgoing && s && m->up)
+		m->up--;
 	m->g.cb.down(s, status == DDP_ERR_CLOSED ? 0 : status, m->g.user);
-	if (m->outgoing) {
-		/* the endpoint goes with its one association: its free is
-		 * deferred to the loop, and so is the glue's, after it */
-		ddp_sctp_ep_free(m->ep);
-		if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
-			m->g.user = NULL; /* leaked rather than used after a free */
+	if (m->outgoing || (m->listener_gone && m->up == 0)) {
+		m->g.dead = 1;
+		glue_release(m);
 	}
+}
+
+/* The endpoint goes (its free is deferred to the loop inside a callback,
+ * and so is the glue's, after it). */
+static void glue_release(struct sctp_glue *m)
+{
+	ddp_sctp_ep_free(m->ep);
+	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
+		m->g.user = NULL; /* leaked rather than used after a free */
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
@@ -151,13 +168,16 @@ int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host,
 static void listener_free(void *impl)
 {
 	struct sctp_glue *m = impl;
-	/* its associations end with it; inside one of their callbacks the
-	 * endpoint's free is deferred to the loop, so is the glue's (the
-	 * sessions' flushes still run the trampolines, which see g.dead) */
-	m->g.dead = 1;
-	ddp_sctp_ep_free(m->ep);
-	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
-		m->g.user = NULL; /* leaked rather than used after a free */
+	/* no new association; those up live on, and the endpoint goes with
+	 * the last (on_assoc). Inside a callback the endpoint's free is
+	 * deferred to the loop, so is the glue's (the sessions' flushes still
+	 * run the trampolines, which see g.dead). */
+	m->listener_gone = 1;
+	ddp_sctp_unlisten(m->ep);
+	if (m->up == 0) {
+		m->g.dead = 1;
+		glue_release(m);
+	}
 }
 
 static int listener_port(const void *impl)

@@ -420,7 +420,7 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 {
 	ddp_sctp_ep *ep = user;
 	(void)lep;
-	if (ep->life.closing) { /* being freed: take nothing new */
+	if (ep->life.closing || ep->unlistened) { /* take nothing new */
 		sctp_ll_free(ll);
 		return;
 	}
@@ -594,6 +594,14 @@ int ddp_sctp_listen(ddp_sctp_ep *ep)
 	if (!ep)
 		return DDP_ERR_INVAL;
 	return sctp_ll_listen(ep->ll, on_accept, ep);
+}
+
+int ddp_sctp_unlisten(ddp_sctp_ep *ep)
+{
+	if (!ep)
+		return DDP_ERR_INVAL;
+	ep->unlistened = 1;
+	return 0;
 }
 
 int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,

@@ -137,6 +137,7 @@ struct ddp_sctp_ep {
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
 	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
+	int unlistened; /* ddp_sctp_unlisten: no new associations */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */
 	uint64_t nstreams_used; /* streams of the associations up and not

@@ -599,10 +599,12 @@ typedef struct ddp_conn_callbacks {
 
 /* The bound port of a listener (host order). */
 DDP_API int ddp_listener_port(const ddp_listener *l);
-/* Stop listening (allowed inside any callback). MPA: connections already
- * accepted live on; SCTP: see ddp_sctp_listen_on(). Part of it is freed
- * by the event loop: run it once more (EVLOOP_NONBLOCK) before
- * ddp_ctx_free() / event_base_free(). NULL: no-op. */
+/* Stop listening (allowed inside any callback): no new connection; the
+ * connections already up live on, on both LLPs, each until its down()
+ * (SCTP: the listener's UDP port stays bound until the last one went).
+ * Part of it is freed by the event loop: run it once more
+ * (EVLOOP_NONBLOCK) before ddp_ctx_free() / event_base_free(). NULL:
+ * no-op. */
 DDP_API void ddp_listener_free(ddp_listener *l);
 
 #ifdef __cplusplus

@@ -189,9 +189,9 @@ typedef struct ddp_sctp_config {
  * DDP stream session on every stream (cfg->nstreams, default 64); the
  * listening side accepts every Initiate; each becomes cb->stream_open.
  * The adapter frees the association after cb->down (and a connecting
- * side's endpoint with it). ddp_listener_free() ends the listener's
- * associations with it (abortively, without cb->down): close their
- * sessions first for an orderly end.
+ * side's endpoint with it). ddp_listener_free() stops taking new
+ * associations; those up live on (as an MPA listener's connections), and
+ * the listener's UDP port stays bound until the last of them went down.
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
 DDP_API int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
@@ -223,6 +223,9 @@ DDP_API int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
 /* Accept associations from any UDP peer. Errors: DDP_ERR_INVAL,
  * DDP_ERR_STATE (already listening), DDP_ERR_SYS. */
 DDP_API int ddp_sctp_listen(ddp_sctp_ep *ep);
+/* Take no new association from now on (those that come are ABORTed);
+ * the associations already there go on. Errors: DDP_ERR_INVAL. */
+DDP_API int ddp_sctp_unlisten(ddp_sctp_ep *ep);
 /* Open an association to addr:port (UDP). *out is valid until its assoc
  * callback reports status < 0. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
  * DDP_ERR_SYS. */
