@@ -35,7 +35,7 @@ struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
 /* Memory of out-of-order rings, shared by every stream of a context
  * (ddp_ctx_config.max_reorder_bytes): a peer cannot pin more than this
  * with early segments whose predecessors never come. It is shared fairly
- * between sessions (issue 15, docs/fairness.md); the rule is ooo_charge()
+ * between sessions (docs/fairness.md); the rule is ooo_charge()
  * in order.c. */
 struct ooo_acct;
 struct ooo_budget {
@@ -267,7 +267,7 @@ void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
 void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
 		 int call_llp);
 
-/* tx.c: calls nothing of session.c (issue 14); send.c acts on tx_pump's
+/* tx.c: calls nothing of session.c; send.c acts on tx_pump's
  * verdict. tx_submit queues a message (no pump): 0 or DDP_ERR_*. */
 #define TX_PUMP_OK 0	  /* nothing for the caller to do */
 #define TX_PUMP_DRAINED 1 /* closing and everything handed over: drained */

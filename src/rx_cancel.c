@@ -1,7 +1,7 @@
 /* Stopping a payload that is being read header-first (ddp_llp_rx_dst
  * answers NULL from then on): an STag revoked (stag.c) or the stream's
  * buffers given back (session.c). Its own file so that neither of them
- * calls rx.c, which calls both (issue 14: no call cycle in a folder). */
+ * calls rx.c, which calls both (no call cycle in a folder). */
 #include "core.h"
 #include "rx_flags.h"
 

@@ -3,7 +3,7 @@
  * writable / tx-done events): queue with tx.c, run its pump and act on the
  * verdict through session.c (a fatal LLP send error fails the stream,
  * DDP-TRD-7; a closing stream with nothing left is drained). tx.c never
- * calls session.c, session.c never calls this file (issue 14). */
+ * calls session.c, session.c never calls this file. */
 #include "core.h"
 
 void tx_run(ddp_session *s, struct ddp_stream *st)

@@ -2,7 +2,7 @@
  * in-order hand-off to the LLP with back-pressure, source completion.
  * Calls nothing of session.c: tx_pump() returns what the stream needs
  * (failed / drained) and send.c, which owns the public entry points, acts
- * (issue 14: no call cycle between two files of one folder). */
+ * (no call cycle between two files of one folder). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /*
- * The peer table of our UDP socket (issue 15): state only for proven peers.
+ * The peer table of our UDP socket: state only for proven peers.
  *
  * A remote UDP endpoint becomes a peer (calloc, route MTU, usrsctp address
  * registration through ops->peer_new) only when one of its datagrams is a
@@ -395,7 +395,7 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
 	return got == want;
 }
 
-/* Every datagram, in this order (RFC 4960 §6.8, issue 15): the CRC32c
+/* Every datagram, in this order (RFC 4960 §6.8): the CRC32c
  * first, so junk costs a CRC and nothing else (no lookup, no state); then
  * the source's peer (one keyed-hash lookup); an unknown source becomes a
  * peer only with a lone INIT on a socket that learns. */

@@ -173,7 +173,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			go_down(a, DDP_ERR_CLOSED);
 			break;
 		case SCTP_COMM_LOST:
-			/* issue 15: the reason in the peer's ABORT, if any */
+			/* the reason in the peer's ABORT, if any */
 			if (n > sizeof(nt.sn_assoc_change))
 				sctp_usrsctp_peer_abort(
 					b + sizeof(nt.sn_assoc_change),
@@ -242,7 +242,7 @@ static void decide_up(struct sctp_ll_assoc *a)
 	const sctp_ll_config *c = &a->ep->cfg;
 	if (c->require_adaptation &&
 	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
-		/* issue 15: say why (the peer sees the reason in the ABORT) */
+		/* say why (the peer sees the reason in the ABORT) */
 		sctp_usrsctp_abort_reason(a->ep->base, a->so, a->adapt_seen ?
 			"DDP refused: wrong Adaptation Layer Indication "
 			"(RFC 5043 §11.1 needs 0x00000001)" :
@@ -628,7 +628,7 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 		ep->cfg.sndbuf = 4u << 20;
 	if (!ep->cfg.rcvbuf)
 		ep->cfg.rcvbuf = 4u << 20;
-	/* slow is not dead (issue 15): a 30 s stall survives */
+	/* slow is not dead: a 30 s stall survives */
 	if (!ep->cfg.hb_interval_ms)
 		ep->cfg.hb_interval_ms = 5000;
 	if (!ep->cfg.rto_min_ms)

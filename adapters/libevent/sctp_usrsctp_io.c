@@ -3,11 +3,11 @@
  * start and stop, timers), socket options of our SCTP sockets, the send of
  * one message and the receive call. The upper half (endpoints,
  * associations, notifications, the sctp_ll API but the data calls) is
- * sctp_usrsctp.c; it calls into this file, never the reverse (issue 14):
+ * sctp_usrsctp.c; it calls into this file, never the reverse:
  * what this file learns (a notification read, a failed receive) it returns.
  * Only these two files include usrsctp.h.
  *
- * Threads (issue 13): usrsctp is one stack per process (its socket
+ * Threads: usrsctp is one stack per process (its socket
  * tables, timers and mbuf pools are global and, started with
  * usrsctp_init_nothreads, unlocked). Every call into it, from any file and
  * any thread, holds g_lock (sctp_usrsctp_lock). usrsctp's callbacks (the
@@ -319,7 +319,7 @@ int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so,
 /* ------------------------------------------------------------ send */
 
 /*
- * Gather send (issue 14). usrsctp_sendv() takes one buffer; it is a thin
+ * Gather send. usrsctp_sendv() takes one buffer; it is a thin
  * wrapper that puts that buffer into a one-entry `struct uio` and calls
  * sctp_lower_sosend(), which libusrsctp exports but usrsctp.h does not
  * declare. Calling it with several iovecs makes usrsctp copy the DDP-SSN,

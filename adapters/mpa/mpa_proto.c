@@ -123,7 +123,7 @@ static void fail(mpa_proto *c, int err, uint8_t ecode)
 	if (was_full) {
 		mpa_dfr_abort(&c->rx);
 		c->swallowing = 0;
-		/* a dead peer is a time-out for the ULP too (issue 15) */
+		/* a dead peer is a time-out for the ULP too */
 		if (c->s)
 			ddp_llp_failed(c->s, UINT32_MAX,
 				       err == DDP_ERR_TIMEOUT ? err : DDP_ERR_LLP);

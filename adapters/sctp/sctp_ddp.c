@@ -381,7 +381,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		sctp_ddp_writable(a);
 		return;
 	case SCTP_LL_EV_DOWN:
-		/* issue 15: errors say what happened */
+		/* errors say what happened */
 		if (*sctp_ll_assoc_peer_abort(a->ll))
 			ddp_llp_log(c->ctx, DDP_LOG_WARN,
 				    "SCTP association aborted by the peer: %s",

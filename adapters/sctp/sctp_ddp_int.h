@@ -145,7 +145,7 @@ struct ddp_sctp_ep {
 };
 
 /* sctp_rx.c: what the receive machine hands back to sctp_ddp.c (it never
- * calls up; issue 14). */
+ * calls up). */
 enum sctp_rx_kind {
 	SCTP_RX_STOP = 0, /* nothing more now: the source ran dry */
 	SCTP_RX_ACTIONS,  /* run act for stream sid (sctp_stream flags) */
@@ -235,7 +235,7 @@ void sctp_ddp_cancel_pending(struct ddp_sctp_assoc *a, uint16_t sid);
  * queue, resume reading if it was paused, wake the core's senders. */
 void sctp_ddp_writable(struct ddp_sctp_assoc *a);
 
-/* sctp_slots.c: the association cap and the idle reaper (issue 15). */
+/* sctp_slots.c: the association cap and the idle reaper. */
 /* At max_assocs: evict the oldest association without a DDP stream
  * session (logged) and return 0, or return -1 (refuse ll, logged). */
 int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll);

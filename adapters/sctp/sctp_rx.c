@@ -15,7 +15,7 @@
  *
  * Resumable: every state survives DDP_ERR_AGAIN between upcalls.
  *
- * The machine never calls up into sctp_ddp.c (issue 14): what the
+ * The machine never calls up into sctp_ddp.c: what the
  * association has to do (stream-machine actions, a control message to
  * handle, a fatal verdict, an ordered chunk to report) comes back as a
  * struct sctp_rx_out from sctp_rx_next(), and sctp_ddp.c acts on it.

@@ -1,5 +1,5 @@
 /*
- * Association slots of a listening SCTP endpoint (issue 15 finding 3):
+ * Association slots of a listening SCTP endpoint:
  * 256 associations that never Initiated a DDP stream session held every
  * slot past 55 s, new clients were ABORTed, nothing was logged. Now:
  *

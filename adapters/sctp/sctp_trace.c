@@ -1,5 +1,5 @@
 /*
- * Control-plane trace of the DDP/SCTP adapter (issue 15, finding 7): what a
+ * Control-plane trace of the DDP/SCTP adapter: what a
  * peer does to session control without any session effect (unsolicited
  * Accept / Reject / Terminate, malformed control on a stream without a
  * session, ordered U=0 chunks, a PPID other than 16/17) goes to the
