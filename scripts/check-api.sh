@@ -1,5 +1,5 @@
 #!/bin/sh
-# The public API's marks: every function declared at the top level of an
+# The public API's marks and docs: every function declared at the top level of an
 # installed header (include/ddp/*.h) or of an adapters/common header whose
 # functions libddp exports begins with DDP_API (the export lists are made
 # from the marks, mk/install.mk), and include/ddp/export.h's version is
@@ -23,6 +23,9 @@ for h in include/ddp/*.h adapters/common/crc32c.h adapters/common/peer_addr.h \
 	fi
 done
 [ $bad -eq 0 ] || echo "check-api: declare these with DDP_API (include/ddp/export.h)"
+# every exported function has its comment (the API reference is made
+# from them: make doc, scripts/apiref.awk)
+awk -v check=1 -f scripts/apiref.awk include/ddp/*.h || bad=1
 v=$(sed -n 's/^AC_INIT(\[libddp\], *\[\([0-9.]*\)\].*/\1/p' configure.ac)
 h=$(sed -n 's/^#define DDP_LIB_VERSION_STRING "\(.*\)"/\1/p' include/ddp/export.h)
 if [ "$v" != "$h" ]; then

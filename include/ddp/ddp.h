@@ -441,6 +441,9 @@ DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
  * ddp_stream_abort() and ddp_session_close() work inside them). */
 DDP_API int ddp_session_free(ddp_session *s);
 
+/* The session's DDP streams, its MULPDU now (the largest DDP segment the
+ * LLP takes, header included; it may shrink with the path, DDP-LLP-1) and
+ * its context. 0 / NULL for a NULL session. */
 DDP_API uint32_t ddp_session_nstreams(const ddp_session *s);
 DDP_API uint32_t ddp_session_mulpdu(const ddp_session *s);
 DDP_API ddp_ctx *ddp_session_ctx(const ddp_session *s);
