@@ -275,3 +275,14 @@ distclean: clean
 check-interop: all
 	@BUILD=$(BUILD) sh tests/interop/check-interop.sh
 .PHONY: check-interop
+
+# linkem, the link emulator the namespace tests run (tools/linkem, see
+# docs/linkem.md): a stand-alone program, not linked with the libraries.
+LINKEM_SRC := $(filter-out tools/linkem/probe.c,$(sort $(wildcard tools/linkem/*.c)))
+$(BUILD)/bin/linkem: $(call obj,$(LINKEM_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -pthread -lm
+$(BUILD)/bin/linkem-probe: $(call obj,tools/linkem/probe.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lm
+all: $(BUILD)/bin/linkem $(BUILD)/bin/linkem-probe
