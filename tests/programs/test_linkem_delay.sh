@@ -1,0 +1,40 @@
+#!/bin/sh
+# linkem delay: ping's median round trip through delay=10ms is 20 ms within 5 %;
+# per-direction delays (fwd 15 ms, rev 4 ms) seen one way each by
+# timestamped datagrams within 5 %; jitter=2ms spreads them over about
+# 8..12 ms and keeps the mean.
+set -u
+BUILD=${BUILD:-build}
+. tests/programs/linkem_lib.sh
+fail() { echo "test_linkem_delay: $*"; linkem_down; exit 1; }
+linkem_need
+trap linkem_down EXIT
+
+linkem_up "delay=10ms" lkd || fail "link did not come up"
+out=$(ip netns exec "$LK_NS_A" ping -n -c 21 -i 0.05 "$LK_ADDR_B") || fail "ping failed: $out"
+# the median: one late wake-up of a busy machine must not move it
+rtt=$(printf '%s\n' "$out" | sed -n 's/.* time=\([0-9.]*\) ms$/\1/p' | sort -n | sed -n 11p)
+echo "delay=10ms: ping median rtt $rtt ms of 21 (want 20 +- 5 %)"
+lk_within "$rtt" 20 0.05 || fail "round trip $rtt ms, want 20 ms +- 5 %"
+linkem_down
+
+linkem_up "fwd:delay=15ms;rev:delay=4ms" lkd || fail "link did not come up"
+linkem_udp 200 1000 || fail "udp probe failed: $LK_UDP"
+f=$(lk_field "$LK_UDP" owd_avg_us)
+linkem_udp 200 1000 64 rev || fail "udp probe failed: $LK_UDP"
+r=$(lk_field "$LK_UDP" owd_avg_us)
+echo "fwd:delay=15ms;rev:delay=4ms: one-way A->B $f us, B->A $r us"
+lk_within "$f" 15000 0.05 || fail "A->B one-way delay $f us, want 15 ms +- 5 %"
+lk_within "$r" 4000 0.05 || fail "B->A one-way delay $r us, want 4 ms +- 5 %"
+linkem_down
+
+linkem_up "delay=10ms,jitter=2ms,reorder=1" lkd || fail "link did not come up"
+linkem_udp 1000 2000 || fail "udp probe failed: $LK_UDP"
+lo=$(lk_field "$LK_UDP" owd_min_us) avg=$(lk_field "$LK_UDP" owd_avg_us) hi=$(lk_field "$LK_UDP" owd_max_us)
+echo "delay=10ms,jitter=2ms: one-way min $lo avg $avg max $hi us"
+lk_within "$avg" 10000 0.05 || fail "mean one-way delay $avg us, want 10 ms +- 5 %"
+awk -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(lo >= 7900 && lo < 8500 && hi > 11500 && hi < 13000) }' ||
+	fail "one-way delays $lo..$hi us, want about 8000..12000"
+linkem_down
+ip netns list | grep -q "lkd[AB]$$" && fail "namespaces left behind"
+echo "test_linkem_delay: ok"
