@@ -75,7 +75,7 @@ linkem_down() {
 }
 
 linkem_counter() {
-	printf '%s\n' "$LK_STATS" | sed -n "s/^linkem $1: .*[ ]$2=\([0-9]*\).*/\1/p"
+	printf '%s\n' "$LK_STATS" | sed -n "s/^linkem $1:.* $2=\([0-9]*\).*/\1/p"
 }
 
 # linkem_udp COUNT PPS [SIZE] [rev]: COUNT numbered datagrams of SIZE octets

@@ -10,7 +10,8 @@
  *       COUNT datagrams of SIZE octets (>= 16, default 64), numbered from 0,
  *       paced at PPS per second (in 1 ms bursts)
  *   linkem-probe tcp-recv PORT SKIP_MS          one connection: prints the
- *       goodput (bit/s) from SKIP_MS after its first byte to its end
+ *       goodput (bit/s) from SKIP_MS after its first byte to its end, and
+ *       how many octets differ from the sender's pattern (corrupt=)
  *   linkem-probe tcp-send ADDR PORT SECONDS     sends for SECONDS, then closes
  *
  * Receivers print "listening" on stdout once bound.
@@ -26,6 +27,10 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+/* the TCP stream: octet i is i % PAT, a prime, so that no segment size
+ * lines up with it and a piece cut or put back in the wrong place shows */
+#define PAT 251
 
 static double now_s(void)
 {
@@ -188,7 +193,7 @@ static int tcp_recv(int port, int skip_ms)
 		return die("accept");
 	static uint8_t buf[1 << 20];
 	double from = 0, start = 0, last = 0;
-	uint64_t total = 0, counted = 0;
+	uint64_t total = 0, counted = 0, bad = 0;
 	int counting = 0;
 	for (;;) {
 		ssize_t r = recv(s, buf, sizeof buf, 0);
@@ -197,6 +202,8 @@ static int tcp_recv(int port, int skip_ms)
 		double t = now_s();
 		if (!total)
 			from = t + skip_ms / 1000.0;
+		for (ssize_t i = 0; i < r; i++)
+			bad += buf[i] != (uint8_t)((total + (uint64_t)i) % PAT);
 		total += (uint64_t)r;
 		if (counting) {
 			counted += (uint64_t)r;
@@ -208,7 +215,8 @@ static int tcp_recv(int port, int skip_ms)
 	}
 	double secs = last - start;
 	double bps = secs > 0 ? (double)counted * 8 / secs : 0;
-	printf("bytes=%llu seconds=%.3f goodput_bps=%.0f\n", (unsigned long long)total, secs, bps);
+	printf("bytes=%llu seconds=%.3f goodput_bps=%.0f corrupt=%llu\n", (unsigned long long)total,
+	       secs, bps, (unsigned long long)bad);
 	close(s);
 	close(l);
 	return 0;
@@ -220,12 +228,13 @@ static int tcp_send(const char *addr, int port, double secs)
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	if (s < 0 || peer(addr, port, &a) || connect(s, (struct sockaddr *)&a, sizeof a) < 0)
 		return die("connect");
-	static uint8_t buf[1 << 18];
-	memset(buf, 0x5a, sizeof buf);
+	static uint8_t buf[PAT * 1045];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (uint8_t)(i % PAT);
 	double end = now_s() + secs;
 	uint64_t total = 0;
 	while (now_s() < end) {
-		ssize_t w = send(s, buf, sizeof buf, 0);
+		ssize_t w = send(s, buf + total % PAT, PAT * 1000, 0);
 		if (w < 0)
 			return die("send");
 		total += (uint64_t)w;
