@@ -71,6 +71,9 @@ linkem_down() {
 	LK_PID=
 	LK_STATS=$(cat "$LK_DIR/stats" 2>/dev/null)
 	rm -rf "$LK_DIR"
+	# linkem removes them; this is for one that was killed with SIGKILL
+	ip netns del "$LK_NS_A" 2>/dev/null
+	ip netns del "$LK_NS_B" 2>/dev/null
 	return 0
 }
 

@@ -4,7 +4,8 @@
  *   linkem-probe udp-recv PORT COUNT IDLE_MS    counts what arrives of COUNT
  *       numbered datagrams until all arrived or none came for IDLE_MS; prints
  *       one line: received= unique= lost= dup= reordered= gaps= maxgap= and
- *       the one-way delay (min, mean, max in us; the sender's time is in
+ *       the one-way delay (min, mean, max, 10th, 50th and 90th percentile in
+ *       us; the sender's time is in
  *       every datagram and both namespaces share CLOCK_MONOTONIC)
  *   linkem-probe udp-send ADDR PORT COUNT PPS [SIZE]
  *       COUNT datagrams of SIZE octets (>= 16, default 64), numbered from 0,
@@ -52,6 +53,12 @@ static int die(const char *what)
 	return 1;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 static int bound(int type, int port)
 {
 	int s = socket(AF_INET, type, 0);
@@ -89,6 +96,10 @@ static int udp_recv(int port, uint64_t count, int idle_ms)
 	fflush(stdout);
 	uint64_t recvd = 0, uniq = 0, dup = 0, reord = 0, maxseq = 0;
 	double owd_sum = 0, owd_min = 1e18, owd_max = 0; /* one-way delay, us */
+	double *owds = calloc((size_t)count + 1, sizeof *owds);
+	uint64_t nowd = 0;
+	if (!owds)
+		return die("calloc");
 	int any = 0;
 	uint8_t buf[65536];
 	while (uniq < count) {
@@ -115,6 +126,7 @@ static int udp_recv(int port, uint64_t count, int idle_ms)
 				memcpy(&sent, buf + 8, 8);
 				double owd = (double)(now_ns() - sent) / 1e3;
 				owd_sum += owd;
+				owds[nowd++] = owd;
 				owd_min = owd < owd_min ? owd : owd_min;
 				owd_max = owd > owd_max ? owd : owd_max;
 			}
@@ -135,12 +147,16 @@ static int udp_recv(int port, uint64_t count, int idle_ms)
 			run = 0;
 		}
 	}
+	qsort(owds, (size_t)nowd, sizeof *owds, cmp_double);
 	printf("received=%llu unique=%llu lost=%llu dup=%llu reordered=%llu gaps=%llu maxgap=%llu "
-	       "owd_min_us=%.0f owd_avg_us=%.0f owd_max_us=%.0f\n",
+	       "owd_min_us=%.0f owd_avg_us=%.0f owd_max_us=%.0f owd_p10_us=%.0f owd_med_us=%.0f "
+	       "owd_p90_us=%.0f\n",
 	       (unsigned long long)recvd, (unsigned long long)uniq,
 	       (unsigned long long)(count - uniq), (unsigned long long)dup,
 	       (unsigned long long)reord, (unsigned long long)gaps, (unsigned long long)maxgap,
-	       uniq ? owd_min : 0, uniq ? owd_sum / (double)uniq : 0, owd_max);
+	       nowd ? owd_min : 0, nowd ? owd_sum / (double)nowd : 0, owd_max,
+	       owds[nowd / 10], owds[nowd / 2], owds[nowd * 9 / 10]);
+	free(owds);
 	free(seen);
 	close(s);
 	return 0;
@@ -162,6 +178,8 @@ static int udp_send(const char *addr, int port, uint64_t count, double pps, size
 	for (uint64_t q = 0; q < count;) {
 		/* everything due by now, then sleep to the next millisecond */
 		uint64_t due = (uint64_t)((now_s() - t0) * pps) + 1;
+		if (due > q + 1000) /* after a stall: no burst the queues cannot take */
+			due = q + 1000;
 		for (; q < count && q < due; q++) {
 			uint64_t t = now_ns();
 			memcpy(buf, &q, 8);
