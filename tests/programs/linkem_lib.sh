@@ -117,3 +117,10 @@ lk_field() {
 lk_within() {
 	awk -v v="$1" -v t="$2" -v tol="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(v != "" && d <= tol * t) }'
 }
+
+# linkem_unread COUNT: how many of COUNT datagrams sent A to B never reached
+# linkem (the kernel dropped them at a full device queue while linkem could
+# not run: a host overload, not the link); fails the caller's check above 5 %.
+linkem_unread() {
+	echo $(($1 - $(linkem_counter fwd reads)))
+}
