@@ -10,7 +10,8 @@
 #       link is up, 1 if it did not come up (the log is printed)
 #   linkem_stats     SIGUSR1: LK_STATS gets the counters as they are now
 #   linkem_down      stops linkem (it removes its namespaces and devices);
-#                    LK_STATS holds the final counters
+#                    LK_STATS holds the final counters; LK_LEFTOVER=1 if the
+#                    namespaces were still there (then removed here)
 #   linkem_counter DIR KEY   a counter of LK_STATS (DIR fwd = A->B, rev)
 #
 # LINKEM overrides the binary (default $BUILD/bin/linkem).
@@ -71,9 +72,13 @@ linkem_down() {
 	LK_PID=
 	LK_STATS=$(cat "$LK_DIR/stats" 2>/dev/null)
 	rm -rf "$LK_DIR"
-	# linkem removes them; this is for one that was killed with SIGKILL
-	ip netns del "$LK_NS_A" 2>/dev/null
-	ip netns del "$LK_NS_B" 2>/dev/null
+	# linkem removes them: LK_LEFTOVER=1 says it did not (then they go here)
+	LK_LEFTOVER=0
+	if ip netns list | grep -qE "^($LK_NS_A|$LK_NS_B)( |\$)"; then
+		LK_LEFTOVER=1
+		ip netns del "$LK_NS_A" 2>/dev/null
+		ip netns del "$LK_NS_B" 2>/dev/null
+	fi
 	return 0
 }
 
