@@ -180,7 +180,11 @@ static int open_side(struct side *sd, const char *dev, int prefix, const struct 
 	if (ifreq_call(sd->tun, TUNSETIFF, &ifr, "TUNSETIFF"))
 		goto back;
 	int hs = LK_VNET_HDR_LEN;
-	unsigned off = link->gso ? TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN : 0;
+	/* checksum offload always (no packet is ever summed in software on
+	 * the way through); TSO only with gso=1 */
+	unsigned off = TUN_F_CSUM;
+	if (link->gso)
+		off |= TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_TSO_ECN;
 	if (ioctl(sd->tun, TUNSETVNETHDRSZ, &hs) < 0 || ioctl(sd->tun, TUNSETOFFLOAD, off) < 0) {
 		fprintf(stderr, "linkem: TUN offload settings: %s\n", strerror(errno));
 		goto back;
