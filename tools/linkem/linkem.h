@@ -75,7 +75,7 @@ struct lk_path {
 	uint64_t rng[4];
 	int ge_bad;
 	uint64_t t0;            /* link up time (outages count from it) */
-	uint64_t last_dep_ps;   /* bottleneck: when the last accepted packet leaves */
+	uint64_t last_dep_ps;   /* bottleneck: when the last accepted packet leaves (from t0) */
 	uint64_t *dep;          /* departure times (ns) of the packets in the queue */
 	uint32_t dep_head, dep_n, dep_cap;
 	uint64_t last_release;  /* for reorder=0: releases never go backwards */

@@ -116,12 +116,13 @@ int lk_path_enqueue(struct lk_path *p, uint64_t now, uint32_t wire_bytes, uint64
 	}
 	if (p->dep_n >= p->dep_cap)
 		return -1;
-	uint64_t start = now * 1000;
+	/* picoseconds from t0: exact enough at any rate, no overflow for
+	 * 200 days of link or below 10 Tbit/s */
+	uint64_t start = now > p->t0 ? (now - p->t0) * 1000 : 0;
 	if (p->last_dep_ps > start)
 		start = p->last_dep_ps;
-	/* picoseconds: exact enough at any rate, no overflow below 10 Tbit/s */
 	p->last_dep_ps = start + (uint64_t)wire_bytes * 8000000000000ULL / p->sp.rate_bps;
-	*depart = p->last_dep_ps / 1000;
+	*depart = p->t0 + p->last_dep_ps / 1000;
 	p->dep[(p->dep_head + p->dep_n) % p->dep_cap] = *depart;
 	p->dep_n++;
 	return 0;
