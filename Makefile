@@ -312,3 +312,14 @@ doc:
 	  awk -f scripts/apiref.awk include/ddp/ddp.h include/ddp/export.h include/ddp/mpa.h include/ddp/sctp.h include/ddp/rdmap.h include/ddp/llp.h; } > $(BUILD)/doc/api.md
 	@echo "doc: $(BUILD)/doc/api.md ($$(grep -c '^DDP_API' $(BUILD)/doc/api.md) functions)"
 .PHONY: doc
+
+# linkem, the link emulator the namespace tests run (tools/linkem, see
+# docs/linkem.md): a stand-alone program, not linked with the libraries.
+LINKEM_SRC := $(filter-out tools/linkem/probe.c,$(sort $(wildcard tools/linkem/*.c)))
+$(BUILD)/bin/linkem: $(call obj,$(LINKEM_SRC))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -pthread -lm
+$(BUILD)/bin/linkem-probe: $(call obj,tools/linkem/probe.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lm
+all: $(BUILD)/bin/linkem $(BUILD)/bin/linkem-probe
