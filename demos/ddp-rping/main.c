@@ -174,7 +174,9 @@ static void sctp_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 
 static int run_sctp(void)
 {
-	ddp_sctp_config cfg = { .addr = g.o.server ? g.o.addr : "127.0.0.1",
+	/* the client's UDP socket on every address: the server may be on
+	 * another host (was loopback only) */
+	ddp_sctp_config cfg = { .addr = g.o.server ? g.o.addr : "0.0.0.0",
 				.port = g.o.server ? g.o.port : -1, .nstreams = 1, .ctx = g.ctx,
 				.user = g.dev };
 	ddp_rdmap_dev_callbacks(&cfg.ddp);
