@@ -46,10 +46,11 @@ struct ddp_mpa_conn {
 	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
 	struct event *live; /* liveness check (mpa_tcp_live_period_ms) */
-	int uto_off;	    /* TCP_USER_TIMEOUT lifted: the peer's receive
-			     * window is closed (it may read slowly) */
-	uint64_t probe_since; /* ms: since when the kernel has unanswered
-			       * window / keepalive probes out, or 0 */
+	int uto_off;	    /* TCP_USER_TIMEOUT lifted: octets wait in the
+			     * kernel, on_live judges the peer */
+	uint64_t probe_since; /* ms: when the oldest transmission (data or a
+			       * window probe) the peer has not answered left,
+			       * or 0 */
 	char peer[64];	    /* the peer's address for log lines, taken when
 			     * TCP is up (DDP_ADDR_STRLEN) */
 	mpa_proto *mc;

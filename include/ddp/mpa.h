@@ -61,26 +61,28 @@ typedef struct ddp_mpa_config {
 	uint16_t max_private_data; /* largest PD_Length accepted from the
 				    * peer, default and maximum 512 */
 	unsigned startup_timeout_ms; /* start-up deadline, default 10000 */
-	unsigned dead_peer_timeout_ms; /* a peer that stops acknowledging
-				 * (no FIN/RST: host or path gone) is reported
-				 * as DDP_MPA_FAILED with DDP_ERR_TIMEOUT (the
+	unsigned dead_peer_timeout_ms; /* a peer that stops answering (no
+				 * FIN/RST: host or path gone) is reported as
+				 * DDP_MPA_FAILED with DDP_ERR_TIMEOUT (the
 				 * session's streams end with DDP_ERR_TIMEOUT
 				 * too; the ctx log hook gets "peer unresponsive
 				 * for N s" with its address) about this long
-				 * after its last ACK: TCP_USER_TIMEOUT while
-				 * data is in flight, keepalive (first probe
-				 * after half of it, then one a second) while
-				 * idle. Default 8000: a dead peer is reported
-				 * within 10 s. Slow is not dead: a peer that
-				 * stops reading (receive window closed) but
-				 * answers TCP's window probes is kept, however
+				 * after the first transmission it left
+				 * unanswered: data or a window probe sent after
+				 * its last ACK while octets wait, keepalive
+				 * (first probe after half of it, then one a
+				 * second) while idle. Default 8000: a dead peer
+				 * is reported within 10 s. Slow is not dead: a
+				 * peer that stops reading (window closed) or
+				 * shrinks its receive buffer (ACKs without
+				 * accepting) but keeps ACKing is kept, however
 				 * long, and data flows again when it reads
 				 * (RFC 1122 §4.2.2.17); queued sends wait, up
 				 * to tx_queue_cap / session.max_tx_queued
-				 * (then DDP_ERR_LIMIT). A peer that dies with
-				 * its window closed is noticed at the next
-				 * window probe (Linux backs them off up to 2
-				 * min) + this timeout. */
+				 * (then DDP_ERR_LIMIT). TCP backs its
+				 * retransmissions and probes off (up to 2 min):
+				 * a peer that dies while nothing is sent is
+				 * noticed at the next one + this timeout. */
 	unsigned max_startup;	/* listener: connections in MPA start-up at
 				 * once (default 1024). At the cap the oldest
 				 * one whose MPA Request is not complete is
