@@ -352,6 +352,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	enter(c);
+	c->reads++;
 	c->rd_dry = 0;
 	c->rd_budget = MPA_TCP_RD_BUDGET;
 	mpa_proto_on_readable(c->mc);
@@ -451,6 +452,12 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 	ddp_mpa_conn *c = arg;
 	if (c->finished || !c->mc || c->fd < 0 || mpa_proto_starting(c->mc))
 		return;
+	/* nothing read or written for a whole period: the receive ring and
+	 * spare transmit blocks go back (they return when traffic does) */
+	if (c->reads == c->reads_seen && c->flushes == c->flushes_seen)
+		mpa_proto_quiet(c->mc);
+	c->reads_seen = c->reads;
+	c->flushes_seen = c->flushes;
 	refresh_emss(c);
 	struct tcp_info ti;
 	socklen_t tl = sizeof(ti);

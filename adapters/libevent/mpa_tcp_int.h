@@ -40,6 +40,9 @@ struct ddp_mpa_conn {
 	size_t rd_budget; /* octets this readable event may still read */
 	int in_write;	  /* inside on_write: its epilogue re-arms EV_WRITE */
 	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
+	unsigned reads;	    /* readable events */
+	unsigned reads_seen, flushes_seen; /* at the last liveness check: the
+				* same again means quiet (mpa_proto_quiet) */
 	struct startup_count *sc; /* listener's count while starting up */
 	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */
 	ddp_ctx *ctx;		/* log hook */

@@ -91,7 +91,12 @@ typedef struct ddp_mpa_config {
 				 * waits for the application is the new one
 				 * reset. Either is logged (ctx log hook) */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
-				 * default 1 MiB */
+				 * default 1 MiB; DDP also waits at 128 queued
+				 * FPDUs (64 KiB of bookkeeping: a peer that
+				 * stops reading costs that much, plus what the
+				 * DDP core holds: session.max_tx_queued
+				 * messages of ~130 octets each, default 4096,
+				 * lower it for untrusted peers) */
 	const char *tcp_congestion; /* TCP congestion control of our sockets
 				 * (TCP_CONGESTION, e.g. "cubic"), set before
 				 * connect / on the listening socket (accepted
