@@ -771,8 +771,9 @@ size_t mpa_proto_quiet(mpa_proto *c)
 	size_t n = 0;
 	if (!c)
 		return 0;
-	/* the ring's stage area holds the FPDU being staged */
-	if (c->phase == PH_FULL && c->rx.state != MPA_DFR_STAGE && mpa_ra_release(&c->rx.ra))
+	/* the ring's stage area holds an FPDU being staged until its CRC
+	 * passed (states STAGE and TRAILER) */
+	if (c->phase == PH_FULL && !c->rx.staged && mpa_ra_release(&c->rx.ra))
 		n += MPA_RING_ALLOC;
 	n += (size_t)c->pool.alive * MPA_FPDU_BLOCK;
 	mpa_fpdu_pool_drain(&c->pool);
