@@ -123,6 +123,7 @@ static void startup_done(ddp_mpa_conn *c)
 static void conn_destroy(ddp_mpa_conn *c)
 {
 	startup_done(c);
+	mpa_tcp_startup_put(mpa_conns_remove(c));
 	close_socket(c, !c->finished);
 	/* callbacks run inside ddp_session_free(): keep them from freeing
 	 * or scheduling anything */
@@ -353,6 +354,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 	ddp_mpa_conn *c = arg;
 	enter(c);
 	c->reads++;
+	mpa_conns_touch(c);
 	c->rd_dry = 0;
 	c->rd_budget = MPA_TCP_RD_BUDGET;
 	mpa_proto_on_readable(c->mc);
@@ -416,6 +418,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			mpa_tcp_start(c);
 		}
 	} else {
+		mpa_conns_touch(c);
 		c->in_write = 1;
 		mpa_proto_on_writable(c->mc);
 		c->in_write = 0;
@@ -489,8 +492,13 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 	if (now - c->probe_since < c->dead_ms)
 		return;
 	mpa_tcp_log_unresponsive(c, (unsigned)(now - c->probe_since));
+	mpa_tcp_fail(c, DDP_ERR_TIMEOUT);
+}
+
+void mpa_tcp_fail(ddp_mpa_conn *c, int err)
+{
 	enter(c);
-	mpa_proto_on_failed(c->mc, DDP_ERR_TIMEOUT);
+	mpa_proto_on_failed(c->mc, err);
 	leave(c);
 }
 

@@ -21,7 +21,21 @@ struct startup_count {
 	unsigned refs, pending;
 	/* the connections in start-up, oldest first (eviction at the cap) */
 	struct ddp_mpa_conn *head, *tail;
+	/* every connection of the listener until it is freed, least recently
+	 * active first (mpa_conn_set.c: max_conns, max_conns_per_addr) */
+	struct ddp_mpa_conn *lru_head, *lru_tail;
 };
+
+/* A source address for the per-source cap: IPv4 (also v4-mapped IPv6)
+ * or IPv6, without the port. */
+struct mpa_src {
+	uint8_t a[16];
+	uint8_t len; /* 4, 16, or 0 (unknown family) */
+};
+
+/* Quiet this long (nothing read or written), a connection is idle: one
+ * the connection caps may evict. */
+#define MPA_TCP_IDLE_MS 1000u
 
 /* Octets one readable event reads at most before it returns to the loop:
  * a peer that keeps the socket full (a sender on another CPU) must not
@@ -45,6 +59,10 @@ struct ddp_mpa_conn {
 				* same again means quiet (mpa_proto_quiet) */
 	struct startup_count *sc; /* listener's count while starting up */
 	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */
+	struct startup_count *lc; /* the listener's set (mpa_conn_set.c), or NULL */
+	struct ddp_mpa_conn *lru_prev, *lru_next; /* lc's activity list */
+	struct mpa_src src;	  /* the peer's address, for the per-source cap */
+	uint64_t active_ms;	  /* last read or write (mpa_tcp_mono_ms) */
 	ddp_ctx *ctx;		/* log hook */
 	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
@@ -91,6 +109,28 @@ ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc);
  * application has not seen (!app_owned). */
 void mpa_tcp_evict(ddp_mpa_conn *c);
 uint64_t mpa_tcp_now_ms(void);
+
+/* End an established connection from outside its callbacks: reported as
+ * DDP_MPA_FAILED with err, the socket reset. c may be freed on return. */
+void mpa_tcp_fail(ddp_mpa_conn *c, int err);
+
+/* ---------------------------------------------- mpa_conn_set.c */
+
+struct sockaddr;
+void mpa_conns_src(const struct sockaddr *sa, struct mpa_src *out);
+/* c joins the listener's set sc (takes a reference to sc). */
+void mpa_conns_add(struct startup_count *sc, ddp_mpa_conn *c, const struct mpa_src *src);
+/* c leaves its set; returns the set whose reference the caller drops
+ * (mpa_tcp_startup_put), NULL when c was in none. */
+struct startup_count *mpa_conns_remove(ddp_mpa_conn *c);
+/* c read or wrote: the most recently active of its set. */
+void mpa_conns_touch(ddp_mpa_conn *c);
+/* Established connections of sc (from src, or all with NULL). */
+unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *src);
+/* The least recently active established connection of sc (from src, or
+ * any with NULL) quiet for MPA_TCP_IDLE_MS at now, or NULL. */
+struct ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc,
+				    const struct mpa_src *src, uint64_t now);
 
 /* ------------------------------------------------ mpa_sock_io.c */
 

@@ -90,6 +90,24 @@ typedef struct ddp_mpa_config {
 				 * lock new clients out); only when every one
 				 * waits for the application is the new one
 				 * reset. Either is logged (ctx log hook) */
+	unsigned max_conns;	/* listener: established MPA connections
+				 * (past the start-up, until freed) at once,
+				 * default 4096; UINT_MAX: no cap */
+	unsigned max_conns_per_addr; /* listener: the same for each source
+				 * address (IPv4, or IPv6 address; the port
+				 * does not count), default 1024; UINT_MAX: no
+				 * cap. When a new TCP connection arrives at
+				 * either cap, the least recently active idle
+				 * connection (nothing read or written for
+				 * 1 s; of that source for the per-source cap)
+				 * is ended to make room: DDP_MPA_FAILED with
+				 * DDP_ERR_LIMIT, TCP reset. When none is
+				 * idle, the new connection is reset. Either
+				 * is logged (ctx log hook, with the
+				 * addresses). Connections in start-up are
+				 * capped by max_startup and counted once they
+				 * are established, so up to max_startup more
+				 * may be established at a moment */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
 				 * default 1 MiB; DDP also waits at 128 queued
 				 * FPDUs (64 KiB of bookkeeping: a peer that
