@@ -90,6 +90,22 @@ typedef struct ddp_mpa_config {
 				 * lock new clients out); only when every one
 				 * waits for the application is the new one
 				 * reset. Either is logged (ctx log hook) */
+	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
+				 * default 1 MiB; DDP also waits at 128 queued
+				 * FPDUs (64 KiB of bookkeeping: a peer that
+				 * stops reading costs that much, plus what the
+				 * DDP core holds: session.max_tx_queued
+				 * messages of ~130 octets each, default 4096,
+				 * lower it for untrusted peers) */
+	const char *tcp_congestion; /* TCP congestion control of our sockets
+				 * (TCP_CONGESTION, e.g. "cubic"), set before
+				 * connect / on the listening socket (accepted
+				 * ones inherit it); NULL = system default. A
+				 * name the kernel does not know or allow fails
+				 * ddp_mpa_connect/ddp_mpa_listen with
+				 * DDP_ERR_INVAL. Not applied by
+				 * ddp_mpa_wrap_fd (the fd is yours). */
+	ddp_session_config session; /* for the DDP session (nstreams is 1) */
 	unsigned max_conns;	/* listener: established MPA connections
 				 * (past the start-up, until freed) at once,
 				 * default 4096; UINT_MAX: no cap */
@@ -108,22 +124,6 @@ typedef struct ddp_mpa_config {
 				 * capped by max_startup and counted once they
 				 * are established, so up to max_startup more
 				 * may be established at a moment */
-	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
-				 * default 1 MiB; DDP also waits at 128 queued
-				 * FPDUs (64 KiB of bookkeeping: a peer that
-				 * stops reading costs that much, plus what the
-				 * DDP core holds: session.max_tx_queued
-				 * messages of ~130 octets each, default 4096,
-				 * lower it for untrusted peers) */
-	const char *tcp_congestion; /* TCP congestion control of our sockets
-				 * (TCP_CONGESTION, e.g. "cubic"), set before
-				 * connect / on the listening socket (accepted
-				 * ones inherit it); NULL = system default. A
-				 * name the kernel does not know or allow fails
-				 * ddp_mpa_connect/ddp_mpa_listen with
-				 * DDP_ERR_INVAL. Not applied by
-				 * ddp_mpa_wrap_fd (the fd is yours). */
-	ddp_session_config session; /* for the DDP session (nstreams is 1) */
 } ddp_mpa_config;
 
 /* What the start-up settled / what the peer sent. */
