@@ -192,10 +192,77 @@ static void test_mpa_listener_caps_evict_idle_or_refuse(void **st)
 	alarm(0);
 }
 
+/* The one adapter model (ddp_mpa_listen_on) takes the same caps: the
+ * evicted connection ends with down(DDP_ERR_LIMIT), and the session
+ * the ULP had is freed by the adapter. */
+static int downs, down_status;
+
+static void on_stream_open(ddp_session *s, uint32_t st, void *user)
+{
+	nup++;
+}
+
+static void on_down(ddp_session *s, int status, void *user)
+{
+	downs++;
+	down_status = status;
+}
+
+/* the client went away: close our half too */
+static void on_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
+                            void *user)
+{
+	if (ev == DDP_EV_HALF_CLOSED)
+		ddp_session_close(s, 0);
+}
+
+static void test_mpa_listen_on_per_source_cap_ends_idle_with_limit(void **st)
+{
+	alarm(30);
+	base = event_base_new();
+	ddp_ctx_config cc = {.log = on_log};
+	logbuf[0] = 0;
+	nup = 0;
+	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
+	ddp_mpa_config mc;
+	memset(&mc, 0, sizeof(mc));
+	mc.revision = 1;
+	mc.max_conns_per_addr = 1;
+	ddp_conn_callbacks ccb = {.ddp = {.deliver = on_deliver, .stream_event = on_stream_event},
+	                          .stream_open = on_stream_open, .down = on_down};
+	ddp_listener *l;
+	assert_int_equal(ddp_mpa_listen_on(base, ctx, "127.0.0.1", 0, &mc, &ccb, NULL, &l), 0);
+	int port = ddp_listener_port(l);
+	struct client k1, k2, k3;
+	assert_true(client_open(&k1, port, 6));
+	assert_int_equal(nup, 1);
+	net_run_for(base, 1.1);
+	assert_true(client_open(&k2, port, 6)); /* k1 idle: it makes room */
+	assert_int_equal(nup, 2);
+	assert_int_equal(downs, 1);
+	assert_int_equal(down_status, DDP_ERR_LIMIT);
+	assert_true(client_reset(&k1));
+	assert_true(client_open(&k3, port, 7)); /* another source: no cap hit */
+	assert_int_equal(downs, 1);
+	assert_non_null(strstr(logbuf, "evicted 127.0.0.6:"));
+	close(k1.fd);
+	close(k2.fd);
+	close(k3.fd);
+	for (int i = 0; i < 50 && downs < 3; i++)
+		net_run_for(base, 0.02);
+	assert_int_equal(downs, 3);
+	ddp_listener_free(l);
+	event_base_loop(base, EVLOOP_NONBLOCK);
+	assert_int_equal(ddp_ctx_free(ctx), 0);
+	event_base_free(base);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mpa_listener_caps_evict_idle_or_refuse),
+	    cmocka_unit_test(test_mpa_listen_on_per_source_cap_ends_idle_with_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
