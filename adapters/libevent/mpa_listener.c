@@ -203,6 +203,10 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		return DDP_ERR_INVAL;
 	}
 	l->cfg.tcp_congestion = NULL; /* applied; accepted sockets inherit it */
+	if (l->fd >= 0 && l->cfg.tcp_sndbuf) { /* inherited too */
+		int sb = l->cfg.tcp_sndbuf > INT_MAX / 2 ? INT_MAX / 2 : (int)l->cfg.tcp_sndbuf;
+		setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
+	}
 	if (l->fd < 0 ||
 	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {

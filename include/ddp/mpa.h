@@ -124,6 +124,19 @@ typedef struct ddp_mpa_config {
 				 * capped by max_startup and counted once they
 				 * are established, so up to max_startup more
 				 * may be established at a moment */
+	unsigned tcp_sndbuf;	/* listener: SO_SNDBUF of the accepted sockets
+				 * (set on the listening socket), octets; 0 =
+				 * the kernel's autotuning (default). What a
+				 * peer that stops reading makes the kernel
+				 * hold for us is 2-2.5 times this (Linux
+				 * doubles it for its bookkeeping, a write may
+				 * overshoot; 158 KiB measured for 64 KiB);
+				 * autotuned it
+				 * grows up to net.ipv4.tcp_wmem's maximum
+				 * (600 KiB measured over loopback, 4 MiB
+				 * allowed by default). A fixed buffer also
+				 * caps the throughput of paths whose
+				 * bandwidth-delay product is larger */
 } ddp_mpa_config;
 
 /* What the start-up settled / what the peer sent. */

@@ -21,6 +21,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/sock_diag.h>
+
 #include <event2/event.h>
 
 #include <ddp/ddp.h>
@@ -89,13 +91,40 @@ static int client_connect(int port)
 	return fd;
 }
 
+/* Kernel memory of the server's accepted sockets (local port = port):
+ * queued for sending plus received and unread, octets per connection
+ * (SO_MEMINFO; 0 when the kernel has none). Printed, not asserted: it
+ * is the kernel's, bounded by its tcp_wmem / tcp_rmem. */
+static long kernel_per_conn(int port)
+{
+	long sum = 0;
+	for (int fd = 3; fd < 4096; fd++) {
+		struct sockaddr_in a;
+		socklen_t al = sizeof(a);
+		uint32_t mi[SK_MEMINFO_VARS];
+		socklen_t ml = sizeof(mi);
+		if (getsockname(fd, (struct sockaddr *)&a, &al) != 0 || a.sin_family != AF_INET ||
+		    ntohs(a.sin_port) != port)
+			continue;
+		struct sockaddr_in p;
+		socklen_t pl = sizeof(p);
+		if (getpeername(fd, (struct sockaddr *)&p, &pl) != 0) /* the listener */
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &ml) == 0)
+			sum += (long)mi[SK_MEMINFO_WMEM_QUEUED] + (long)mi[SK_MEMINFO_RMEM_ALLOC];
+	}
+	return sum / NCONN;
+}
+
 static long per_conn(long rss0, long rss)
 {
 	return (rss - rss0) * 1024 / NCONN;
 }
 
-static void test_mpa_memory_per_connection_is_bounded(void **st)
+static void memory_per_connection(unsigned sndbuf)
 {
+	nconns = nup = 0;
+	delivered = send_bad = 0;
 	alarm(60);
 	base = event_base_new();
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
@@ -108,6 +137,7 @@ static void test_mpa_memory_per_connection_is_bounded(void **st)
 	 * facing untrusted peers bounds it (each queued message costs ~130
 	 * octets; the default, 4,096 messages, would be ~520 KiB) */
 	mc.session.max_tx_queued = 256;
+	mc.tcp_sndbuf = sndbuf;
 	assert_int_equal(ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
 	                                on_accept, on_event, NULL, &l),
 	                 0);
@@ -133,7 +163,7 @@ static void test_mpa_memory_per_connection_is_bounded(void **st)
 		assert_memory_equal(rep, "MPA ID Rep Frame", 16);
 	}
 	net_run_for(base, 0.1);
-	long rss_idle = proc_rss_kib();
+	long rss_idle = proc_rss_kib(), k_idle = kernel_per_conn(port);
 
 	/* a burst of small Sends from every client */
 	static uint8_t seg[MSG + 64], fpdu[MSG + 128], stream[BURST * (MSG + 128)];
@@ -172,7 +202,12 @@ static void test_mpa_memory_per_connection_is_bounded(void **st)
 		}
 		net_run_for(base, 0.02);
 	}
-	long rss_zw = proc_rss_kib();
+	long rss_zw = proc_rss_kib(), k_zw = kernel_per_conn(port);
+	print_message("kernel memory of our sockets per connection (tcp_sndbuf %u): idle %ld, peer "
+	              "not reading %ld octets\n",
+	              sndbuf, k_idle, k_zw);
+	if (sndbuf)
+		assert_true(k_zw <= 3 * (long)sndbuf); /* doubled, plus what one write may overshoot */
 	print_message("MPA responder RSS per connection (%d connections): idle %ld, after a "
 	              "160 KiB burst of 1 KiB Sends %ld, quiet 2.5 s later %ld, peer not "
 	              "reading (%ld x 16 KiB sends queued) %ld octets\n",
@@ -197,10 +232,23 @@ static void test_mpa_memory_per_connection_is_bounded(void **st)
 	alarm(0);
 }
 
+static void test_mpa_memory_per_connection_is_bounded(void **st)
+{
+	memory_per_connection(0);
+}
+
+/* ddp_mpa_config.tcp_sndbuf bounds what the kernel holds for a peer
+ * that does not read (autotuned: ~600 KiB over loopback) */
+static void test_mpa_tcp_sndbuf_bounds_kernel_memory(void **st)
+{
+	memory_per_connection(65536);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mpa_memory_per_connection_is_bounded),
+	    cmocka_unit_test(test_mpa_tcp_sndbuf_bounds_kernel_memory),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
