@@ -93,11 +93,11 @@ void mpa_conns_touch(ddp_mpa_conn *c)
 	}
 }
 
-/* Past the MPA start-up and not ended: what the caps count. */
+/* Past the MPA start-up and not ended (a connection being freed has
+ * closed its socket already): what the caps count. */
 static int established(const ddp_mpa_conn *c)
 {
-	return !c->finished && !c->free_pending && c->fd >= 0 && c->mc &&
-	       !mpa_proto_starting(c->mc);
+	return !c->finished && c->fd >= 0 && c->mc && !mpa_proto_starting(c->mc);
 }
 
 unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *src)
