@@ -1,11 +1,14 @@
 /*
  * MPA/TCP listener on a libevent event_base: accepts TCP connections and
  * starts each as an MPA Responder, with a cap on connections still in
- * start-up (half-open floods) and a pause when descriptors run out.
+ * start-up (half-open floods), caps on established connections in total
+ * and per source address (idle ones make room), and a pause when
+ * descriptors run out.
  */
 #include "libevent/mpa_tcp_int.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +30,12 @@ struct ddp_mpa_listener {
 	ddp_mpa_accept_cb accept;
 	ddp_mpa_event_cb ev;
 	void *user;
+	/* on_accept's frame (src/life.h): an eviction there reports to the
+	 * application, which may free the listener */
+	struct ddp_life life;
 };
+
+static void listener_destroy(ddp_mpa_listener *l);
 
 static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
 {
@@ -54,11 +62,71 @@ static int evict_oldest(ddp_mpa_listener *l)
 	return 1;
 }
 
+/* Reset and close a connection we do not take. */
+static void refuse(int fd)
+{
+	struct linger lg = { 1, 0 };
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(fd);
+}
+
+/* A connection cap (max_conns, or max_conns_per_addr for src) is reached
+ * as fd arrives: the least recently active idle connection (of src)
+ * makes room. Returns 1 when one was ended, 0 when none is idle (the
+ * caller refuses fd); either is logged. */
+static int evict_idle(ddp_mpa_listener *l, const struct mpa_src *src, unsigned cap, int fd)
+{
+	char a[DDP_ADDR_STRLEN];
+	const char *what = src ? "per-source connection" : "connection";
+	uint64_t now = mpa_tcp_mono_ms();
+	ddp_mpa_conn *old = mpa_conns_idle(l->sc, src, now);
+	ddp_fd_peer_fmt(fd, a);
+	if (!old) {
+		ddp_llp_log(l->ctx, DDP_LOG_WARN,
+			    "MPA %s cap %u reached, none idle: refused %s", what, cap, a);
+		return 0;
+	}
+	ddp_llp_log(l->ctx, DDP_LOG_WARN,
+		    "MPA %s cap %u reached: evicted %s (idle for %llu ms) for %s", what, cap,
+		    old->peer[0] ? old->peer : "?", (unsigned long long)(now - old->active_ms), a);
+	mpa_tcp_startup_put(mpa_conns_remove(old));
+	mpa_tcp_fail(old, DDP_ERR_LIMIT);
+	return 1;
+}
+
+/* The caps on established connections let fd in (after evicting an idle
+ * one if need be). */
+static int admit(ddp_mpa_listener *l, int fd, struct mpa_src *src)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	memset(src, 0, sizeof(*src));
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) == 0)
+		mpa_conns_src((struct sockaddr *)&ss, src);
+	unsigned per = l->cfg.max_conns_per_addr, all = l->cfg.max_conns;
+	if (per != UINT_MAX && src->len && mpa_conns_count(l->sc, src) >= per &&
+	    !evict_idle(l, src, per, fd))
+		return 0;
+	if (all != UINT_MAX && mpa_conns_count(l->sc, NULL) >= all &&
+	    !evict_idle(l, NULL, all, fd))
+		return 0;
+	return 1;
+}
+
+static void accept_some(ddp_mpa_listener *l);
+
 static void on_accept(evutil_socket_t lfd, short what, void *arg)
 {
 	ddp_mpa_listener *l = arg;
+	life_enter(&l->life);
+	accept_some(l);
+	if (life_leave(&l->life))
+		listener_destroy(l);
+}
 
-	for (int i = 0; i < 64; i++) {
+static void accept_some(ddp_mpa_listener *l)
+{
+	for (int i = 0; i < 64 && !l->life.closing; i++) {
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
@@ -72,18 +140,21 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			}
 			return; /* EAGAIN or a transient error */
 		}
+		struct mpa_src src;
+		if (!admit(l, fd, &src) || l->life.closing) {
+			refuse(fd);
+			continue;
+		}
 		if (l->sc->pending >= l->cfg.max_startup &&
 		    !evict_oldest(l)) {
 			/* every start-up slot holds a connection whose
 			 * Request waits for the application: refuse */
 			char a[DDP_ADDR_STRLEN];
-			struct linger lg = { 1, 0 };
 			ddp_llp_log(l->ctx, DDP_LOG_WARN,
 				    "MPA start-up cap %u reached, all waiting "
 				    "for the application: refused %s",
 				    l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
-			setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-			close(fd);
+			refuse(fd);
 			continue;
 		}
 		ddp_mpa_conn *c;
@@ -93,6 +164,7 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			continue;
 		}
 		mpa_tcp_startup_add(c, l->sc);
+		mpa_conns_add(l->sc, c, &src);
 		mpa_tcp_start(c);
 	}
 }
@@ -130,6 +202,10 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		return DDP_ERR_INVAL;
 	}
 	l->cfg.tcp_congestion = NULL; /* applied; accepted sockets inherit it */
+	if (l->fd >= 0 && l->cfg.tcp_sndbuf) { /* inherited too */
+		int sb = l->cfg.tcp_sndbuf > INT_MAX / 2 ? INT_MAX / 2 : (int)l->cfg.tcp_sndbuf;
+		setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
+	}
 	if (l->fd < 0 ||
 	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {
@@ -147,6 +223,10 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 		l->sc->refs = 1;
 	if (!l->cfg.max_startup)
 		l->cfg.max_startup = 1024;
+	if (!l->cfg.max_conns)
+		l->cfg.max_conns = 4096;
+	if (!l->cfg.max_conns_per_addr)
+		l->cfg.max_conns_per_addr = 1024;
 	if (!l->ev_accept || !l->ev_resume || !l->sc || event_add(l->ev_accept, NULL) < 0) {
 		if (l->ev_accept)
 			event_free(l->ev_accept);
@@ -176,8 +256,16 @@ int ddp_mpa_listener_port(const ddp_mpa_listener *l)
 
 void ddp_mpa_listener_free(ddp_mpa_listener *l)
 {
-	if (!l)
+	if (!l || l->life.closing)
 		return;
+	if (life_close(&l->life))
+		listener_destroy(l);
+	else /* inside on_accept (an eviction's callback): when it unwinds */
+		event_del(l->ev_accept);
+}
+
+static void listener_destroy(ddp_mpa_listener *l)
+{
 	event_free(l->ev_accept);
 	if (l->ev_resume)
 		event_free(l->ev_resume);

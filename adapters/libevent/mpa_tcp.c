@@ -126,6 +126,7 @@ static void startup_done(ddp_mpa_conn *c)
 static void conn_destroy(ddp_mpa_conn *c)
 {
 	startup_done(c);
+	mpa_tcp_startup_put(mpa_conns_remove(c));
 	close_socket(c, !c->finished);
 	/* freed outside its callbacks, the work still queued comes back
 	 * flushed from ddp_session_free(); a free from there is a no-op */
@@ -396,6 +397,8 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	enter(c);
+	c->reads++;
+	mpa_conns_touch(c);
 	c->rd_dry = 0;
 	c->rd_budget = MPA_TCP_RD_BUDGET;
 	mpa_proto_on_readable(c->mc);
@@ -459,6 +462,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			mpa_tcp_start(c);
 		}
 	} else {
+		mpa_conns_touch(c);
 		c->in_write = 1;
 		mpa_proto_on_writable(c->mc);
 		c->in_write = 0;
@@ -474,25 +478,33 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 	leave(c);
 }
 
-/* Slow is not dead (issue 15 finding 6). A peer is dead when it stops
- * acknowledging, and the kernel knows that best: TCP_USER_TIMEOUT (data
- * in flight unacknowledged for dead_ms) and keepalive (an idle connection
- * whose probes go unanswered) end the connection with ETIMEDOUT, which
- * mpa_sock_io.c reports as DDP_ERR_TIMEOUT. A peer whose application
- * stops reading closes its receive window but still answers the
- * zero-window probes: it is alive, and RFC 1122 §4.2.2.17 says the sender
- * MUST keep the connection open as long as the probes are answered. Linux
- * (since 5.11) applies TCP_USER_TIMEOUT to the time a window stays closed
- * too, so while it is closed the user timeout is lifted here, and this
- * check ends the connection only when the probes themselves go unanswered
- * for dead_ms (the probe interval backs off, up to 2 min, RFC 1122
- * §4.2.2.17: a peer that dies behind a closed window is noticed at the
- * next probe). */
+/* Slow is not dead: a peer is dead when it stops answering, not when it
+ * stops accepting data. While nothing waits in the kernel, keepalive and
+ * TCP_USER_TIMEOUT (mpa_sock_io.c) judge: an idle peer whose keepalive
+ * probes go unanswered fails with ETIMEDOUT (DDP_ERR_TIMEOUT). While
+ * octets wait, the kernel cannot tell a slow peer from a dead one: Linux
+ * (since 5.11) applies TCP_USER_TIMEOUT to a window that stays closed,
+ * answered probes or not, and to retransmissions the peer ACKs without
+ * accepting them (its receive buffer shrank under what it had advertised:
+ * the octets are dropped, the duplicate ACKs keep coming). RFC 1122
+ * §4.2.2.17: the sender MUST keep the connection open as long as the
+ * receiver answers. So while octets wait the user timeout is lifted and
+ * this check judges: the peer is dead when something we sent after its
+ * last ACK (data or a window probe) stays unanswered for dead_ms. The
+ * kernel backs probes and retransmissions off (up to 2 min): a peer that
+ * dies while nothing is sent is noticed at the next transmission + the
+ * timeout. */
 static void on_live(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	if (c->finished || !c->mc || c->fd < 0 || mpa_proto_starting(c->mc))
 		return;
+	/* nothing read or written for a whole period: the receive ring and
+	 * spare transmit blocks go back (they return when traffic does) */
+	if (c->reads == c->reads_seen && c->flushes == c->flushes_seen)
+		mpa_proto_quiet(c->mc);
+	c->reads_seen = c->reads;
+	c->flushes_seen = c->flushes;
 	refresh_emss(c);
 	struct tcp_info ti;
 	socklen_t tl = sizeof(ti);
@@ -501,29 +513,36 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 ||
 	    ioctl(c->fd, TIOCOUTQ, &outq) != 0)
 		return;
-	/* octets wait, none is in flight: the peer's window is closed
-	 * (TCP_NODELAY is on, nothing else holds data back) */
-	int closed = outq > 0 && ti.tcpi_unacked == 0;
-	if (closed != c->uto_off) {
-		mpa_tcp_set_user_timeout(c->fd, closed ? 0 : c->dead_ms);
-		c->uto_off = closed;
+	int waiting = outq > 0;
+	if (waiting != c->uto_off) {
+		mpa_tcp_set_user_timeout(c->fd, waiting ? 0 : c->dead_ms);
+		c->uto_off = waiting;
 	}
+	/* asked and not (yet) answered: a window probe is out (the kernel
+	 * clears the count at every ACK), or data left after the last ACK */
+	int asked = ti.tcpi_probes > 0 || ti.tcpi_last_data_sent < ti.tcpi_last_ack_recv;
 	uint64_t now = mpa_tcp_mono_ms();
-	if (!closed || ti.tcpi_probes == 0) {
-		c->probe_since = 0; /* window open, or the last probe answered */
+	if (!waiting || !asked) {
+		c->probe_since = 0;
 		return;
 	}
-	/* an ACK since we saw the probe: the peer answers, a new probe is out */
-	if (!c->probe_since ||
-	    (uint64_t)ti.tcpi_last_ack_recv + live_period_ms(c) < now - c->probe_since) {
-		c->probe_since = now;
+	/* stamp the transmission (a probe's own time is unknown: now); an
+	 * ACK at or after the stamp answered it, restamp the newer one */
+	uint64_t ack_at = now - ti.tcpi_last_ack_recv;
+	if (!c->probe_since || ack_at >= c->probe_since) {
+		c->probe_since = ti.tcpi_probes ? now : now - ti.tcpi_last_data_sent;
 		return;
 	}
 	if (now - c->probe_since < c->dead_ms)
 		return;
 	mpa_tcp_log_unresponsive(c, (unsigned)(now - c->probe_since));
+	mpa_tcp_fail(c, DDP_ERR_TIMEOUT);
+}
+
+void mpa_tcp_fail(ddp_mpa_conn *c, int err)
+{
 	enter(c);
-	mpa_proto_on_failed(c->mc, DDP_ERR_TIMEOUT);
+	mpa_proto_on_failed(c->mc, err);
 	leave(c);
 }
 

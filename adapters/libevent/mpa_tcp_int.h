@@ -22,7 +22,21 @@ struct startup_count {
 	unsigned refs, pending;
 	/* the connections in start-up, oldest first (eviction at the cap) */
 	struct ddp_mpa_conn *head, *tail;
+	/* every connection of the listener until it is freed, least recently
+	 * active first (mpa_conn_set.c: max_conns, max_conns_per_addr) */
+	struct ddp_mpa_conn *lru_head, *lru_tail;
 };
+
+/* A source address for the per-source cap: IPv4 (also v4-mapped IPv6)
+ * or IPv6, without the port. */
+struct mpa_src {
+	uint8_t a[16];
+	uint8_t len; /* 4, 16, or 0 (unknown family) */
+};
+
+/* Quiet this long (nothing read or written), a connection is idle: one
+ * the connection caps may evict. */
+#define MPA_TCP_IDLE_MS 1000u
 
 /* Octets one readable event reads at most before it returns to the loop:
  * a peer that keeps the socket full (a sender on another CPU) must not
@@ -41,17 +55,25 @@ struct ddp_mpa_conn {
 	size_t rd_budget; /* octets this readable event may still read */
 	int in_write;	  /* inside on_write: its epilogue re-arms EV_WRITE */
 	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
+	unsigned reads;	    /* readable events */
+	unsigned reads_seen, flushes_seen; /* at the last liveness check: the
+				* same again means quiet (mpa_proto_quiet) */
 	struct startup_count *sc; /* listener's count while starting up */
 	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */
+	struct startup_count *lc; /* the listener's set (mpa_conn_set.c), or NULL */
+	struct ddp_mpa_conn *lru_prev, *lru_next; /* lc's activity list */
+	struct mpa_src src;	  /* the peer's address, for the per-source cap */
+	uint64_t active_ms;	  /* last read or write (mpa_tcp_mono_ms) */
 	ddp_ctx *ctx;		/* log hook */
 	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
 	unsigned dead_ms; /* dead-peer timeout */
 	struct event *live; /* liveness check (mpa_tcp_live_period_ms) */
 	struct event *dl;   /* graceful close deadline (close_deadline) */
-	int uto_off;	    /* TCP_USER_TIMEOUT lifted: the peer's receive
-			     * window is closed (it may read slowly) */
-	uint64_t probe_since; /* ms: since when the kernel has unanswered
-			       * window / keepalive probes out, or 0 */
+	int uto_off;	    /* TCP_USER_TIMEOUT lifted: octets wait in the
+			     * kernel, on_live judges the peer */
+	uint64_t probe_since; /* ms: when the oldest transmission (data or a
+			       * window probe) the peer has not answered left,
+			       * or 0 */
 	char peer[64];	    /* the peer's address for log lines, taken when
 			     * TCP is up (DDP_ADDR_STRLEN) */
 	mpa_proto *mc;
@@ -88,6 +110,28 @@ ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc);
  * application has not seen (!app_owned). */
 void mpa_tcp_evict(ddp_mpa_conn *c);
 uint64_t mpa_tcp_now_ms(void);
+
+/* End an established connection from outside its callbacks: reported as
+ * DDP_MPA_FAILED with err, the socket reset. c may be freed on return. */
+void mpa_tcp_fail(ddp_mpa_conn *c, int err);
+
+/* ---------------------------------------------- mpa_conn_set.c */
+
+struct sockaddr;
+void mpa_conns_src(const struct sockaddr *sa, struct mpa_src *out);
+/* c joins the listener's set sc (takes a reference to sc). */
+void mpa_conns_add(struct startup_count *sc, ddp_mpa_conn *c, const struct mpa_src *src);
+/* c leaves its set; returns the set whose reference the caller drops
+ * (mpa_tcp_startup_put), NULL when c was in none. */
+struct startup_count *mpa_conns_remove(ddp_mpa_conn *c);
+/* c read or wrote: the most recently active of its set. */
+void mpa_conns_touch(ddp_mpa_conn *c);
+/* Established connections of sc (from src, or all with NULL). */
+unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *src);
+/* The least recently active established connection of sc (from src, or
+ * any with NULL) quiet for MPA_TCP_IDLE_MS at now, or NULL. */
+struct ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc,
+				    const struct mpa_src *src, uint64_t now);
 
 /* ------------------------------------------------ mpa_sock_io.c */
 

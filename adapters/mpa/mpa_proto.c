@@ -56,7 +56,6 @@ struct mpa_proto {
 	/* full operation */
 	mpa_tx_stream tx;
 	mpa_deframer rx;
-	uint8_t *rx_ring;	/* MPA_RING_ALLOC octets for rx (or NULL) */
 	mpa_fpdu_pool pool;	/* FPDU memory for reuse */
 	uint32_t mulpdu;
 	int tx_ok;		/* responder: a valid FPDU came in (§7.1.4) */
@@ -67,6 +66,7 @@ struct mpa_proto {
 	uint8_t rtr_pl[MPA_RTR_READ_PAYLOAD];
 	mpa_fpdu *q_head, *q_tail;
 	size_t queued;
+	unsigned q_fpdus;	/* FPDUs in the queue (MPA_TX_FPDU_MAX) */
 	int blocked;		/* DDP got DDP_ERR_AGAIN */
 	int want_write;
 	int closing;		/* DDP asked for a graceful close */
@@ -109,6 +109,7 @@ static void drop_queue(mpa_proto *c)
 	}
 	c->q_head = c->q_tail = NULL;
 	c->queued = 0;
+	c->q_fpdus = 0;
 }
 
 /* start-up failed or connection lost: report once, stop everything */
@@ -240,6 +241,7 @@ static void enqueue(mpa_proto *c, mpa_fpdu *f)
 		c->q_head = f;
 	c->q_tail = f;
 	c->queued += f->wire_len - f->written;
+	c->q_fpdus++;
 }
 
 static int tx_allowed(const mpa_proto *c)
@@ -318,6 +320,7 @@ static int flush(mpa_proto *c)
 			c->q_head = f->next;
 			if (!c->q_head)
 				c->q_tail = NULL;
+			c->q_fpdus--;
 			int pending = f->pending;
 			mpa_fpdu_pool_put(&c->pool, f);
 			if (pending && c->s)
@@ -332,7 +335,7 @@ static int flush(mpa_proto *c)
 	if (c->phase != PH_FULL)
 		return 0;
 	set_want_write(c, c->q_head != NULL);
-	if (c->blocked && c->queued < c->cfg.tx_cap) {
+	if (c->blocked && c->queued < c->cfg.tx_cap && c->q_fpdus < MPA_TX_FPDU_MAX) {
 		c->blocked = 0;
 		ddp_llp_writable(c->s);
 	}
@@ -351,8 +354,8 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	if (c->phase == PH_DONE || c->phase == PH_LEFT || c->closing)
 		return DDP_ERR_CLOSED;
 	/* before full operation, before the Responder's first valid FPDU
-	 * (RFC 5044 §7.1.4), or over the queue cap: not now */
-	if (!tx_allowed(c) || c->queued >= c->cfg.tx_cap) {
+	 * (RFC 5044 §7.1.4), or over the queue caps: not now */
+	if (!tx_allowed(c) || c->queued >= c->cfg.tx_cap || c->q_fpdus >= MPA_TX_FPDU_MAX) {
 		c->blocked = 1;
 		c->agains++;
 		return DDP_ERR_AGAIN;
@@ -474,11 +477,10 @@ static void enter_full(mpa_proto *c)
 	c->tx.crc = c->res.crc;
 	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc,
 		     c->cfg.rx_max_ulpdu, &conn_sink, c);
-	/* FPDUs above MPA_STAGE_MAX go through a ring (mpa_readahead.h);
-	 * without memory for it, the inline buffers serve (smaller reads) */
-	if (c->cfg.stage_max > MPA_STAGE_MAX && !c->rx_ring)
-		c->rx_ring = malloc(MPA_RING_ALLOC);
-	mpa_dfr_set_ring(&c->rx, c->rx_ring);
+	/* FPDUs above MPA_STAGE_MAX and runs of small ones go through a
+	 * ring (mpa_readahead.h), allocated when they come and given back
+	 * when the connection goes quiet (mpa_proto_quiet) */
+	mpa_ra_set_ring_lazy(&c->rx.ra, c->cfg.stage_max > MPA_STAGE_MAX);
 	mpa_dfr_set_stage_max(&c->rx, c->cfg.stage_max);
 	mpa_dfr_set_readv(&c->rx, c->io->readv);
 	uint32_t m = mpa_mulpdu(c->cfg.emss, c->tx.markers);
@@ -755,7 +757,7 @@ void mpa_proto_free(mpa_proto *c)
 		return;
 	drop_queue(c);
 	mpa_fpdu_pool_drain(&c->pool);
-	free(c->rx_ring);
+	mpa_ra_fini(&c->rx.ra);
 	free(c);
 }
 
@@ -785,6 +787,21 @@ int mpa_proto_start(mpa_proto *c)
 		return DDP_ERR_INVAL;
 	c->phase = PH_WAIT_REP;
 	return write_startup(c);
+}
+
+size_t mpa_proto_quiet(mpa_proto *c)
+{
+	size_t n = 0;
+	if (!c)
+		return 0;
+	/* the ring's stage area holds an FPDU being staged until its CRC
+	 * passed (states STAGE and TRAILER) */
+	if (c->phase == PH_FULL && !c->rx.staged && mpa_ra_release(&c->rx.ra))
+		n += MPA_RING_ALLOC;
+	n += (size_t)c->pool.alive * MPA_FPDU_BLOCK;
+	mpa_fpdu_pool_drain(&c->pool);
+	n -= (size_t)c->pool.alive * MPA_FPDU_BLOCK;
+	return n;
 }
 
 int mpa_proto_starting(const mpa_proto *c)

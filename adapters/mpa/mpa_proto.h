@@ -60,6 +60,13 @@ typedef struct mpa_proto_io {
 	void (*close_deadline)(void *io, unsigned ms);
 } mpa_proto_io;
 
+/* FPDUs queued before send returns DDP_ERR_AGAIN, whatever their size:
+ * each holds a block of bookkeeping (MPA_FPDU_BLOCK octets), so a peer
+ * that stops reading makes us hold at most 64 KiB of it, however small
+ * the FPDUs (at MTU 1500, 128 FPDUs are 180 KiB on the wire: the kernel's
+ * send buffer, not this queue, keeps the path busy). */
+#define MPA_TX_FPDU_MAX 128u
+
 typedef struct mpa_proto_config {
 	int initiator;		/* 1: send the Request (RFC 5044 §7.1) */
 	mpa_local local;	/* our start-up settings (priv copied) */
@@ -112,6 +119,11 @@ void mpa_proto_stop(mpa_proto *c);
 void mpa_proto_on_failed(mpa_proto *c, int err);
 /* New EMSS (e.g. from TCP_MAXSEG): MULPDU recomputed, DDP told. */
 void mpa_proto_set_emss(mpa_proto *c, uint32_t emss);
+/* The owner saw the connection quiet for a while (nothing read, nothing
+ * written): give back the receive ring when it holds nothing (it comes
+ * back with the next run of FPDUs that wants it) and the spare FPDU
+ * blocks. Returns the octets given back. */
+size_t mpa_proto_quiet(mpa_proto *c);
 
 /* Responder after MPA_CEV_REQUEST: accept with reply private data (NULL/0
  * for none) or reject (R=1). Errors: DDP_ERR_STATE (no Request pending),

@@ -4,7 +4,10 @@
  */
 #include "mpa/mpa_readahead.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mpa/mpa_fpdu.h"
 
@@ -17,25 +20,92 @@ void mpa_ra_init(mpa_readahead *r)
 	r->stage_cap = sizeof(r->small_stage);
 }
 
+static void clamp_stage(mpa_readahead *r)
+{
+	r->stage_max = r->stage_want > r->stage_cap ? (uint32_t)r->stage_cap : r->stage_want;
+}
+
 void mpa_ra_set_ring(mpa_readahead *r, uint8_t *ring)
 {
 	r->ring = ring;
 	r->stage = ring ? ring + MPA_RING_LEN : r->small_stage;
 	r->stage_cap = ring ? MPA_RING_STAGE_MAX : sizeof(r->small_stage);
-	if (r->stage_max > r->stage_cap)
-		r->stage_max = (uint32_t)r->stage_cap;
+	clamp_stage(r);
 	if (r->len == 0)
 		mpa_ra_pick_buffer(r);
 }
 
 void mpa_ra_set_stage_max(mpa_readahead *r, uint32_t n)
 {
-	r->stage_max = n > r->stage_cap ? (uint32_t)r->stage_cap : n;
+	r->stage_want = n;
+	clamp_stage(r);
+}
+
+void mpa_ra_set_ring_lazy(mpa_readahead *r, int on)
+{
+	r->ring_lazy = on;
+}
+
+/* An FPDU of ulpdu_len octets that the sink could take whole arrives: a
+ * ring of our own when it would be staged through one. */
+static void want_ring(mpa_readahead *r, uint16_t ulpdu_len)
+{
+	if (r->ring || !r->ring_lazy || ulpdu_len > r->stage_want ||
+	    ulpdu_len > MPA_RING_STAGE_MAX)
+		return;
+	/* a small FPDU starts a run only with the next one */
+	if (ulpdu_len <= r->stage_max && r->small_run < 1)
+		return;
+	uint8_t *ring = malloc(MPA_RING_ALLOC);
+	if (!ring)
+		return; /* the inline buffers serve */
+	r->ring_own = 1;
+	mpa_ra_set_ring(r, ring);
+}
+
+/* The pages wholly inside the block go back to the system before free():
+ * the allocator keeps a freed block of this size for reuse (it is not
+ * returned by free() unless it sits at the top of the heap), and a quiet
+ * connection is to cost no resident memory for it. Contents of memory
+ * handed to free() are the allocator's business only at its edges, which
+ * this leaves alone. */
+static void free_ring(uint8_t *ring)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	if (pg > 0) {
+		uintptr_t a = ((uintptr_t)ring + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+		uintptr_t e = ((uintptr_t)ring + MPA_RING_ALLOC) & ~((uintptr_t)pg - 1);
+		if (e > a)
+			madvise((void *)a, e - a, MADV_DONTNEED);
+	}
+	free(ring);
+}
+
+int mpa_ra_release(mpa_readahead *r)
+{
+	if (!r->ring || !r->ring_own || r->len)
+		return 0;
+	uint8_t *ring = r->ring;
+	r->small_run = 0;
+	r->ring_own = 0;
+	mpa_ra_set_ring(r, NULL);
+	free_ring(ring);
+	return 1;
+}
+
+void mpa_ra_fini(mpa_readahead *r)
+{
+	if (r->ring && r->ring_own)
+		free(r->ring);
+	r->ring = NULL;
+	r->ring_own = 0;
 }
 
 int mpa_ra_classify(mpa_readahead *r, uint16_t ulpdu_len, uint8_t ctl,
 		    int can_stage)
 {
+	if (can_stage)
+		want_ring(r, ulpdu_len);
 	if (can_stage && ulpdu_len <= r->stage_max)
 		r->small_run++;
 	else

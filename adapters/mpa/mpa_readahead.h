@@ -44,7 +44,12 @@
 
 typedef struct mpa_readahead {
 	/* policy */
-	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never) */
+	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never):
+				 * stage_want clamped to the stage buffer */
+	uint32_t stage_want;	/* as asked (mpa_ra_set_stage_max) */
+	int ring_lazy;		/* allocate a ring of our own when an FPDU
+				 * would use it (mpa_ra_set_ring_lazy) */
+	int ring_own;		/* `ring` is ours: mpa_ra_release/mpa_ra_fini */
 	unsigned small_run;	/* FPDUs staged in a row: from 2 on, read
 				 * ahead as much as the buffer holds */
 	/* tail prediction: FPDU index within its DDP message, and where the
@@ -59,7 +64,8 @@ typedef struct mpa_readahead {
 	size_t cap, off, len;
 	uint8_t *stage;		/* small_stage or the ring's stage area */
 	size_t stage_cap;
-	uint8_t *ring;		/* the owner's MPA_RING_ALLOC octets, or NULL */
+	uint8_t *ring;		/* MPA_RING_ALLOC octets (the caller's, or ours
+				 * with ring_own), or NULL */
 	uint8_t small_stage[MPA_STAGE_MAX];
 	uint8_t small_buf[MPA_RA_MAX];
 } mpa_readahead;
@@ -70,6 +76,19 @@ void mpa_ra_init(mpa_readahead *r);
  * which frees it after the deframer; NULL: none). Without a ring, staging
  * is limited to MPA_STAGE_MAX and read-ahead to MPA_RA_MAX. */
 void mpa_ra_set_ring(mpa_readahead *r, uint8_t *ring);
+/* on: no ring is held while none is needed; one of our own is allocated
+ * when an FPDU would use it (a stageable FPDU above MPA_STAGE_MAX, or the
+ * second small FPDU of a run), and given back by mpa_ra_release. Without
+ * memory for it the inline buffers serve (smaller reads, larger FPDUs
+ * header-first). A connection that goes quiet thus holds only the inline
+ * buffers (~5 KiB), not MPA_RING_ALLOC (~144 KiB). */
+void mpa_ra_set_ring_lazy(mpa_readahead *r, int on);
+/* Give back our own ring when it holds no read-ahead octets; the caller
+ * makes sure its stage area is not in use (no FPDU being staged). Its
+ * pages go back to the system at once. Returns 1 when it was given back. */
+int mpa_ra_release(mpa_readahead *r);
+/* Free our own ring (end of the connection). */
+void mpa_ra_fini(mpa_readahead *r);
 /* Stage ULPDUs up to n octets (clamped to what the stage buffer holds). */
 void mpa_ra_set_stage_max(mpa_readahead *r, uint32_t n);
 /* A new FPDU: its ULPDU_Length and the DDP control octet (L flag, RFC 5041

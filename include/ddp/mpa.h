@@ -61,26 +61,28 @@ typedef struct ddp_mpa_config {
 	uint16_t max_private_data; /* largest PD_Length accepted from the
 				    * peer, default and maximum 512 */
 	unsigned startup_timeout_ms; /* start-up deadline, default 10000 */
-	unsigned dead_peer_timeout_ms; /* a peer that stops acknowledging
-				 * (no FIN/RST: host or path gone) is reported
-				 * as DDP_MPA_FAILED with DDP_ERR_TIMEOUT (the
+	unsigned dead_peer_timeout_ms; /* a peer that stops answering (no
+				 * FIN/RST: host or path gone) is reported as
+				 * DDP_MPA_FAILED with DDP_ERR_TIMEOUT (the
 				 * session's streams end with DDP_ERR_TIMEOUT
 				 * too; the ctx log hook gets "peer unresponsive
 				 * for N s" with its address) about this long
-				 * after its last ACK: TCP_USER_TIMEOUT while
-				 * data is in flight, keepalive (first probe
-				 * after half of it, then one a second) while
-				 * idle. Default 8000: a dead peer is reported
-				 * within 10 s. Slow is not dead: a peer that
-				 * stops reading (receive window closed) but
-				 * answers TCP's window probes is kept, however
+				 * after the first transmission it left
+				 * unanswered: data or a window probe sent after
+				 * its last ACK while octets wait, keepalive
+				 * (first probe after half of it, then one a
+				 * second) while idle. Default 8000: a dead peer
+				 * is reported within 10 s. Slow is not dead: a
+				 * peer that stops reading (window closed) or
+				 * shrinks its receive buffer (ACKs without
+				 * accepting) but keeps ACKing is kept, however
 				 * long, and data flows again when it reads
 				 * (RFC 1122 §4.2.2.17); queued sends wait, up
 				 * to tx_queue_cap / session.max_tx_queued
-				 * (then DDP_ERR_LIMIT). A peer that dies with
-				 * its window closed is noticed at the next
-				 * window probe (Linux backs them off up to 2
-				 * min) + this timeout. */
+				 * (then DDP_ERR_LIMIT). TCP backs its
+				 * retransmissions and probes off (up to 2 min):
+				 * a peer that dies while nothing is sent is
+				 * noticed at the next one + this timeout. */
 	unsigned max_startup;	/* listener: connections in MPA start-up at
 				 * once (default 1024). At the cap the oldest
 				 * one whose MPA Request is not complete is
@@ -89,7 +91,12 @@ typedef struct ddp_mpa_config {
 				 * waits for the application is the new one
 				 * reset. Either is logged (ctx log hook) */
 	size_t tx_queue_cap;	/* queued octets before DDP is told to wait,
-				 * default 1 MiB */
+				 * default 1 MiB; DDP also waits at 128 queued
+				 * FPDUs (64 KiB of bookkeeping: a peer that
+				 * stops reading costs that much, plus what the
+				 * DDP core holds: session.max_tx_queued
+				 * messages of ~130 octets each, default 4096,
+				 * lower it for untrusted peers) */
 	const char *tcp_congestion; /* TCP congestion control of our sockets
 				 * (TCP_CONGESTION, e.g. "cubic"), set before
 				 * connect / on the listening socket (accepted
@@ -99,6 +106,37 @@ typedef struct ddp_mpa_config {
 				 * DDP_ERR_INVAL. Not applied by
 				 * ddp_mpa_wrap_fd (the fd is yours). */
 	ddp_session_config session; /* for the DDP session (nstreams is 1) */
+	unsigned max_conns;	/* listener: established MPA connections
+				 * (past the start-up, until freed) at once,
+				 * default 4096; UINT_MAX: no cap */
+	unsigned max_conns_per_addr; /* listener: the same for each source
+				 * address (IPv4, or IPv6 address; the port
+				 * does not count), default 1024; UINT_MAX: no
+				 * cap. When a new TCP connection arrives at
+				 * either cap, the least recently active idle
+				 * connection (nothing read or written for
+				 * 1 s; of that source for the per-source cap)
+				 * is ended to make room: DDP_MPA_FAILED with
+				 * DDP_ERR_LIMIT, TCP reset. When none is
+				 * idle, the new connection is reset. Either
+				 * is logged (ctx log hook, with the
+				 * addresses). Connections in start-up are
+				 * capped by max_startup and counted once they
+				 * are established, so up to max_startup more
+				 * may be established at a moment */
+	unsigned tcp_sndbuf;	/* listener: SO_SNDBUF of the accepted sockets
+				 * (set on the listening socket), octets; 0 =
+				 * the kernel's autotuning (default). What a
+				 * peer that stops reading makes the kernel
+				 * hold for us is 2-2.5 times this (Linux
+				 * doubles it for its bookkeeping, a write may
+				 * overshoot; 158 KiB measured for 64 KiB);
+				 * autotuned it
+				 * grows up to net.ipv4.tcp_wmem's maximum
+				 * (600 KiB measured over loopback, 4 MiB
+				 * allowed by default). A fixed buffer also
+				 * caps the throughput of paths whose
+				 * bandwidth-delay product is larger */
 } ddp_mpa_config;
 
 /* What the start-up settled / what the peer sent. */

@@ -18,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -343,6 +344,7 @@ static void test_scale_10000_mpa_connections_on_one_loop(void **state)
 	ddp_mpa_config cfg;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.startup_timeout_ms = 15000;
+	cfg.max_conns = cfg.max_conns_per_addr = UINT_MAX; /* 10,000 from 127.0.0.1 */
 	assert_int_equal(ddp_mpa_listen(sd.base, sd.ctx, (struct sockaddr *)&sa, sizeof(sa), &cfg,
 	                                &s_cbs, s_accept, s_event, &sd, &l),
 	                 0);
