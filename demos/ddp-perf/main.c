@@ -229,8 +229,9 @@ static int run_two(struct runner *x, const char *host, const char *server_ns,
 	}
 	int pinned = topo_pin(0);
 	snprintf(x->where, sizeof(x->where), "%s, server and client in two processes%s",
-		 x->topo == TOPO_NETNS ? "two network namespaces joined by a veth pair"
-				       : "loopback",
+		 x->topo != TOPO_NETNS		? "loopback"
+		 : strstr(x->topology, "linkem") ? "two network namespaces joined by linkem"
+						 : "two network namespaces joined by a veth pair",
 		 pinned ? " (server on CPU 1, client on CPU 0)" : " (not pinned: fewer than 2 CPUs)");
 	for (int i = 0; i < x->n; i++) {
 		struct topo_server *s = server_for(x, x->rows[i].p.llp);
@@ -253,7 +254,11 @@ static int run_two(struct runner *x, const char *host, const char *server_ns,
 static int netns_body(const struct topo_netns *ns, void *arg)
 {
 	struct runner *x = arg;
-	snprintf(x->topology, sizeof(x->topology), "netns-veth-mtu%u", ns->mtu);
+	if (ns->link)
+		snprintf(x->topology, sizeof(x->topology), "netns-linkem-mtu%u[%s]", ns->mtu,
+			 ns->link);
+	else
+		snprintf(x->topology, sizeof(x->topology), "netns-veth-mtu%u", ns->mtu);
 	return run_two(x, TOPO_SERVER_ADDR, ns->server, ns->client);
 }
 
@@ -308,7 +313,7 @@ static void usage(void)
 	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,iperf3,usrsctp,usrsctp-stock,udp}] "
 			"[--mode {untagged,tagged,rtt,write,read,read-rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
-			"                [--one-process | --netns] [--mtu N (link MTU of the SCTP-family\n"
+			"                [--one-process | --netns [--link SPEC]] [--mtu N (link MTU of the SCTP-family\n"
 			"                 rows and of --netns's veth pair, default 1500 there)]\n"
 			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
@@ -408,7 +413,7 @@ int main(int argc, char **argv)
 		{ "plot", 1, 0, 'p' },	    { "server", 0, 0, 'S' },  { "listen", 1, 0, 'L' },
 		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
 		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },    { "heap-trim", 0, 0, 'H' },
-		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "sizes", 1, 0, 'z' },
+		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "link", 1, 0, 'K' }, { "sizes", 1, 0, 'z' },
 		{ "llps", 1, 0, 'P' },
 		{ 0, 0, 0, 0 }
 	};
@@ -416,6 +421,7 @@ int main(int argc, char **argv)
 	struct bench_params *one = &x.one;
 	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
 	int c, one_proc = 0, netns = 0, nsizes = 0, nllps = 0;
+	const char *link = NULL; /* --link SPEC (implies --netns) */
 	size_t sizes[MAX_LIST] = { 1024, 16384, 65536 };
 	char *llps[MAX_LIST], *items[MAX_LIST];
 	const char *cc_want = NULL;
@@ -442,6 +448,7 @@ int main(int argc, char **argv)
 		case 'H': heap_trim = 1; break;
 		case '1': one_proc = 1; break;
 		case 'N': netns = 1; break;
+		case 'K': link = optarg; netns = 1; break;
 		case 'z':
 			if ((nsizes = split_list(optarg, items)) < 0) {
 				usage();
@@ -532,8 +539,7 @@ int main(int argc, char **argv)
 					    : "both processes (client and server)" };
 	int rc;
 	if (x.topo == TOPO_NETNS)
-		rc = topo_netns_run(one->mtu ? one->mtu : 1500,
-				    netns_body, &x);
+		rc = topo_netns_run(one->mtu ? one->mtu : 1500, link, netns_body, &x);
 	else if (x.topo == TOPO_2PROC)
 		rc = run_two(&x, "127.0.0.1", NULL, NULL);
 	else

@@ -233,7 +233,75 @@ static int netns_add(const struct topo_netns *ns)
 	return 0;
 }
 
-int topo_netns_run(unsigned mtu, int (*body)(const struct topo_netns *ns, void *arg), void *arg)
+/* linkem beside this program (build/bin), or $DDP_LINKEM */
+static void linkem_path(char *out, size_t n)
+{
+	const char *env = getenv("DDP_LINKEM");
+	if (env && *env) {
+		snprintf(out, n, "%s", env);
+		return;
+	}
+	char self[512];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (l <= 0) {
+		snprintf(out, n, "linkem");
+		return;
+	}
+	self[l] = 0;
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	snprintf(out, n, "%s/linkem", self);
+}
+
+static pid_t linkem_pid;
+
+/* The namespaces joined through linkem (it makes and removes them). */
+static int linkem_add(const struct topo_netns *ns)
+{
+	char bin[600], spec[512], fd[16];
+	linkem_path(bin, sizeof(bin));
+	snprintf(spec, sizeof(spec), "%s,mtu=%u", ns->link, ns->mtu);
+	int p[2];
+	if (pipe(p))
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		snprintf(fd, sizeof(fd), "%d", p[1]);
+		execl(bin, "linkem", "--spec", spec, "--ns-a", ns->client, "--ns-b", ns->server,
+		      "--addr-a", TOPO_CLIENT_ADDR, "--addr-b", TOPO_SERVER_ADDR, "--ready-fd", fd,
+		      "--die-with-parent", "--quiet", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	char line[8] = { 0 };
+	ssize_t n = pid > 0 ? read(p[0], line, sizeof(line) - 1) : -1;
+	close(p[0]);
+	if (n <= 0 || strncmp(line, "ready", 5) != 0) {
+		fprintf(stderr, "ddp-perf: --link: %s did not bring the link up (SPEC %s)\n", bin,
+			spec);
+		if (pid > 0)
+			waitpid(pid, NULL, 0);
+		return -1;
+	}
+	linkem_pid = pid;
+	return 0;
+}
+
+static void linkem_del(void)
+{
+	if (linkem_pid <= 0)
+		return;
+	kill(linkem_pid, SIGTERM);
+	while (waitpid(linkem_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	linkem_pid = 0;
+}
+
+int topo_netns_run(unsigned mtu, const char *link,
+		   int (*body)(const struct topo_netns *ns, void *arg), void *arg)
 {
 	if (geteuid() != 0) {
 		fprintf(stderr, "ddp-perf: --netns needs root (network namespaces); skipped\n");
@@ -243,7 +311,7 @@ int topo_netns_run(unsigned mtu, int (*body)(const struct topo_netns *ns, void *
 		fprintf(stderr, "ddp-perf: --netns needs iproute2's `ip`; skipped\n");
 		return TOPO_SKIP;
 	}
-	struct topo_netns ns = { .mtu = mtu };
+	struct topo_netns ns = { .mtu = mtu, .link = link };
 	snprintf(ns.client, sizeof(ns.client), "ddpperfA%d", (int)getpid());
 	snprintf(ns.server, sizeof(ns.server), "ddpperfB%d", (int)getpid());
 	struct sigaction sa = { .sa_handler = on_sig }, old[3];
@@ -252,7 +320,7 @@ int topo_netns_run(unsigned mtu, int (*body)(const struct topo_netns *ns, void *
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
 	int status = 1;
-	if (netns_add(&ns)) {
+	if (link ? linkem_add(&ns) : netns_add(&ns)) {
 		netns_del(&ns);
 		status = TOPO_SKIP;
 		goto out;
@@ -274,6 +342,7 @@ int topo_netns_run(unsigned mtu, int (*body)(const struct topo_netns *ns, void *
 		;
 	runner = 0;
 	status = pid < 0 ? 1 : WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	linkem_del(); /* it removes its namespaces */
 	netns_del(&ns);
 out:
 	for (int i = 0; i < 3; i++)

@@ -41,7 +41,12 @@ int topo_enter_netns(const char *name);
 struct topo_netns {
 	char client[32], server[32];
 	unsigned mtu;
+	const char *link; /* --link SPEC: joined through linkem, not a veth */
 };
-int topo_netns_run(unsigned mtu, int (*body)(const struct topo_netns *ns, void *arg), void *arg);
+/* link: NULL for the veth pair, else linkem's SPEC (docs/linkem.md): the
+ * namespaces are joined through the link emulator (tools/linkem, found
+ * beside this program or as $DDP_LINKEM) with that model each way. */
+int topo_netns_run(unsigned mtu, const char *link,
+		   int (*body)(const struct topo_netns *ns, void *arg), void *arg);
 
 #endif
