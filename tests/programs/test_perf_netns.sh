@@ -73,5 +73,19 @@ tbl=$(timeout 30 "$perf" --netns --duration 0.3 --sizes 1024 --llps udp,sctp 2>&
 echo "$tbl"
 echo "$tbl" | grep -q "^Topology: two network namespaces joined by a veth pair" || fail "no topology line"
 echo "$tbl" | grep -q "^sctp .*x " || fail "no vs udp ratio"
+# --link SPEC: the same namespaces joined through linkem; a 2 ms round trip
+# shows in the raw round trip, every row succeeds, linkem leaves nothing
+if [ -x "$BUILD/bin/linkem" ] && [ -c /dev/net/tun ]; then
+	timeout 120 "$perf" --link delay=1ms --duration 0.3 --sizes 16384 --llps tcp,mpa,sctp,usrsctp \
+		--json >"$out" 2>"$out.err" || fail "--link: exit status $?: $(tail -n 3 "$out.err")"
+	ip netns list 2>/dev/null | grep -q "ddpperf[AB]" && fail "--link: namespaces left behind"
+	grep -q '"topology":"netns-linkem-mtu1500\[delay=1ms\]"' "$out" || fail "--link: topology"
+	[ "$(grep -c '"ok":true' "$out")" = "$(wc -l <"$out")" ] ||
+		fail "--link: failed rows: $(grep -v '"ok":true' "$out")"
+	rtt=$(grep '"llp":"tcp","mode":"rtt"' "$out" | sed 's/.*"rtt_us":\([0-9.]*\).*/\1/')
+	awk -v r="$rtt" 'BEGIN { exit !(r >= 1900 && r < 4000) }' ||
+		fail "--link delay=1ms: raw round trip $rtt us, expected 2 ms"
+	echo "ok: --link delay=1ms, raw round trip $rtt us"
+fi
 rm -f "$out" "$out.err"
 echo "test_perf_netns: ok"
