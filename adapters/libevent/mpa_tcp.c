@@ -457,7 +457,10 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 		event_del(c->wev);
 		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l) < 0 || err) {
 			errno = err;
-			mpa_proto_on_failed(c->mc, DDP_ERR_SYS);
+			/* the same codes as SCTP: refused, no answer, else */
+			mpa_proto_on_failed(c->mc, err == ECONNREFUSED ? DDP_ERR_REJECTED
+						   : err == ETIMEDOUT  ? DDP_ERR_TIMEOUT
+								       : DDP_ERR_SYS);
 		} else {
 			mpa_tcp_start(c);
 		}

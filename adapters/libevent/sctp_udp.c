@@ -166,7 +166,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	if (!base || !ops || !ops->input || !out || port < -1 || port > 65535)
 		return DDP_ERR_INVAL;
 	if (make_addr(addr ? addr : "127.0.0.1",
-		      port == 0 ? SCTP_LL_UDP_PORT : port, &ss, &sl))
+		      port < 0 ? 0 : port, &ss, &sl))
 		return DDP_ERR_INVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)

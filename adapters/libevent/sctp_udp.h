@@ -95,7 +95,7 @@ struct sctp_udp_ops {
 	int (*learn)(void *user);
 };
 
-/* Bind addr (NULL = 127.0.0.1) : port (0 = 9899, -1 = any). mtu_cap:
+/* Bind addr (NULL = 127.0.0.1) : port (0 or -1 = any). mtu_cap:
  * largest IP MTU used for any peer (0: the route's alone).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
 int sctp_udp_open(struct event_base *base, const char *addr, int port,

@@ -173,14 +173,24 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			go_down(a, DDP_ERR_CLOSED);
 			break;
 		case SCTP_COMM_LOST:
-			/* the reason in the peer's ABORT, if any */
-			if (n > sizeof(nt.sn_assoc_change))
+			/* the peer's ABORT comes with it (its reason, if any);
+			 * without one, retransmissions went unanswered: the
+			 * peer is dead (DDP_ERR_TIMEOUT, as MPA reports it).
+			 * An ABORT answering our INIT refuses the connection. */
+			if (n > sizeof(nt.sn_assoc_change)) {
 				sctp_usrsctp_peer_abort(
 					b + sizeof(nt.sn_assoc_change),
 					n - sizeof(nt.sn_assoc_change),
 					a->peer_abort, sizeof(a->peer_abort));
-			/* fall through */
-		case SCTP_CANT_STR_ASSOC:
+				go_down(a, a->state == A_CONNECTING ? DDP_ERR_REJECTED
+								     : DDP_ERR_LLP);
+			} else {
+				go_down(a, DDP_ERR_TIMEOUT);
+			}
+			break;
+		case SCTP_CANT_STR_ASSOC: /* INIT retransmissions ran out */
+			go_down(a, DDP_ERR_TIMEOUT);
+			break;
 		case SCTP_RESTART:
 		default:
 			go_down(a, DDP_ERR_LLP);
@@ -560,14 +570,16 @@ static void udp_peer_free(void *user, struct sctp_udp_peer *p)
 	UNLOCK();
 }
 
-/* ICMP said the peer's port is closed: its associations are gone. */
+/* ICMP said the peer's port is closed: its associations are gone; one
+ * still connecting was refused (as TCP's ECONNREFUSED). */
 static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
 {
 	sctp_ll_ep *ep = user;
 	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
 		if (a->peer == p && a->state != A_DOWN) {
+			int connecting = a->state == A_CONNECTING;
 			assoc_close_socket(a, 1);
-			go_down(a, DDP_ERR_LLP);
+			go_down(a, connecting ? DDP_ERR_REJECTED : DDP_ERR_LLP);
 		}
 }
 

@@ -389,8 +389,9 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		if (a->s) {
 			if (status == DDP_ERR_CLOSED)
 				ddp_llp_closed(a->s, UINT32_MAX);
-			else
-				ddp_llp_failed(a->s, UINT32_MAX, DDP_ERR_LLP);
+			else /* a dead peer is a time-out for the ULP too */
+				ddp_llp_failed(a->s, UINT32_MAX,
+					       status == DDP_ERR_TIMEOUT ? status : DDP_ERR_LLP);
 		}
 		/* DDP_ERR_ABORTED: we aborted it (as MPA reports a reset of
 		 * ours); DDP_ERR_LLP: lost or aborted by the peer */

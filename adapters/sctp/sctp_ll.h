@@ -49,7 +49,7 @@ typedef unsigned (*sctp_ll_filter)(void *user, uint8_t *pkt, size_t len);
 
 typedef struct sctp_ll_config {
 	const char *addr;	/* local IPv4/IPv6 literal; NULL = 127.0.0.1 */
-	int port;		/* UDP port; 0 = SCTP_LL_UDP_PORT, -1 = any */
+	int port;		/* UDP port; 0 or -1 = any */
 	uint16_t nstreams;	/* in = out streams asked for (default 64) */
 	uint32_t adaptation;	/* Adaptation Layer Indication to send; 0 none */
 	int require_adaptation; /* peer must send exactly `adaptation` */

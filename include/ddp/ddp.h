@@ -590,9 +590,13 @@ typedef struct ddp_conn_callbacks {
 	 * association and accepted by the listening side. Required. */
 	void (*stream_open)(ddp_session *s, uint32_t stream, void *user);
 	/* The connection ended: status 0 in order (FIN / SHUTDOWN), else
-	 * DDP_ERR_*: DDP_ERR_ABORTED (our abortive close, also one a close
-	 * deadline made), DDP_ERR_LLP (lost, reset or aborted by the peer),
-	 * DDP_ERR_REJECTED, DDP_ERR_TIMEOUT, ... — the same on both LLPs.
+	 * DDP_ERR_*, the same on both LLPs for the same event:
+	 * DDP_ERR_ABORTED (our abortive close, also one a close deadline
+	 * made), DDP_ERR_LLP (reset or aborted by the peer, or its port
+	 * went away), DDP_ERR_REJECTED (a connect refused: nobody listens,
+	 * or the peer refused the connection), DDP_ERR_TIMEOUT (the peer
+	 * stopped answering; a connect that got no answer), DDP_ERR_PROTO,
+	 * DDP_ERR_LIMIT (ended to make room under a listener's cap), ...
 	 * Also for a connect that never came up (s may be NULL then: SCTP
 	 * without an association). When it returns, the adapter frees the
 	 * connection and the session; posted buffers and unfinished sends are

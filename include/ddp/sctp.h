@@ -80,7 +80,9 @@ typedef struct ddp_sctp_callbacks {
 	/* Association up (status 0: s is ready, streams idle) or gone
 	 * (status < 0: DDP_ERR_CLOSED graceful, DDP_ERR_ABORTED aborted by
 	 * us (ddp_sctp_close(a, 1), ddp_session_close(s, 1), a close
-	 * deadline), DDP_ERR_LLP lost or aborted by the peer,
+	 * deadline), DDP_ERR_LLP aborted by the peer or its port gone,
+	 * DDP_ERR_TIMEOUT the peer stopped answering (retransmissions or
+	 * the INIT ran out), DDP_ERR_REJECTED our INIT refused,
 	 * DDP_ERR_PROTO no DDP adaptation indication from the peer,
 	 * DDP_ERR_TIMEOUT setup failed). After a status < 0 callback returns
 	 * the association and its session are freed. Required. */
@@ -95,7 +97,9 @@ typedef struct ddp_sctp_callbacks {
 
 typedef struct ddp_sctp_config {
 	const char *addr;	/* local UDP address literal, NULL = 127.0.0.1 */
-	int port;		/* UDP port; 0 = DDP_SCTP_UDP_PORT, -1 = any */
+	int port;		/* UDP port; 0 (or -1) = any, as a listener's
+				 * port 0 everywhere; DDP_SCTP_UDP_PORT is
+				 * RFC 6951's well-known port */
 	uint16_t nstreams;	/* SCTP streams in = out (default 64): the
 				 * most an association gets, whatever the
 				 * peer asks. Each costs about 300 octets of
