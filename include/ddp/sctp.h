@@ -83,8 +83,8 @@ typedef struct ddp_sctp_callbacks {
 	 * deadline), DDP_ERR_LLP aborted by the peer or its port gone,
 	 * DDP_ERR_TIMEOUT the peer stopped answering (retransmissions or
 	 * the INIT ran out), DDP_ERR_REJECTED our INIT refused,
-	 * DDP_ERR_PROTO no DDP adaptation indication from the peer,
-	 * DDP_ERR_TIMEOUT setup failed). After a status < 0 callback returns
+	 * DDP_ERR_PROTO no DDP adaptation indication from the peer).
+	 * After a status < 0 callback returns
 	 * the association and its session are freed. Required. */
 	void (*assoc)(ddp_sctp_assoc *a, ddp_session *s, int status,
 		      void *user);
