@@ -10,6 +10,8 @@
  */
 #include "libevent/mpa_tcp_int.h"
 
+#include "dlist.h"
+
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,26 +42,12 @@ static int same_src(const struct mpa_src *x, const struct mpa_src *y)
 
 static void unlink_conn(struct startup_count *sc, ddp_mpa_conn *c)
 {
-	if (c->lru_prev)
-		c->lru_prev->lru_next = c->lru_next;
-	else
-		sc->lru_head = c->lru_next;
-	if (c->lru_next)
-		c->lru_next->lru_prev = c->lru_prev;
-	else
-		sc->lru_tail = c->lru_prev;
-	c->lru_prev = c->lru_next = NULL;
+	DLIST_UNLINK_T(sc->lru_head, sc->lru_tail, c, lru_prev, lru_next);
 }
 
 static void append(struct startup_count *sc, ddp_mpa_conn *c)
 {
-	c->lru_prev = sc->lru_tail;
-	c->lru_next = NULL;
-	if (sc->lru_tail)
-		sc->lru_tail->lru_next = c;
-	else
-		sc->lru_head = c;
-	sc->lru_tail = c;
+	DLIST_APPEND_T(sc->lru_head, sc->lru_tail, c, lru_prev, lru_next);
 }
 
 void mpa_conns_add(struct startup_count *sc, ddp_mpa_conn *c, const struct mpa_src *src)

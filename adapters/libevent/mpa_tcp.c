@@ -23,6 +23,7 @@
 
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
+#include "dlist.h"
 
 mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -87,13 +88,7 @@ void mpa_tcp_startup_add(ddp_mpa_conn *c, struct startup_count *sc)
 	c->sc = sc;
 	sc->refs++;
 	sc->pending++;
-	c->su_prev = sc->tail;
-	c->su_next = NULL;
-	if (sc->tail)
-		sc->tail->su_next = c;
-	else
-		sc->head = c;
-	sc->tail = c;
+	DLIST_APPEND_T(sc->head, sc->tail, c, su_prev, su_next);
 }
 
 ddp_mpa_conn *mpa_tcp_startup_oldest(struct startup_count *sc)
@@ -109,15 +104,7 @@ static void startup_done(ddp_mpa_conn *c)
 {
 	if (!c->sc)
 		return;
-	if (c->su_prev)
-		c->su_prev->su_next = c->su_next;
-	else
-		c->sc->head = c->su_next;
-	if (c->su_next)
-		c->su_next->su_prev = c->su_prev;
-	else
-		c->sc->tail = c->su_prev;
-	c->su_prev = c->su_next = NULL;
+	DLIST_UNLINK_T(c->sc->head, c->sc->tail, c, su_prev, su_next);
 	c->sc->pending--;
 	mpa_tcp_startup_put(c->sc);
 	c->sc = NULL;
