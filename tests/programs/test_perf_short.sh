@@ -108,12 +108,15 @@ rm -f "$png"
 # Nagle on (TCP_NODELAY only for the round trip)
 if command -v strace >/dev/null 2>&1; then
 	tr=$(mktemp)
-	strace -f -qq -e trace=write,setsockopt -o "$tr" timeout 30 "$perf" --one-process --llp tcp \
+	# (LeakSanitizer cannot run under ptrace: off for these two runs)
+	strace -f -qq -e trace=write,setsockopt -o "$tr" env ASAN_OPTIONS=detect_leaks=0 \
+		timeout 30 "$perf" --one-process --llp tcp \
 		--size 1024 --duration 0.2 --json >/dev/null || fail "tcp under strace: exit $?"
 	grep -q 'TCP_NODELAY, \[1\]' "$tr" && fail "tcp bulk run sets TCP_NODELAY: $(grep NODELAY "$tr" | head -3)"
 	grep -q '^[0-9]* *write([0-9]*, ".*"\.\.\., 131072) = ' "$tr" ||
 		fail "tcp bulk run makes no 128 KiB write: $(grep 'write(' "$tr" | head -3)"
-	strace -f -qq -e trace=setsockopt -o "$tr" timeout 30 "$perf" --one-process --llp tcp \
+	strace -f -qq -e trace=setsockopt -o "$tr" env ASAN_OPTIONS=detect_leaks=0 \
+		timeout 30 "$perf" --one-process --llp tcp \
 		--mode rtt --size 64 --duration 0.2 --json >/dev/null || fail "tcp rtt under strace: exit $?"
 	grep -q 'TCP_NODELAY, \[1\]' "$tr" || fail "tcp rtt run without TCP_NODELAY"
 	rm -f "$tr"
