@@ -184,6 +184,8 @@ static const char *check(const uint8_t *m, uint32_t len)
 static void got_data(const uint8_t *m, uint32_t len)
 {
 	char line[160];
+	if (app.stalled)
+		return; /* already in the loop's current pass: not taken */
 	const char *why = check(m, len);
 	if (why) {
 		finish(1, why);
@@ -235,7 +237,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		finish(1, "unexpected message from the relay");
 		return;
 	}
-	if (app.result < 0)
+	if (app.result < 0 && !app.stalled)
 		ddp_post_recv(s, d->stream, PS_QN, d->buf, PS_MAX_MSG, NULL);
 }
 
