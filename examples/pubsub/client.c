@@ -105,7 +105,7 @@ static void send_done(ddp_session *s, uint32_t stream, void *ctx, int status, vo
  * queue takes them: round robin over the topics, sequence by sequence. */
 static void pump(void)
 {
-	while (app.result < 0 && app.sent < app.total) {
+	while (app.pub && app.result < 0 && app.sent < app.total) {
 		uint32_t topic = app.topics[app.sent % app.ntopics];
 		uint32_t seq = (uint32_t)(app.sent / app.ntopics);
 		uint32_t stream = topic % app.nstreams;

@@ -110,7 +110,8 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 			repost(c, b);
 		return;
 	}
-	if (kind != PS_DATA || d->len < PS_HDR_LEN || ps_get32(b->data) >= PS_MAX_TOPICS) {
+	if (kind != PS_DATA || c->role != PS_PUB || d->len < PS_HDR_LEN ||
+	    ps_get32(b->data) >= PS_MAX_TOPICS) {
 		protocol_error(c, "unexpected message");
 		return;
 	}

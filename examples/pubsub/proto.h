@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #define PS_QN         0    /* the one untagged queue used */
-#define PS_CREDITS    32   /* relay buffers posted per stream of a connection */
+#define PS_CREDITS    64   /* relay buffers posted per stream of a connection */
 #define PS_MAX_TOPICS 1024 /* topic ids 0..PS_MAX_TOPICS-1 */
 #define PS_MAX_MSG    4096 /* largest message, header included */
 #define PS_HDR_LEN    12   /* DATA header: topic, publisher, sequence */

@@ -7,8 +7,11 @@
  * published message reaches every subscriber of its topic, on any worker,
  * forwarded from the buffer it arrived in. README.md has the design.
  *
- *   relay [--workers N] [--drop-after MS] [HOST [MPA-PORT [SCTP-PORT]]]
- *   (defaults: 2 workers, 2000 ms, 127.0.0.1, ports 0 0)
+ *   pubsub_relay [--workers N] [--drop-after MS] [--queue N] [HOST [MPA-PORT [SCTP-PORT]]]
+ *   (defaults: 2 workers, 2000 ms, 64 messages, 127.0.0.1, ports 0 0)
+ *
+ * --queue: messages one stream may have queued in DDP (max_tx_queued);
+ * more wait in the subscriber's backlog in the relay.
  *
  * SIGINT / SIGTERM stop it; exit status 0, 1 when it could not start, 2 on
  * bad usage.
@@ -26,7 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SCTP_MAX_STREAMS 16 /* streams an association may have */
+#define SCTP_MAX_STREAMS 8  /* streams an association may have */
 
 uint64_t now_ms(void)
 {
@@ -52,7 +55,9 @@ static int worker_start(struct worker *w)
 {
 	struct relay *r = w->r;
 	ddp_ctx_config cc = {.log = on_log, .log_user = w};
-	ddp_sctp_config sc = {.nstreams = SCTP_MAX_STREAMS};
+	ddp_session_config ses = {.max_tx_queued = r->queue};
+	ddp_mpa_config mc = {.session = ses};
+	ddp_sctp_config sc = {.nstreams = SCTP_MAX_STREAMS, .session = ses};
 	struct timeval every = {0, 200 * 1000};
 	int mport = r->mpa_port ? r->mpa_port + w->id : 0;
 	int sport = r->sctp_port ? r->sctp_port + w->id : 0;
@@ -65,7 +70,7 @@ static int worker_start(struct worker *w)
 	if (!w->tick || event_add(w->tick, &every) != 0)
 		return -1;
 	/* one ULP, two LLPs: only the setup call differs */
-	rc = ddp_mpa_listen_on(w->base, w->ctx, r->host, mport, NULL, &relay_ulp, w, &w->mpa);
+	rc = ddp_mpa_listen_on(w->base, w->ctx, r->host, mport, &mc, &relay_ulp, w, &w->mpa);
 	if (rc == 0)
 		rc = ddp_sctp_listen_on(w->base, w->ctx, r->host, sport, &sc, &relay_ulp, w, &w->sctp);
 	if (rc != 0) {
@@ -111,25 +116,28 @@ static void *worker_main(void *arg)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: relay [--workers N] [--drop-after MS] [HOST [MPA-PORT [SCTP-PORT]]]\n");
+	fprintf(stderr, "usage: pubsub_relay [--workers N] [--drop-after MS] [--queue N] "
+	                "[HOST [MPA-PORT [SCTP-PORT]]]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	static struct relay r = {.host = "127.0.0.1", .drop_ms = 2000, .nworkers = 2};
+	static struct relay r = {.host = "127.0.0.1", .drop_ms = 2000, .queue = 64, .nworkers = 2};
 	int i = 1, failed = 0;
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
 		if (i + 1 >= argc)
 			return usage();
 		if (strcmp(argv[i], "--workers") == 0)
 			r.nworkers = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--queue") == 0)
+			r.queue = (uint32_t)atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--drop-after") == 0)
 			r.drop_ms = (unsigned)atoi(argv[i + 1]);
 		else
 			return usage();
 	}
-	if (argc - i > 3 || r.nworkers < 1 || r.nworkers > RELAY_MAX_WORKERS || r.drop_ms == 0)
+	if (argc - i > 3 || r.nworkers < 1 || r.nworkers > RELAY_MAX_WORKERS || r.drop_ms == 0 || r.queue == 0)
 		return usage();
 	if (argc - i > 0)
 		r.host = argv[i];

@@ -111,6 +111,7 @@ struct relay {
 	const char *host;
 	int mpa_port, sctp_port;
 	unsigned drop_ms;
+	uint32_t queue; /* max_tx_queued of every session */
 	int nworkers;
 	struct worker *w;
 	pthread_barrier_t ready;

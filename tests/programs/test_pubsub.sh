@@ -26,7 +26,7 @@ PIDS=""
 cleanup() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
-	rm -rf "$W"
+	[ -n "${KEEP:-}" ] && echo "kept $W" || rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
