@@ -3,7 +3,9 @@
 # MPA and over SCTP, across worker threads; a subscriber that stops reading
 # is dropped and costs the relay bounded memory.
 #
-# One relay, 3 workers, free ports (port 0, read from its log). Per LLP:
+# One relay, 3 workers, free ports (port 0, read from its log), a DDP send
+# queue of 8 messages per stream so that subscribers' backlogs fill (the
+# DDP_ERR_LIMIT / writable path is taken all the time). Per LLP:
 #  - fan-out: publishers 0 (worker 0) and 1 (worker 1) each send 2,000
 #    messages of 256 octets on each of topics 0-3; subscribers: A (0-3) and
 #    B (0,1) on worker 2, C (2,3) on worker 1, each told to expect both
@@ -38,7 +40,7 @@ fail() {
 [ -x "$RELAY" ] && [ -x "$CLIENT" ] || fail "$RELAY or $CLIENT not built"
 . "$(dirname "$0")/wait_lib.sh"
 
-"$RELAY" --workers 3 --drop-after 1000 127.0.0.1 0 0 >"$W/relay.log" 2>&1 &
+"$RELAY" --workers 3 --drop-after 1000 --queue 8 127.0.0.1 0 0 >"$W/relay.log" 2>&1 &
 RP=$!
 PIDS="$RP"
 wait_line "$W/relay.log" "workers ready" "$RP" "relay start"
