@@ -24,6 +24,14 @@ static void conn_destroy(struct conn *c)
 	free(c);
 }
 
+/* held counts the connection's buffers out at subscribers and the
+ * callbacks running on it; the memory goes with the last one after down. */
+static void conn_put(struct conn *c)
+{
+	if (--c->held == 0 && !c->s)
+		conn_destroy(c);
+}
+
 static void credit_flush(struct conn *c, uint32_t stream)
 {
 	if (!c->s || c->credit[stream] == 0)
@@ -48,12 +56,9 @@ static void repost(struct conn *c, struct rbuf *b)
 static void rbuf_release(struct msg *m)
 {
 	struct rbuf *b = (struct rbuf *)m;
-	struct conn *c = b->owner;
-	c->held--;
-	if (c->s)
-		repost(c, b);
-	else if (c->held == 0)
-		conn_destroy(c);
+	if (b->owner->s)
+		repost(b->owner, b);
+	conn_put(b->owner);
 }
 
 static void protocol_error(struct conn *c, const char *why)
@@ -104,24 +109,24 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	if (!c || !b || d->status != 0)
 		return; /* a posted buffer given back at teardown */
 	enum ps_kind kind = ps_kind_of(d->rsvdulp);
+	c->held++; /* c outlives a close made below */
 	if (kind == PS_HELLO && b->stream == 0) {
 		hello(c, b->data, d->len);
 		if (c->s)
 			repost(c, b);
-		return;
-	}
-	if (kind != PS_DATA || c->role != PS_PUB || d->len < PS_HDR_LEN ||
-	    ps_get32(b->data) >= PS_MAX_TOPICS) {
+	} else if (kind != PS_DATA || c->role != PS_PUB || d->len < PS_HDR_LEN ||
+	           ps_get32(b->data) >= PS_MAX_TOPICS) {
 		protocol_error(c, "unexpected message");
-		return;
+	} else {
+		c->msgs_in++;
+		c->w->msgs_in++;
+		b->m = (struct msg){b->data, d->len, ps_get32(b->data), 1, rbuf_release};
+		c->held++;		    /* the buffer is out */
+		topic_publish(c->w, &b->m); /* subscribers here */
+		xforward(c->w, b);	    /* and on other workers */
+		msg_put(&b->m);		    /* no subscriber at all: reposted now */
 	}
-	c->msgs_in++;
-	c->w->msgs_in++;
-	b->m = (struct msg){b->data, d->len, ps_get32(b->data), 1, rbuf_release};
-	c->held++;
-	topic_publish(c->w, &b->m); /* subscribers here */
-	xforward(c->w, b);	    /* and on other workers */
-	msg_put(&b->m);		    /* no subscriber at all: reposted now */
+	conn_put(c);
 }
 
 static void on_send_done(ddp_session *s, uint32_t stream, void *ctx, int status, void *user)
@@ -231,8 +236,7 @@ static void down(ddp_session *s, int status, void *user)
 	topic_unsubscribe_all(w, c);
 	c->held++; /* hold it while its own messages let go */
 	sub_release_all(c);
-	if (--c->held == 0)
-		conn_destroy(c);
+	conn_put(c);
 }
 
 const ddp_conn_callbacks relay_ulp = {

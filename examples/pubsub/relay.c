@@ -96,9 +96,9 @@ static void worker_stop(struct worker *w)
 	fflush(stdout);
 	if (w->tick)
 		event_free(w->tick);
-	xq_fini(w);
-	/* cross-worker references may still name this worker's buffers: the
-	 * context and the buffers go with the process */
+	/* other workers may still push to the inbox (xq_fini after the
+	 * joins); cross-worker references may still name this worker's
+	 * buffers: the context and the buffers go with the process */
 }
 
 static void *worker_main(void *arg)
@@ -182,5 +182,7 @@ int main(int argc, char **argv)
 	}
 	for (int k = 0; k < r.nworkers; k++)
 		pthread_join(r.w[k].thread, NULL);
+	for (int k = 0; k < r.nworkers; k++)
+		xq_fini(&r.w[k]);
 	return 0;
 }

@@ -71,7 +71,7 @@ struct conn {
 	uint32_t nstreams;
 	struct rbuf **bufs;	  /* nstreams arrays of PS_CREDITS, posted at stream_open */
 	uint32_t *credit;	  /* per stream: reposted, not yet credited */
-	uint32_t held;		  /* buffers with refs > 0 (out at subscribers) */
+	uint32_t held;		  /* buffers out at subscribers + callbacks running */
 	uint32_t *topics, ntopics; /* a subscriber's topics */
 	struct outq inflight, backlog;
 	uint64_t progress_ms;	  /* last send_done, or when the first out was queued */
