@@ -151,9 +151,16 @@ endif
 # libraries a multi-file program links beyond $(EXTLIBS)
 PROG_LIBS_ddp-xfer := -lcrypto -pthread
 DEMO_BIN := $(patsubst %,$(BUILD)/bin/%,$(DEMO_NAMES))
+# examples/pubsub: the pub/sub relay and its client, built here against the
+# public headers only (include/), as a user would build them
+PUBSUB_RELAY_SRC := $(addprefix examples/pubsub/,relay.c conn.c topic.c xthread.c)
+EXAMPLE_BIN :=
+ifeq ($(HAVE_LIBEVENT)$(HAVE_USRSCTP),11)
+EXAMPLE_BIN := $(BUILD)/bin/pubsub_relay $(BUILD)/bin/pubsub_client
+endif
 
 # ----------------------------------------------------------------- rules
-all: $(LIBS) $(UNIT_BIN) $(INTEG_BIN) $(REPLAY_BIN) $(DEMO_BIN)
+all: $(LIBS) $(UNIT_BIN) $(INTEG_BIN) $(REPLAY_BIN) $(DEMO_BIN) $(EXAMPLE_BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -188,6 +195,18 @@ $(BUILD)/fuzz-replay/%: $(BUILD)/obj/tests/fuzz/%.o $(BUILD)/obj/tests/fuzz/repl
 $(BUILD)/bin/%: $(BUILD)/obj/demos/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(LIBS) $(EXTLIBS)
+
+$(BUILD)/obj/examples/pubsub/%.o: examples/pubsub/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 -O2 -g -fPIC $(WARN) $(CONF_CFLAGS) $(SANFLAGS) -Iinclude -MMD -MP -c $< -o $@
+
+$(BUILD)/bin/pubsub_relay: $(call obj,$(PUBSUB_RELAY_SRC)) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,$(PUBSUB_RELAY_SRC)) $(LIBS) $(EXTLIBS) -pthread
+
+$(BUILD)/bin/pubsub_client: $(call obj,examples/pubsub/client.c) $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(call obj,examples/pubsub/client.c) $(LIBS) $(EXTLIBS)
 
 define multi_prog
 $(BUILD)/bin/$(1): $(call obj,$(wildcard demos/$(1)/*.c)) $(LIBS)

@@ -53,6 +53,9 @@ docdir ?= $(datarootdir)/doc/libddp
 # The examples install as documentation: sources and their Makefile, built
 # by the user with pkg-config (examples/Makefile).
 PKG_EXAMPLES := examples/Makefile examples/echo_client.c examples/echo_server.c
+# examples/pubsub (the pub/sub relay and client) goes to examples/pubsub/
+PKG_EXAMPLES_PUBSUB := $(sort $(wildcard examples/pubsub/*.c examples/pubsub/*.h)) \
+		examples/pubsub/Makefile examples/pubsub/README.md
 INSTALL ?= install
 NM ?= nm
 OBJCOPY ?= objcopy
@@ -198,6 +201,8 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
 	$(INSTALL) -d $(DESTDIR)$(docdir)/examples
 	$(INSTALL) -m 644 $(PKG_EXAMPLES) $(DESTDIR)$(docdir)/examples/
+	$(INSTALL) -d $(DESTDIR)$(docdir)/examples/pubsub
+	$(INSTALL) -m 644 $(PKG_EXAMPLES_PUBSUB) $(DESTDIR)$(docdir)/examples/pubsub/
 	@test -n "$(DESTDIR)" || echo "install: run ldconfig if $(libdir) is in the loader's path"
 
 # Removes every file install can put there (all four libraries and all
@@ -209,7 +214,8 @@ uninstall:
 	rm -f $(foreach n,$(PKG_ALL),$(DESTDIR)$(libdir)/$(n).a $(DESTDIR)$(libdir)/$(n).so \
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)
-	rm -f $(patsubst examples/%,$(DESTDIR)$(docdir)/examples/%,$(PKG_EXAMPLES))
+	rm -f $(patsubst examples/%,$(DESTDIR)$(docdir)/examples/%,$(PKG_EXAMPLES) $(PKG_EXAMPLES_PUBSUB))
+	@rmdir $(DESTDIR)$(docdir)/examples/pubsub 2>/dev/null || true
 	@rmdir $(DESTDIR)$(includedir)/ddp 2>/dev/null || true
 	@rmdir $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir) 2>/dev/null || true
 
