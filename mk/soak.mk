@@ -7,7 +7,10 @@
 #                                 order), then the same next to the hostile
 #                                 mix (invalid FPDUs, half-open TCP, invalid
 #                                 SCTP segments, SCTP associations pinning
-#                                 reorder rings or idling: issue 15); each
+#                                 reorder rings or idling, forged ICMP errors
+#                                 about the legitimate association's
+#                                 datagrams: as root the run is in a network
+#                                 namespace of its own); each
 #                                 prints its legitimate rate. VmRSS sampled
 #                                 every 5 s; fails when RSS after the warm-up
 #                                 grows > 10 %, or a reorder probe of the

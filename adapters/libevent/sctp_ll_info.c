@@ -48,6 +48,7 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->rx_gro = c.rx_gro;
 	st->tx_drops = c.tx_drops;
 	st->mtu_drops = c.mtu_drops;
+	st->tx_async_err = c.tx_async_err;
 	st->tx_frag = c.tx_frag;
 	st->peers = c.peers;
 	st->rx_unproven = c.rx_unproven;

@@ -56,6 +56,8 @@ struct sctp_udp_counters {
 	uint64_t tx_gso;	/* GSO super-datagrams sent */
 	uint64_t rx_gro;	/* GRO trains split */
 	uint64_t tx_drops;	/* queue full or send error */
+	uint64_t tx_async_err;	/* sends failed by an ICMP report's error
+				 * (IP_RECVERR) and sent again */
 	uint64_t mtu_drops;	/* path MTU decreases applied */
 	uint64_t tx_frag;	/* datagrams sent with DF off (RFC 4960 §7.3) */
 	uint64_t rx_unproven;	/* from unknown sources, not a lone INIT:

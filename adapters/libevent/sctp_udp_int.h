@@ -130,6 +130,12 @@ int sctp_udp_tx_init(struct sctp_udp *u);
 void sctp_udp_tx_free(struct sctp_udp *u);
 void sctp_udp_flush(struct sctp_udp *u);
 
+/* Read the socket's error queue: each entry is classified and acted on
+ * (sctp_udp_icmp_entry). Returns how many came from ICMP (not the local
+ * stack), the reports IP_RECVERR also makes the next send or receive call
+ * fail with. */
+int sctp_udp_errqueue(struct sctp_udp *u);
+
 /* sctp_udp_rx.c */
 int sctp_udp_rx_init(struct sctp_udp *u);
 void sctp_udp_rx_free(struct sctp_udp *u);

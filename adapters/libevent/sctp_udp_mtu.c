@@ -64,16 +64,22 @@ static uint32_t floor_mtu(int family)
 	return k > V4_MIN_MTU ? k : V4_MIN_MTU;
 }
 
-/* Set DF on everything we send: the kernel then refuses (EMSGSIZE) what
- * exceeds its path MTU instead of fragmenting. */
+/* Set DF on everything we send, but let the kernel ignore the path MTU it
+ * cached from ICMP (IP_PMTUDISC_PROBE): any host can forge a
+ * "fragmentation needed" that lowers that cache, and with IP_PMTUDISC_DO
+ * every send over it failed with EMSGSIZE and dragged our path MTU down
+ * with it (a soak of forged ICMP took an association from 37,000 to 1,800
+ * messages/s). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
+ * that quotes our verification tag lowers it); EMSGSIZE now means the
+ * interface's own MTU is smaller than the datagram. */
 void sctp_udp_mtu_socket(struct sctp_udp *u)
 {
 	int v, one = 1;
 	if (u->family == AF_INET) {
-		v = IP_PMTUDISC_DO;
+		v = IP_PMTUDISC_PROBE;
 		setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
 	} else {
-		v = IPV6_PMTUDISC_DO;
+		v = IPV6_PMTUDISC_PROBE;
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v));
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
 	}

@@ -111,8 +111,9 @@ void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa,
  * quote (the offending datagram's UDP payload) read into a small buffer:
  * the SCTP common header and an INIT's Initiate Tag are in the first 20
  * octets. */
-static void read_errqueue(struct sctp_udp *u)
+int sctp_udp_errqueue(struct sctp_udp *u)
 {
+	int icmp = 0;
 	for (int i = 0; i < 64; i++) {
 		struct sockaddr_storage sa;
 		char cbuf[512];
@@ -130,7 +131,7 @@ static void read_errqueue(struct sctp_udp *u)
 		mh.msg_controllen = sizeof(cbuf);
 		r = recvmsg(u->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
 		if (r < 0)
-			return;
+			return icmp;
 		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
 		     c = CMSG_NXTHDR(&mh, c)) {
 			struct sock_extended_err ee;
@@ -150,9 +151,12 @@ static void read_errqueue(struct sctp_udp *u)
 			in.info = ee.ee_info;
 			in.quote = quote;
 			in.qlen = (size_t)r;
+			icmp += ee.ee_origin == SO_EE_ORIGIN_ICMP ||
+				ee.ee_origin == SO_EE_ORIGIN_ICMP6;
 			sctp_udp_icmp_entry(u, &sa, mh.msg_namelen, &in);
 		}
 	}
+	return icmp;
 }
 
 /* The GRO segment size of entry i (0: a plain datagram). */
@@ -201,7 +205,7 @@ void sctp_udp_read(struct sctp_udp *u)
 		if (r < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				break;
-			read_errqueue(u); /* a pending ICMP error */
+			(void)sctp_udp_errqueue(u); /* a pending ICMP error */
 			continue;
 		}
 		u->c.rx_calls++;
@@ -210,7 +214,7 @@ void sctp_udp_read(struct sctp_udp *u)
 		if (r < RX_MSGS)
 			break;
 	}
-	read_errqueue(u);
+	(void)sctp_udp_errqueue(u);
 }
 
 #define NOTICES_PER_SEC 4

@@ -146,8 +146,13 @@ static int transient(int e)
 /* Owner thread only. qlock is held while the queue's links change and
  * dropped around the system calls and the path MTU callbacks (which call
  * into usrsctp: its lock is always taken before qlock, never after). */
+/* sends made again after an ICMP report's error, per flush: a flood of
+ * forged ICMP must not keep the flush going for ever */
+#define ASYNC_RETRIES 8
+
 void sctp_udp_flush(struct sctp_udp *u)
 {
+	int async = 0;
 	pthread_mutex_lock(&u->qlock);
 	while (u->q_head) {
 		struct pkt *k = u->q_head;
@@ -185,6 +190,22 @@ void sctp_udp_flush(struct sctp_udp *u)
 			pthread_mutex_unlock(&u->qlock);
 			sctp_udp_arm_flush(u);
 			return;
+		}
+		if (async < ASYNC_RETRIES) {
+			/* IP_RECVERR makes the next call on the socket fail
+			 * with the error of an ICMP report that came meanwhile
+			 * (EMSGSIZE for a frag-needed, ECONNREFUSED for a port
+			 * unreachable), whatever this call sends, and anyone
+			 * can forge one: read the error queue, where only a
+			 * report that quotes our tag acts, and send again */
+			pthread_mutex_unlock(&u->qlock);
+			int n = sctp_udp_errqueue(u);
+			pthread_mutex_lock(&u->qlock);
+			if (n > 0) {
+				async++;
+				u->c.tx_async_err++;
+				continue;
+			}
 		}
 		if (cnt > 1 && (e == EIO || e == EINVAL || e == ENOTSUP ||
 				e == EOPNOTSUPP)) {

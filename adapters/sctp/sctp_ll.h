@@ -117,6 +117,8 @@ typedef struct sctp_ll_io_stats {
 	uint64_t rx_calls, tx_calls; /* recvmmsg / sendmmsg + sendmsg */
 	uint64_t tx_gso, rx_gro;     /* GSO super-datagrams, GRO trains */
 	uint64_t tx_drops, mtu_drops, tx_frag;
+	uint64_t tx_async_err;	     /* sends an ICMP report's error failed
+				      * (IP_RECVERR), made again */
 	uint64_t peers;		     /* remote UDP endpoints known now */
 	uint64_t rx_unproven;	     /* datagrams from unknown sources that
 				      * were not a valid lone INIT: dropped

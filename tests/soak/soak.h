@@ -35,6 +35,8 @@ struct soak_stats {
 	/* fair budgets and slots (soak_sctp_pin.c) */
 	long sctpp_pin_assocs, sctpp_idle_assocs, sctpp_refused, sctpp_idle_reaped;
 	long sctpp_evicted, sctpp_ended, sctpp_legit_ok, sctpp_legit_fail;
+	/* forged ICMP errors (soak_icmp.c) */
+	long icmp_forged;
 	/* payload or protocol surprises */
 	long bad;
 };
@@ -50,8 +52,10 @@ enum {
 	SOAK_SCTPGARBAGE = 16, /* hostile SCTP associations and segments */
 	SOAK_SCTPPIN = 32, /* SCTP associations pinning reorder rings / idle */
 	SOAK_REORDER = 64, /* legitimate SCTP peer whose segments come
-			    * out of order (issue 15: served beside sctppin) */
-	SOAK_ALL = 127,
+			    * out of order (served beside sctppin) */
+	SOAK_ICMP = 128,   /* forged ICMP errors about the SCTP load's
+			    * datagrams (root; its own network namespace) */
+	SOAK_ALL = 255,
 };
 extern unsigned soak_loads;
 
@@ -72,6 +76,13 @@ void soak_sctp_stop(void);
 int soak_sctp_flood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
 void soak_sctp_flood_tick(void);
 void soak_sctp_flood_stop(void);
+
+/* the SCTP load's UDP ports (server, client): 0, or -1 while it has none */
+int soak_sctp_ports(int *srv_port, int *cli_port);
+
+int soak_icmp_start(void);
+void soak_icmp_tick(void);
+void soak_icmp_stop(void);
 
 int soak_sctp_pin_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
 void soak_sctp_pin_tick(void);

@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "soak.h"
+#include "icmpforge.h"
 #include "proc_stats.h"
 
 #define SAMPLE_S         5
@@ -84,6 +85,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	soak_sctp_tick();
 	soak_sctp_flood_tick();
 	soak_sctp_pin_tick();
+	soak_icmp_tick();
 	if (t >= t_next_sample) {
 		long r = proc_rss_kib();
 		if (nsamples < MAX_SAMPLES)
@@ -154,16 +156,22 @@ static int verdict(int secs)
 		NEED(s->sctpp_refused > 0 && s->sctpp_idle_reaped + s->sctpp_evicted > 0);
 	if (soak_loads & SOAK_REORDER)
 		NEED(s->sctpp_legit_ok > 0);
+	if (soak_loads & SOAK_ICMP)
+		NEED(s->icmp_forged > 0);
 	if (s->sctpp_legit_fail) {
 		printf("FAIL: %ld reorder probes of the legitimate SCTP peer not served\n",
 		       s->sctpp_legit_fail);
 		fail = 1;
 	}
+	if (soak_loads & SOAK_ICMP)
+		printf("forged ICMP errors: %ld (%.0f/s)\n", s->icmp_forged,
+		       (double)s->icmp_forged / secs);
 	printf("legitimate rate: MPA %.1f rounds/s, SCTP %.1f messages/s, SCTP reorder "
 	       "probes %.1f/s (loads:%s)\n",
 	       (double)s->mpa_rounds / secs, (double)s->sctp_msgs / secs,
 	       (double)s->sctpp_legit_ok / secs,
-	       (soak_loads & (SOAK_GARBAGE | SOAK_HALFOPEN | SOAK_SCTPGARBAGE | SOAK_SCTPPIN))
+	       (soak_loads & (SOAK_GARBAGE | SOAK_HALFOPEN | SOAK_SCTPGARBAGE | SOAK_SCTPPIN |
+			      SOAK_ICMP))
 	           ? " with the hostile mix"
 	           : " legitimate only");
 	if (s->sctpf_stuck) {
@@ -194,7 +202,8 @@ static unsigned parse_loads(const char *arg)
 	             {"sctp", SOAK_SCTP},
 	             {"sctpgarbage", SOAK_SCTPGARBAGE},
 	             {"sctppin", SOAK_SCTPPIN},
-	             {"reorder", SOAK_REORDER}};
+	             {"reorder", SOAK_REORDER},
+	             {"icmp", SOAK_ICMP}};
 	unsigned m = 0;
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -219,11 +228,19 @@ int main(int argc, char **argv)
 		secs = 10;
 	if (argc > 2 && !(soak_loads = parse_loads(argv[2]))) {
 		fprintf(stderr, "usage: ddp-soak [seconds] "
-		                "[all|good,garbage,halfopen,sctp,sctpgarbage,sctppin,reorder]\n");
+		                "[all|good,garbage,halfopen,sctp,sctpgarbage,sctppin,reorder,icmp]\n");
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	alarm((unsigned)secs + 60); /* nothing can hang */
+	/* forged frag-needed messages lower the kernel's route MTU of the
+	 * address they name: the ICMP load runs the whole soak in a network
+	 * namespace of its own, before any socket is made */
+	if ((soak_loads & SOAK_ICMP) && !icmp_own_netns()) {
+		printf("soak: the icmp load needs root (a raw socket and a network namespace): "
+		       "skipped\n");
+		soak_loads &= ~(unsigned)SOAK_ICMP;
+	}
 	base = event_base_new();
 	/* out-of-order memory of all sessions capped at 8 MiB (default
 	 * 64 MiB): the SCTP flood and sctppin pin reorder rings on purpose,
@@ -237,7 +254,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (soak_mpa_start(base, ctx, pd) || soak_sctp_start(base, ctx, pd) ||
-	    soak_sctp_flood_start(base, ctx, pd) || soak_sctp_pin_start(base, ctx, pd)) {
+	    soak_sctp_flood_start(base, ctx, pd) || soak_sctp_pin_start(base, ctx, pd) ||
+	    soak_icmp_start()) {
 		fprintf(stderr, "soak: start failed\n");
 		return 2;
 	}
@@ -247,14 +265,15 @@ int main(int argc, char **argv)
 	t_start = soak_now();
 	t_end = t_start + secs;
 	t_next_sample = t_start + SAMPLE_S;
-	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s%s%s%s, RSS every %d s\n", secs,
+	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s%s%s%s%s, RSS every %d s\n", secs,
 	       soak_loads & SOAK_GOOD ? " mpa-churn" : "",
 	       soak_loads & SOAK_GARBAGE ? " invalid-fpdu-flood" : "",
 	       soak_loads & SOAK_HALFOPEN ? " half-open-flood" : "",
 	       soak_loads & SOAK_SCTP ? " sctp-churn" : "",
 	       soak_loads & SOAK_SCTPGARBAGE ? " sctp-invalid-flood" : "",
 	       soak_loads & SOAK_SCTPPIN ? " sctp-pin-and-idle" : "",
-	       soak_loads & SOAK_REORDER ? " sctp-reorder-probes" : "", SAMPLE_S);
+	       soak_loads & SOAK_REORDER ? " sctp-reorder-probes" : "",
+	       soak_loads & SOAK_ICMP ? " forged-icmp" : "", SAMPLE_S);
 	event_base_dispatch(base);
 	event_free(tick);
 	int rc = verdict(secs);
@@ -262,6 +281,7 @@ int main(int argc, char **argv)
 	soak_sctp_stop();
 	soak_sctp_flood_stop();
 	soak_sctp_pin_stop();
+	soak_icmp_stop();
 	/* drain what the stops scheduled */
 	struct timeval z = {0, 200000};
 	event_base_loopexit(base, &z);

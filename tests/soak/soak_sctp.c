@@ -293,6 +293,15 @@ void soak_sctp_tick(void)
 	}
 }
 
+int soak_sctp_ports(int *srv_port, int *cli_port)
+{
+	if (!(soak_loads & SOAK_SCTP) || stopping || !srv.ep || !cli.ep)
+		return -1;
+	*srv_port = ddp_sctp_ep_port(srv.ep);
+	*cli_port = ddp_sctp_ep_port(cli.ep);
+	return *srv_port > 0 && *cli_port > 0 ? 0 : -1;
+}
+
 void soak_sctp_stop(void)
 {
 	stopping = 1;
@@ -318,5 +327,11 @@ void soak_sctp_tick(void)
 
 void soak_sctp_stop(void)
 {
+}
+
+int soak_sctp_ports(int *srv_port, int *cli_port)
+{
+	(void)srv_port, (void)cli_port;
+	return -1;
 }
 #endif
