@@ -138,8 +138,8 @@ $(call pkg_so,$(1)): $(2) $(3) $(PKG_GEN)/$(1).map
 	$$(Q)ln -sf $(1).so.$$(DDP_SOMAJOR) $(PKG_LIBDIR)/$(1).so
 endef
 $(eval $(call pkg_so_rule,libddp,$(PKG_CORE_OBJ),,$(PKG_CORE_DEPS)))
-$(eval $(call pkg_so_rule,libddp-mpa,$(PKG_MPA_OBJ),$(call pkg_so,libddp),-levent_core))
-$(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lusrsctp -levent_core))
+$(eval $(call pkg_so_rule,libddp-mpa,$(PKG_MPA_OBJ),$(call pkg_so,libddp),-levent_core -levent_extra))
+$(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lusrsctp -levent_core -levent_extra))
 $(eval $(call pkg_so_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(call pkg_so,libddp),))
 
 # Static archives for installation (the build tree's own libddp.a holds src/

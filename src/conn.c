@@ -86,6 +86,12 @@ void ddp_listener_free(ddp_listener *l)
 	free(l);
 }
 
+void ddp_connect_cancel(ddp_connecting *h)
+{
+	if (h && h->cancel)
+		h->cancel(h);
+}
+
 int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t len)
 {
 	if (!s || !buf || len < 2)

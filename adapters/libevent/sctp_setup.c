@@ -3,8 +3,10 @@
  * connecting side initiates a DDP stream session on every stream of the
  * association (RFC 5043 §6.2), the listening side accepts each; both
  * report it as stream_open. Built on the public calls of sctp_ddp.c. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <event2/event.h>
@@ -13,6 +15,7 @@
 #include <ddp/sctp.h>
 
 #include "common/peer_addr.h"
+#include "libevent/conn_resolve.h"
 
 /* One glue per endpoint: an outgoing connection has an endpoint of its
  * own, a listener one shared by its associations. A listener freed while
@@ -26,6 +29,13 @@ struct sctp_glue {
 	int outgoing;
 	int listener_gone; /* ddp_listener_free() was called */
 	unsigned up;	   /* associations up (listener side) */
+	/* an asynchronous connect (ddp_sctp_connect_async / _addr) until up
+	 * or down: the handle, the name being resolved, what to open then */
+	ddp_connecting h;
+	struct conn_resolve r;
+	int resolving, connecting, port;
+	ddp_ctx *ctx;
+	ddp_sctp_config cfg;
 };
 
 static void glue_release(struct sctp_glue *m);
@@ -39,6 +49,7 @@ static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	struct sctp_glue *m = user;
+	m->connecting = 0; /* up or down: the handle is gone */
 	if (status == 0) {
 		if (!m->outgoing)
 			m->up++;
@@ -95,9 +106,8 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 	}
 }
 
-static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host, int port,
-		    const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-		    int outgoing, struct sctp_glue **out)
+static int glue_alloc(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callbacks *cb,
+		      void *user, int outgoing, struct sctp_glue **out)
 {
 	if (!base || !ctx || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
 		return DDP_ERR_INVAL;
@@ -108,6 +118,15 @@ static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host
 	m->g.user = user;
 	m->base = base;
 	m->outgoing = outgoing;
+	m->ctx = ctx;
+	*out = m;
+	return 0;
+}
+
+/* The glue's endpoint on bind_host:port with cfg's settings. */
+static int glue_ep(struct sctp_glue *m, const char *bind_host, int port,
+		   const ddp_sctp_config *cfg)
+{
 	ddp_sctp_config c;
 	if (cfg)
 		c = *cfg;
@@ -115,18 +134,25 @@ static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host
 		memset(&c, 0, sizeof(c));
 	c.addr = bind_host;
 	c.port = port;
-	c.ctx = ctx;
+	c.ctx = m->ctx;
 	c.ddp = *ddp_conn_trampolines();
 	c.sctp.assoc = on_assoc;
 	c.sctp.session_ctl = on_ctl;
 	c.user = m;
-	int rc = ddp_sctp_ep_new(base, &c, &m->ep);
-	if (rc) {
+	return ddp_sctp_ep_new(m->base, &c, &m->ep);
+}
+
+static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host, int port,
+		    const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+		    int outgoing, struct sctp_glue **out)
+{
+	struct sctp_glue *m;
+	int rc = glue_alloc(base, ctx, cb, user, outgoing, &m);
+	if (rc == 0 && (rc = glue_ep(m, bind_host, port, cfg)) != 0)
 		free(m);
-		return rc;
-	}
-	*out = m;
-	return 0;
+	if (rc == 0)
+		*out = m;
+	return rc;
 }
 
 /* The numeric host of host:port, and the wildcard of its family to bind
@@ -163,6 +189,122 @@ int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host,
 		free(m);
 	}
 	return rc;
+}
+
+/* ------------------------------------------- asynchronous connect */
+
+static void async_cancel(struct ddp_connecting *h)
+{
+	struct sctp_glue *m = (struct sctp_glue *)((char *)h - offsetof(struct sctp_glue, h));
+	if (m->resolving) {
+		m->resolving = 0;
+		if (conn_resolve_cancel(&m->r))
+			free(m); /* else resolve_gone() frees it */
+	} else if (m->connecting) {
+		/* the association is being set up: its endpoint goes (ABORT),
+		 * no callback follows (g.dead, and the endpoint's own) */
+		m->connecting = 0;
+		m->g.dead = 1;
+		glue_release(m);
+	}
+}
+
+/* Open the endpoint for sa's family and the association to it. */
+static int async_connect(struct sctp_glue *m, const struct sockaddr *sa, socklen_t sl)
+{
+	char num[64];
+	ddp_sctp_assoc *a;
+	int rc = ddp_addr_host(sa, sl, num, sizeof(num));
+	if (rc == 0)
+		rc = glue_ep(m, sa->sa_family == AF_INET6 ? "::" : "0.0.0.0", -1, &m->cfg);
+	if (rc)
+		return rc;
+	rc = ddp_sctp_connect(m->ep, num, m->port, &a);
+	if (rc) {
+		ddp_sctp_ep_free(m->ep);
+		m->ep = NULL;
+		return rc;
+	}
+	m->connecting = 1;
+	return 0;
+}
+
+static void resolve_gone(struct conn_resolve *r)
+{
+	free((char *)r - offsetof(struct sctp_glue, r));
+}
+
+static void resolved(struct conn_resolve *r)
+{
+	struct sctp_glue *m = (struct sctp_glue *)((char *)r - offsetof(struct sctp_glue, r));
+	m->resolving = 0;
+	int rc = r->result ? r->result : async_connect(m, (struct sockaddr *)&r->ss, r->sl);
+	if (rc) {
+		m->g.dead = 1;
+		m->g.cb.down(NULL, rc, m->g.user);
+		free(m);
+	}
+}
+
+static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_sctp_config *cfg,
+		     const ddp_conn_callbacks *cb, void *user, struct sctp_glue **out)
+{
+	if (port <= 0 || port > 65535)
+		return DDP_ERR_INVAL;
+	int rc = glue_alloc(base, ctx, cb, user, 1, out);
+	if (rc)
+		return rc;
+	if (cfg)
+		(*out)->cfg = *cfg;
+	(*out)->port = port;
+	(*out)->h.cancel = async_cancel;
+	return 0;
+}
+
+int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+			   const char *host, int port, const ddp_sctp_config *cfg,
+			   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+{
+	struct sctp_glue *m;
+	if (!host)
+		return DDP_ERR_INVAL;
+	int rc = async_new(base, ctx, port, cfg, cb, user, &m);
+	if (rc)
+		return rc;
+	rc = conn_resolve_start(&m->r, base, dns, host, port, SOCK_DGRAM, resolved,
+				resolve_gone);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	m->resolving = 1;
+	if (out)
+		*out = &m->h;
+	return 0;
+}
+
+int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+			  unsigned int salen, const ddp_sctp_config *cfg,
+			  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+{
+	struct sctp_glue *m;
+	char num[64];
+	int port;
+	if (!sa || ddp_addr_host(sa, salen, num, sizeof(num)))
+		return DDP_ERR_INVAL;
+	port = sa->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
+					 : ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	int rc = async_new(base, ctx, port, cfg, cb, user, &m);
+	if (rc)
+		return rc;
+	rc = async_connect(m, sa, salen);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	if (out)
+		*out = &m->h;
+	return 0;
 }
 
 static void listener_free(void *impl)

@@ -578,6 +578,10 @@ DDP_API int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t l
  * after down() returns. A ULP switches LLP by changing the setup call only
  * (examples/echo_server.c). */
 typedef struct ddp_listener ddp_listener;
+/* A connect in progress (ddp_mpa_connect_async / _addr, ddp_sctp_
+ * connect_async / _addr): valid until that connection's up() or down() is
+ * called, or until ddp_connect_cancel(). */
+typedef struct ddp_connecting ddp_connecting;
 
 typedef struct ddp_conn_callbacks {
 	ddp_callbacks ddp; /* data path, as for ddp_session_new() */
@@ -603,6 +607,13 @@ typedef struct ddp_conn_callbacks {
 	 * not reported any more: their memory is the ULP's again. Required. */
 	void (*down)(ddp_session *s, int status, void *user);
 } ddp_conn_callbacks;
+
+/* Give up a connect that has not reached up() or down() yet: name
+ * resolution stops, a TCP connection or SCTP association already begun is
+ * reset, and no callback of any kind comes for it; h is invalid after.
+ * Not from inside that connection's own callbacks (it is up or down by
+ * then, and h is gone). NULL: no-op. */
+DDP_API void ddp_connect_cancel(ddp_connecting *h);
 
 /* The bound port of a listener (host order). */
 DDP_API int ddp_listener_port(const ddp_listener *l);

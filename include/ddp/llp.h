@@ -208,6 +208,13 @@ typedef struct ddp_conn_glue {
 } ddp_conn_glue;
 DDP_API const ddp_callbacks *ddp_conn_trampolines(void);
 
+/* A connect in progress behind ddp_connecting (ddp.h): the adapter embeds
+ * it; ddp_connect_cancel() calls cancel, which frees what the connect
+ * held. */
+struct ddp_connecting {
+	void (*cancel)(struct ddp_connecting *h);
+};
+
 /* A listener of either adapter behind ddp_listener (ddp.h). */
 typedef struct ddp_listener_ops {
 	void (*free)(void *impl);

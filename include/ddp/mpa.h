@@ -26,6 +26,7 @@ extern "C" {
 #endif
 
 struct event_base;
+struct evdns_base;
 
 typedef struct ddp_mpa_conn ddp_mpa_conn;
 typedef struct ddp_mpa_listener ddp_mpa_listener;
@@ -234,6 +235,25 @@ DDP_API int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char
 DDP_API int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		      ddp_listener **out);
+
+/* The same as ddp_mpa_connect_to(), without blocking: returns at once,
+ * before any callback. A name is resolved by libevent's evdns on dns (the
+ * application's evdns_base; NULL: one made for this connect, reading
+ * /etc/resolv.conf and /etc/hosts, freed with it); a host it cannot
+ * resolve ends in cb->down(NULL, DDP_ERR_NOENT). *out (may be NULL) is
+ * the connect's handle for ddp_connect_cancel(), valid until cb->up or
+ * cb->down. cfg's private data is copied.
+ * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing,
+ * private data over 512 octets), DDP_ERR_NOMEM. */
+DDP_API int ddp_mpa_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+				  const char *host, int port, const ddp_mpa_config *cfg,
+				  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out);
+/* The same to an address (no resolution): the TCP connect starts in this
+ * call; callbacks come from the loop. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
+ * DDP_ERR_SYS (the socket or connect failed at once; errno kept). */
+DDP_API int ddp_mpa_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+				 socklen_t salen, const ddp_mpa_config *cfg,
+				 const ddp_conn_callbacks *cb, void *user, ddp_connecting **out);
 
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
  * with optional private data (copied; <= 512 octets, 508 with rev 2).

@@ -53,6 +53,8 @@ extern "C" {
 #endif
 
 struct event_base;
+struct evdns_base;
+struct sockaddr;
 
 typedef struct ddp_sctp_ep ddp_sctp_ep;	      /* a UDP socket + usrsctp */
 typedef struct ddp_sctp_assoc ddp_sctp_assoc; /* one association */
@@ -203,7 +205,21 @@ DDP_API int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const cha
 DDP_API int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		       ddp_listener **out);
-
+/* The same as ddp_sctp_connect_to(), without blocking: returns at once,
+ * before any callback; the name is resolved by evdns on dns (NULL: one
+ * made for this connect), and one it cannot resolve ends in
+ * cb->down(NULL, DDP_ERR_NOENT). *out (may be NULL): the handle for
+ * ddp_connect_cancel(), valid until cb->up or cb->down.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
+DDP_API int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+				   const char *host, int port, const ddp_sctp_config *cfg,
+				   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out);
+/* The same to an address (IPv4 or IPv6, its port the peer's UDP port): the
+ * association's INIT goes out from this call's endpoint; callbacks come
+ * from the loop. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
+DDP_API int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+				  unsigned int salen, const ddp_sctp_config *cfg,
+				  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out);
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */
