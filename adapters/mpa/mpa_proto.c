@@ -2,7 +2,7 @@
  * MPA connection: start-up exchange, then the DDP LLP for one stream over
  * FPDUs (RFC 5044 §4, §7). Pure: all I/O goes through mpa_proto_io.
  */
-#include "mpa/mpa_proto.h"
+#include "mpa/mpa_proto_int.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -15,17 +15,6 @@
 #endif
 #define WRITEV_MAX (IOV_MAX < 1024 ? IOV_MAX : 1024)
 
-enum phase {
-	PH_IDLE = 0,	 /* not started */
-	PH_WAIT_REQ,	 /* responder: waiting for the Request */
-	PH_DECIDE,	 /* responder: Request in, ULP deciding */
-	PH_WAIT_REP,	 /* initiator: Request sent, waiting for the Reply */
-	PH_FULL,	 /* full operation (FPDUs) */
-	PH_LEFT,	 /* MPA left after a rejection */
-	PH_DONE,	 /* failed or closed: nothing more happens */
-	PH_N
-};
-
 static const char *const phase_names[PH_N] = {
 	[PH_IDLE] = "IDLE",
 	[PH_WAIT_REQ] = "WAIT_REQUEST",
@@ -34,46 +23,6 @@ static const char *const phase_names[PH_N] = {
 	[PH_FULL] = "FULL_OPERATION",
 	[PH_LEFT] = "LEFT_MPA",
 	[PH_DONE] = "DONE",
-};
-
-struct mpa_proto {
-	mpa_proto_config cfg;
-	uint8_t local_pd[MPA_PD_MAX];
-	const mpa_proto_io *io;
-	void *io_ctx;
-	ddp_session *s;
-	enum phase phase;
-
-	/* start-up */
-	mpa_startup_parser sp;
-	mpa_frame req;		/* our Request (initiator) */
-	mpa_result res;
-	int have_res;
-	uint8_t sbuf[MPA_FRAME_HDR_LEN + MPA_PD_MAX];
-	size_t slen, sdone;	/* start-up frame being written */
-	int reject_after_write;
-
-	/* full operation */
-	mpa_tx_stream tx;
-	mpa_deframer rx;
-	mpa_fpdu_pool pool;	/* FPDU memory for reuse */
-	uint32_t mulpdu;
-	int tx_ok;		/* responder: a valid FPDU came in (§7.1.4) */
-	int expect_rtr;		/* responder: first FPDU must be an RTR */
-	int swallowing;		/* the open rx ticket is our RTR */
-	int rtr_bad;		/* the first FPDU was not an RTR */
-	uint8_t rtr_hdr[DDP_MAX_HDR_LEN];
-	uint8_t rtr_pl[MPA_RTR_READ_PAYLOAD];
-	mpa_fpdu *q_head, *q_tail;
-	size_t queued;
-	unsigned q_fpdus;	/* FPDUs in the queue (MPA_TX_FPDU_MAX) */
-	int blocked;		/* DDP got DDP_ERR_AGAIN */
-	int want_write;
-	int closing;		/* DDP asked for a graceful close */
-	int fin_sent, rx_eof;
-	uint64_t writevs;
-	uint64_t agains;	/* DDP_ERR_AGAIN answers given */
-	int in_flush;
 };
 
 const char *mpa_proto_phase_name(const mpa_proto *c)
@@ -131,104 +80,6 @@ static void fail(mpa_proto *c, int err, uint8_t ecode)
 	}
 	raise_ev(c, MPA_CEV_FAILED, err, ecode);
 }
-
-/* ------------------------------------------------------ rx sink wiring */
-
-static int sink_begin(void *ctx, const uint8_t *hdr, size_t hl, size_t pl,
-		      ddp_rx *rx)
-{
-	mpa_proto *c = ctx;
-
-	if (c->expect_rtr) {
-		/* RFC 6581 §9.3: the first FPDU is the negotiated RTR; we
-		 * consume it here, DDP never sees it. */
-		c->expect_rtr = 0;
-		if (!mpa_rtr_match(c->res.rtr, hdr, hl, pl)) {
-			c->rtr_bad = 1;
-			return DDP_ERR_PROTO;
-		}
-		memset(rx, 0, sizeof(*rx));
-		rx->verdict = DDP_RX_DROP;
-		rx->payload_len = pl;
-		c->swallowing = 1;
-		return 0;
-	}
-	return ddp_llp_rx_begin(c->s, 0, DDP_LLP_INORDER, hdr, hl, pl, rx);
-}
-
-static void *sink_dst(void *ctx, ddp_rx *rx, size_t off)
-{
-	mpa_proto *c = ctx;
-	return ddp_llp_rx_dst(c->s, rx, off);
-}
-
-static int sink_end(void *ctx, ddp_rx *rx, int ok)
-{
-	mpa_proto *c = ctx;
-	int rc = 0;
-
-	if (c->swallowing)
-		c->swallowing = 0;
-	else
-		rc = ddp_llp_rx_end(c->s, rx, ok);
-	/* RFC 5044 §7.1.4: the Responder sends nothing before it received
-	 * and validated one FPDU. */
-	if (ok && !c->tx_ok && c->phase == PH_FULL) {
-		c->tx_ok = 1;
-		ddp_llp_writable(c->s);
-	}
-	return rc;
-}
-
-static int sink_segment(void *ctx, const uint8_t *seg, size_t len)
-{
-	mpa_proto *c = ctx;
-
-	if (c->expect_rtr) {
-		c->expect_rtr = 0;
-		size_t hl = ddp_hdr_len(seg[0]);
-		if (len < hl || !mpa_rtr_match(c->res.rtr, seg, hl, len - hl)) {
-			c->rtr_bad = 1;
-			return DDP_ERR_PROTO;
-		}
-	} else {
-		/* staged small FPDU: one counted copy inside the core */
-		int rc = ddp_llp_rx_segment(c->s, 0, DDP_LLP_INORDER, seg, len);
-		if (rc < 0)
-			return rc;
-	}
-	if (!c->tx_ok && c->phase == PH_FULL) {
-		c->tx_ok = 1;
-		ddp_llp_writable(c->s);
-	}
-	return 0;
-}
-
-static void sink_error(void *ctx, uint8_t layer, uint8_t etype, uint8_t code)
-{
-	mpa_proto *c = ctx;
-
-	if (c->rtr_bad) {
-		/* RFC 6581 §9.3: the first FPDU was no negotiated RTR */
-		c->rtr_bad = 0;
-		layer = DDP_LAYER_LLP;
-		etype = 0;
-		code = DDP_MPA_ECODE_NO_RTR;
-	}
-	c->swallowing = 0;
-	/* RFC 5044 §8: report to DDP; codes 2/3 do not close TCP here */
-	ddp_llp_error(c->s, 0, layer, etype, code);
-}
-
-static void sink_copied(void *ctx, size_t n)
-{
-	mpa_proto *c = ctx;
-	if (c->s)
-		ddp_llp_count_copy(c->s, n);
-}
-
-static const mpa_rx_sink conn_sink = { sink_begin, sink_dst, sink_end,
-				       sink_segment, sink_error, sink_copied };
 
 /* ------------------------------------------------------------ tx path */
 
@@ -476,7 +327,7 @@ static void enter_full(mpa_proto *c)
 	c->tx.markers = c->res.tx_markers;
 	c->tx.crc = c->res.crc;
 	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc,
-		     c->cfg.rx_max_ulpdu, &conn_sink, c);
+		     c->cfg.rx_max_ulpdu, &mpa_proto_sink, c);
 	/* FPDUs above MPA_STAGE_MAX and runs of small ones go through a
 	 * ring (mpa_readahead.h), allocated when they come and given back
 	 * when the connection goes quiet (mpa_proto_quiet) */
@@ -802,50 +653,4 @@ size_t mpa_proto_quiet(mpa_proto *c)
 	mpa_fpdu_pool_drain(&c->pool);
 	n -= (size_t)c->pool.alive * MPA_FPDU_BLOCK;
 	return n;
-}
-
-int mpa_proto_starting(const mpa_proto *c)
-{
-	return c && (c->phase == PH_IDLE || c->phase == PH_WAIT_REQ ||
-		     c->phase == PH_DECIDE || c->phase == PH_WAIT_REP);
-}
-
-const mpa_frame *mpa_proto_peer_frame(const mpa_proto *c)
-{
-	return c && c->sp.state == MPA_SP_DONE ? &c->sp.frame : NULL;
-}
-
-const mpa_result *mpa_proto_result(const mpa_proto *c)
-{
-	return c && c->have_res ? &c->res : NULL;
-}
-
-uint32_t mpa_proto_mulpdu(const mpa_proto *c)
-{
-	return c ? c->mulpdu : 0;
-}
-
-int mpa_proto_is_initiator(const mpa_proto *c)
-{
-	return c ? c->cfg.initiator : 0;
-}
-
-size_t mpa_proto_queued(const mpa_proto *c)
-{
-	return c ? c->queued : 0;
-}
-
-const mpa_deframer *mpa_proto_deframer(const mpa_proto *c)
-{
-	return c ? &c->rx : NULL;
-}
-
-uint64_t mpa_proto_writev_calls(const mpa_proto *c)
-{
-	return c ? c->writevs : 0;
-}
-
-uint64_t mpa_proto_again_count(const mpa_proto *c)
-{
-	return c ? c->agains : 0;
 }
