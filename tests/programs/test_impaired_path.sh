@@ -30,15 +30,17 @@ fail() {
 head -c 12000000 /dev/urandom > "$W/file" || fail "no test file"
 want=$(sha256sum "$W/file" | cut -d' ' -f1)
 
-# impaired LLP: the counters of the link just used say the path was bad
+# impaired NAME: the counters of the link just used (both directions: a
+# ping-pong may have nothing in flight one way while the link is down) say
+# the path was bad
 impaired() {
 	linkem_stats
-	lost=$(linkem_counter fwd lost)
-	dups=$(linkem_counter fwd dup)
-	out=$(linkem_counter fwd outage)
-	[ "${lost:-0}" -gt 0 ] && [ "${dups:-0}" -gt 0 ] && [ "${out:-0}" -gt 0 ] ||
-		fail "$1: the link did not impair (lost ${lost:-?} dup ${dups:-?} outage ${out:-?})"
-	echo "ok   $1: through $lost lost, $dups duplicated, $out dropped in the outage (A->B)"
+	lost=$(($(linkem_counter fwd lost) + $(linkem_counter rev lost)))
+	dups=$(($(linkem_counter fwd dup) + $(linkem_counter rev dup)))
+	out=$(($(linkem_counter fwd outage) + $(linkem_counter rev outage)))
+	[ "$lost" -gt 0 ] && [ "$dups" -gt 0 ] && [ "$out" -gt 0 ] ||
+		fail "$1: the link did not impair (lost $lost dup $dups outage $out)"
+	echo "ok   $1: through $lost lost, $dups duplicated, $out dropped in the outage"
 }
 
 for llp in mpa sctp; do
