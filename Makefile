@@ -13,6 +13,9 @@
 #   make check-sanitize   the suite under ASan+UBSan (separate build dir)
 #   make check-tsan       the threaded tests under ThreadSanitizer
 #   make check-valgrind   the suite under valgrind memcheck
+#   make check-abi  the shared libraries against the ABI baseline (abi/)
+#   make doc        the API reference from the headers (build/doc/api.md)
+#   make format     apply .clang-format to the library (make check checks it)
 
 .DEFAULT_GOAL := all
 BUILD ?= build
@@ -301,13 +304,20 @@ check-tsan:
 check-valgrind: all
 	@DDP_VALGRIND=1 sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
 
+# .clang-format over the library's sources (src, include, adapters, rdmap):
+# check-format lists what differs (make check runs it too); format applies it
+check-format:
+	@sh scripts/check-format.sh
+format:
+	@sh scripts/check-format.sh -i
+
 clean:
 	rm -rf build build-san build-tsan build-fuzz
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo demo-net fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind clean distclean deps
+.PHONY: all check demo demo-net fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.

@@ -5,8 +5,9 @@
 #include <string.h>
 
 #include "rdmap_int.h"
+#include "abi.h"
 
-int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+static int rdmap_dev_new_in(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
 		      ddp_rdmap_dev **out)
 {
 	if (!ctx || !out)
@@ -20,6 +21,16 @@ int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user
 	d->other_user = other_user;
 	*out = d;
 	return 0;
+}
+
+int(ddp_rdmap_dev_new)(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user, ddp_rdmap_dev **out, uint64_t sizes)
+{
+	ddp_callbacks other_v;
+	int rc;
+	rc = DDP_ABI_IN(other_v, other, sizes, 0);
+	if (rc)
+		return rc;
+	return rdmap_dev_new_in(ctx, other ? &other_v : NULL, other_user, out);
 }
 
 int ddp_rdmap_dev_free(ddp_rdmap_dev *dev)
@@ -93,7 +104,7 @@ static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_eve
 		dev->other.stream_event(s, stream, ev, status, dev->other_user);
 }
 
-void ddp_rdmap_dev_callbacks(ddp_callbacks *out)
+static void rdmap_dev_callbacks_in(ddp_callbacks *out)
 {
 	if (!out)
 		return;
@@ -104,4 +115,13 @@ void ddp_rdmap_dev_callbacks(ddp_callbacks *out)
 	out->send_done = on_send_done;
 	out->error = on_error;
 	out->stream_event = on_stream_event;
+}
+
+void(ddp_rdmap_dev_callbacks)(ddp_callbacks *out, uint64_t sizes)
+{
+	ddp_callbacks out_v;
+	memset(&out_v, 0, sizeof(out_v));
+	rdmap_dev_callbacks_in(out ? &out_v : NULL);
+	if (out)
+		(void)DDP_ABI_OUT(out, out_v, sizes, 0);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rdmap_int.h"
+#include "abi.h"
 
 #define RDMAPI_MAX_IRD_ORD 0x3fffu /* 14-bit RFC 6581 field */
 
@@ -29,7 +30,7 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent);
 
 /* ------------------------------------------------------------ life cycle */
 
-int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 		     const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
 		     ddp_rdmap_qp **out)
 {
@@ -81,6 +82,20 @@ int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 	}
 	*out = qp;
 	return 0;
+}
+
+int(ddp_rdmap_qp_new)(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream, const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user, ddp_rdmap_qp **out, uint64_t sizes)
+{
+	ddp_rdmap_config cfg_v;
+	ddp_rdmap_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return rdmap_qp_new_in(dev, s, stream, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
 }
 
 static void wr_free(struct rdmapi_wr *w)

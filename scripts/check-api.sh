@@ -7,7 +7,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 bad=0
-for h in include/ddp/*.h adapters/common/crc32c.h adapters/common/peer_addr.h \
+for h in include/ddp/*.h src/conn_glue.h adapters/common/crc32c.h adapters/common/peer_addr.h \
 	adapters/common/siphash.h; do
 	[ -f "$h" ] || continue
 	# outside comments: a line starting a declaration of ddp_*( that is not

@@ -23,10 +23,11 @@ bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"]usrsctp\.h' src adapters de
 	grep -vxE 'adapters/libevent/sctp_usrsctp(_io)?\.c')
 [ -n "$bad" ] && { echo "layering: usrsctp.h included outside the usrsctp glue: $bad"; rc=1; }
 # libddp-rdmap (rdmap/) sits on the public DDP API: ddp/*.h, its own files
-# and the header-only cursor (src/cursor.h) and lifetime rule (src/life.h);
+# and the header-only cursor (src/cursor.h), lifetime rule (src/life.h) and
+# struct-size reader (src/abi.h);
 # no core internals, no transports.
 bad=$(grep -hE '#[[:space:]]*include[[:space:]]*"' rdmap/*.c rdmap/*.h 2>/dev/null |
-	grep -vE '"(rdmap_[a-z_]+\.h|cursor\.h|life\.h)"')
+	grep -vE '"(rdmap_[a-z_]+\.h|cursor\.h|life\.h|abi\.h)"')
 [ -n "$bad" ] && { echo "layering: rdmap/ includes internals: $bad"; rc=1; }
 bad=$(grep -lE '#[[:space:]]*include[[:space:]]*<(event2/|event\.h|usrsctp\.h|sys/socket\.h|netinet/)' rdmap/* include/ddp/rdmap.h 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: rdmap/ includes transport headers: $bad"; rc=1; }

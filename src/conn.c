@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conn_glue.h"
 #include "core.h"
 
 static void t_deliver(ddp_session *s, const ddp_delivery *d, void *user)

@@ -6,6 +6,7 @@
 #include "alloc.h"
 #include "core.h"
 #include "dlist.h"
+#include "abi.h"
 
 #define DEF_NQUEUES 3
 #define DEF_MAX_POSTED 1024
@@ -23,7 +24,7 @@ static uint32_t pow2_at_least(uint32_t v)
 	return p;
 }
 
-int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops,
+static int session_new_in(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops,
 		    void *llp, const ddp_callbacks *cb, void *user, ddp_session **out)
 {
 	if (!out)
@@ -97,6 +98,20 @@ int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_o
 	ctx->nsessions++;
 	*out = s;
 	return 0;
+}
+
+int(ddp_session_new)(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops, void *llp, const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes)
+{
+	ddp_session_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return session_new_in(ctx, cfg ? &cfg_v : NULL, ops, llp, cb ? &cb_v : NULL, user, out);
 }
 
 int ddp_session_free(ddp_session *s)

@@ -8,6 +8,7 @@
 
 #include "alloc.h"
 #include "core.h"
+#include "abi.h"
 
 #define DEFAULT_MAX_STAGS 65536u
 #define MAX_STAGS (1u << 23)
@@ -29,7 +30,7 @@ uint32_t ctx_random(ddp_ctx *ctx)
 	return ctx->cfg.random(ctx->cfg.random_user);
 }
 
-int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out)
+static int ctx_new_in(const ddp_ctx_config *cfg, ddp_ctx **out)
 {
 	if (!out)
 		return DDP_ERR_INVAL;
@@ -60,6 +61,16 @@ int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out)
 	return 0;
 }
 
+int(ddp_ctx_new)(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes)
+{
+	ddp_ctx_config cfg_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	return ctx_new_in(cfg ? &cfg_v : NULL, out);
+}
+
 int ddp_ctx_free(ddp_ctx *ctx)
 {
 	if (!ctx)
@@ -77,7 +88,7 @@ int ddp_ctx_free(ddp_ctx *ctx)
 	return 0;
 }
 
-int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out)
+static int ctx_live_objects_in(const ddp_ctx *ctx, ddp_ctx_live *out)
 {
 	if (!ctx || !out)
 		return DDP_ERR_INVAL;
@@ -85,6 +96,17 @@ int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out)
 	out->pds = ctx->npds;
 	out->stags = ctx->map.used + ctx->ndying;
 	return 0;
+}
+
+int(ddp_ctx_live_objects)(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes)
+{
+	ddp_ctx_live out_v;
+	int rc;
+	memset(&out_v, 0, sizeof(out_v));
+	rc = ctx_live_objects_in(ctx, out ? &out_v : NULL);
+	if (rc == 0 && out)
+		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
+	return rc;
 }
 
 int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out)
@@ -175,7 +197,7 @@ struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag)
 	return (mr && mr->stag == stag) ? mr : NULL;
 }
 
-int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
+static int stag_register_in(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 {
 	if (!ctx || !a || !stag || !a->addr || !a->len)
 		return DDP_ERR_INVAL;
@@ -240,6 +262,16 @@ int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	}
 	*stag = v;
 	return 0;
+}
+
+int(ddp_stag_register)(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag, uint64_t sizes)
+{
+	ddp_mr_attr a_v;
+	int rc;
+	rc = DDP_ABI_IN(a_v, a, sizes, 0);
+	if (rc)
+		return rc;
+	return stag_register_in(ctx, a ? &a_v : NULL, stag);
 }
 
 /* The end of a region: the application's again, its hook told. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "abi.h"
 
 void ddp_session_set_user_data(ddp_session *s, void *data)
 {
@@ -42,7 +43,7 @@ static void add_stream(ddp_stats *out, const struct ddp_stream *st)
 	out->queued_octets += st->txq_bytes;
 }
 
-int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out)
+static int stream_get_stats_in(const ddp_session *s, uint32_t stream, ddp_stats *out)
 {
 	if (!s || !out || stream >= s->cfg.nstreams)
 		return DDP_ERR_INVAL;
@@ -51,7 +52,18 @@ int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out)
 	return 0;
 }
 
-int ddp_session_get_stats(const ddp_session *s, ddp_stats *out)
+int(ddp_stream_get_stats)(const ddp_session *s, uint32_t stream, ddp_stats *out, uint64_t sizes)
+{
+	ddp_stats out_v;
+	int rc;
+	memset(&out_v, 0, sizeof(out_v));
+	rc = stream_get_stats_in(s, stream, out ? &out_v : NULL);
+	if (rc == 0 && out)
+		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
+	return rc;
+}
+
+static int session_get_stats_in(const ddp_session *s, ddp_stats *out)
 {
 	if (!s || !out)
 		return DDP_ERR_INVAL;
@@ -60,6 +72,17 @@ int ddp_session_get_stats(const ddp_session *s, ddp_stats *out)
 		add_stream(out, &s->st[i]);
 	out->copied = s->copied;
 	return 0;
+}
+
+int(ddp_session_get_stats)(const ddp_session *s, ddp_stats *out, uint64_t sizes)
+{
+	ddp_stats out_v;
+	int rc;
+	memset(&out_v, 0, sizeof(out_v));
+	rc = session_get_stats_in(s, out ? &out_v : NULL);
+	if (rc == 0 && out)
+		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
+	return rc;
 }
 
 uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs)

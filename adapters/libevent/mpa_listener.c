@@ -17,6 +17,7 @@
 
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
+#include "abi.h"
 
 struct ddp_mpa_listener {
 	struct event_base *base;
@@ -169,7 +170,7 @@ static void accept_some(ddp_mpa_listener *l)
 	}
 }
 
-int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
+static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx,
 		   const struct sockaddr *sa, socklen_t salen,
 		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
 		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
@@ -239,6 +240,20 @@ int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx,
 	}
 	*out = l;
 	return 0;
+}
+
+int(ddp_mpa_listen)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_listener **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_listen_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept, ev, user, out);
 }
 
 int ddp_mpa_listener_port(const ddp_mpa_listener *l)

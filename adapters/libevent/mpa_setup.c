@@ -14,6 +14,8 @@
 
 #include "common/peer_addr.h"
 #include "libevent/conn_resolve.h"
+#include "abi.h"
+#include "conn_glue.h"
 
 /* One glue per outgoing connection; one per listener, shared by its
  * connections (refs: the listener + every connection that is up). */
@@ -92,7 +94,7 @@ static int glue_new(struct event_base *base, const ddp_conn_callbacks *cb, void 
 	return 0;
 }
 
-int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+static int mpa_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user)
 {
 	struct sockaddr_storage ss;
@@ -112,6 +114,20 @@ int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, 
 	if (rc)
 		free(m);
 	return rc;
+}
+
+int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user);
 }
 
 /* ------------------------------------------- asynchronous connect */
@@ -187,7 +203,7 @@ static void resolved(struct conn_resolve *r)
 	}
 }
 
-int ddp_mpa_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
 			  const char *host, int port, const ddp_mpa_config *cfg,
 			  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
@@ -209,7 +225,21 @@ int ddp_mpa_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_ba
 	return 0;
 }
 
-int ddp_mpa_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+}
+
+static int mpa_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
 			 socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
 			 void *user, ddp_connecting **out)
 {
@@ -229,6 +259,20 @@ int ddp_mpa_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct soc
 	return 0;
 }
 
+int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+}
+
 static void listener_free(void *impl)
 {
 	struct mpa_glue *m = impl;
@@ -246,7 +290,7 @@ static int listener_port(const void *impl)
 static const ddp_listener_ops mpa_listener_ops = { .free = listener_free,
 						   .port = listener_port };
 
-int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		      ddp_listener **out)
 {
@@ -270,4 +314,18 @@ int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, i
 		free(m);
 	}
 	return rc;
+}
+
+int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_listener **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
 }

@@ -24,6 +24,7 @@
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
 #include "dlist.h"
+#include "abi.h"
 
 mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -628,7 +629,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	return 0;
 }
 
-int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
+static int mpa_wrap_fd_in(struct event_base *base, ddp_ctx *ctx, int fd,
 		    int initiator, const ddp_mpa_config *cfg,
 		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
 		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
@@ -643,7 +644,21 @@ int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd,
 	return 0;
 }
 
-int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
+int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiator, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_wrap_fd_in(base, ctx, fd, initiator, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept, ev, user, out);
+}
+
+static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx,
 		    const struct sockaddr *sa, socklen_t salen,
 		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
 		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
@@ -682,6 +697,20 @@ int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx,
 	return 0;
 }
 
+int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
+{
+	ddp_mpa_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return mpa_connect_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, ev, user, out);
+}
+
 /* ------------------------------------------------------------ accessors */
 
 int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len)
@@ -715,7 +744,7 @@ void ddp_mpa_set_user(ddp_mpa_conn *c, void *user)
 		c->user = user;
 }
 
-int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
+static int mpa_get_info_in(const ddp_mpa_conn *c, ddp_mpa_info *out)
 {
 	if (!c || !out)
 		return DDP_ERR_INVAL;
@@ -748,4 +777,15 @@ int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
 		out->peer_ord = r->peer_ord;
 	}
 	return 0;
+}
+
+int(ddp_mpa_get_info)(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes)
+{
+	ddp_mpa_info out_v;
+	int rc;
+	memset(&out_v, 0, sizeof(out_v));
+	rc = mpa_get_info_in(c, out ? &out_v : NULL);
+	if (rc == 0 && out)
+		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
+	return rc;
 }

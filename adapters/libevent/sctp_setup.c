@@ -16,6 +16,8 @@
 
 #include "common/peer_addr.h"
 #include "libevent/conn_resolve.h"
+#include "abi.h"
+#include "conn_glue.h"
 
 /* One glue per endpoint: an outgoing connection has an endpoint of its
  * own, a listener one shared by its associations. A listener freed while
@@ -169,7 +171,7 @@ static int numeric(const char *host, int port, int passive, char *num, size_t n,
 	return rc;
 }
 
-int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+static int sctp_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user)
 {
 	char num[64];
@@ -189,6 +191,20 @@ int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host,
 		free(m);
 	}
 	return rc;
+}
+
+int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes)
+{
+	ddp_sctp_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN_HOLDER(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return sctp_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user);
 }
 
 /* ------------------------------------------- asynchronous connect */
@@ -261,7 +277,7 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_
 	return 0;
 }
 
-int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+static int sctp_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
 			   const char *host, int port, const ddp_sctp_config *cfg,
 			   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
@@ -283,7 +299,21 @@ int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_b
 	return 0;
 }
 
-int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+{
+	ddp_sctp_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN_HOLDER(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return sctp_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+}
+
+static int sctp_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
 			  unsigned int salen, const ddp_sctp_config *cfg,
 			  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
@@ -305,6 +335,20 @@ int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct so
 	if (out)
 		*out = &m->h;
 	return 0;
+}
+
+int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, unsigned int salen, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+{
+	ddp_sctp_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN_HOLDER(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return sctp_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
 }
 
 static void listener_free(void *impl)
@@ -331,7 +375,7 @@ static int listener_port(const void *impl)
 static const ddp_listener_ops sctp_listener_ops = { .free = listener_free,
 						    .port = listener_port };
 
-int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+static int sctp_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
 		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
 		       ddp_listener **out)
 {
@@ -355,4 +399,18 @@ int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, 
 		free(m);
 	}
 	return rc;
+}
+
+int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_listener **out, uint64_t sizes)
+{
+	ddp_sctp_config cfg_v;
+	ddp_conn_callbacks cb_v;
+	int rc;
+	rc = DDP_ABI_IN_HOLDER(cfg_v, cfg, sizes, 0);
+	if (rc)
+		return rc;
+	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	return sctp_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
 }

@@ -30,6 +30,10 @@
  *    the callbacks during the free. A session the application made itself
  *    (ddp_session_new) is the exception: ddp_session_free() inside its own
  *    callbacks answers DDP_ERR_BUSY.
+ *  - Structs grow only at their end: every call that takes or fills one
+ *    is a macro that passes the struct sizes the program was compiled
+ *    with (ddp/export.h, "Struct sizes"), so a program built against an
+ *    older header keeps working with a newer library.
  *  - Memory handed to the library stays owned by the caller but MUST stay
  *    valid, unchanged where the library reads it, until the library gives
  *    it back. The application may reuse or free:
@@ -88,7 +92,7 @@ enum ddp_err {
 	DDP_ERR_ACCESS = -19,	/* access rights or binding do not allow it */
 };
 
-/* The library's version at run time ("0.2.0"; DDP_LIB_VERSION_NUM's
+/* The library's version at run time ("1.0.0"; DDP_LIB_VERSION_NUM's
  * encoding), to compare with the DDP_LIB_VERSION_* macros of the headers
  * a program was built with. Never fail. */
 DDP_API const char *ddp_version(void);
@@ -209,7 +213,8 @@ typedef struct ddp_ctx_config {
 
 /* Create a context. *out is owned by the caller; free with ddp_ctx_free().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
+DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes);
+#define ddp_ctx_new(...) ddp_ctx_new(__VA_ARGS__, DDP_SIZES1(ddp_ctx_config))
 
 /* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
  * created from it still exist (nothing is freed then), and says which
@@ -225,7 +230,8 @@ typedef struct ddp_ctx_live {
 	uint32_t sessions, pds, stags;
 } ddp_ctx_live;
 /* Errors: DDP_ERR_INVAL (NULL). */
-DDP_API int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out);
+DDP_API int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes);
+#define ddp_ctx_live_objects(...) ddp_ctx_live_objects(__VA_ARGS__, DDP_SIZES1(ddp_ctx_live))
 
 /* Protection domains (RFC 5041 §8, DDP-SEC-1).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_LIMIT. */
@@ -275,7 +281,8 @@ typedef struct ddp_mr_attr {
  * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
  * addr+len wraps), DDP_ERR_LIMIT (max_stags; invalidated regions not yet
  * released count), DDP_ERR_NOMEM. */
-DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag);
+DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag, uint64_t sizes);
+#define ddp_stag_register(...) ddp_stag_register(__VA_ARGS__, DDP_SIZES1(ddp_mr_attr))
 
 /* Returned (a success) by the invalidate calls when the STag is invalid but
  * outgoing RDMA Read Responses still read its buffer: the buffer is the
@@ -428,7 +435,8 @@ struct ddp_llp_ops;
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
 DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
 		    const struct ddp_llp_ops *ops, void *llp,
-		    const ddp_callbacks *cb, void *user, ddp_session **out);
+		    const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes);
+#define ddp_session_new(...) ddp_session_new(__VA_ARGS__, DDP_SIZES2(ddp_session_config, ddp_callbacks))
 
 /* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
  * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
@@ -475,8 +483,10 @@ typedef struct ddp_stats {
 				      * what ddp_stream_queued() reports */
 } ddp_stats;
 /* Errors: DDP_ERR_INVAL (NULL, bad stream). */
-DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out);
-DDP_API int ddp_session_get_stats(const ddp_session *s, ddp_stats *out);
+DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out, uint64_t sizes);
+#define ddp_stream_get_stats(...) ddp_stream_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
+DDP_API int ddp_session_get_stats(const ddp_session *s, ddp_stats *out, uint64_t sizes);
+#define ddp_session_get_stats(...) ddp_session_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
 
 /* Octets submitted on a stream with ddp_send_*() and not yet completed
  * (send_done not yet called); *msgs (may be NULL) gets the message count.

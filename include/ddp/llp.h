@@ -195,34 +195,6 @@ DDP_API void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt
 #endif
 	;
 
-/* ------------------------------------------- the one adapter model */
-
-/* What an adapter's *_connect_to / *_listen_on keep for the ULP: its
- * callbacks and user pointer. ddp_conn_trampolines() are the DDP data-path
- * callbacks of such a session: give them to ddp_session_new() with the
- * ddp_conn_glue as user, and they call the ULP's with its user pointer. */
-typedef struct ddp_conn_glue {
-	ddp_conn_callbacks cb;
-	void *user;
-	int dead; /* down() was called: the trampolines call nothing more */
-} ddp_conn_glue;
-DDP_API const ddp_callbacks *ddp_conn_trampolines(void);
-
-/* A connect in progress behind ddp_connecting (ddp.h): the adapter embeds
- * it; ddp_connect_cancel() calls cancel, which frees what the connect
- * held. */
-struct ddp_connecting {
-	void (*cancel)(struct ddp_connecting *h);
-};
-
-/* A listener of either adapter behind ddp_listener (ddp.h). */
-typedef struct ddp_listener_ops {
-	void (*free)(void *impl);
-	int (*port)(const void *impl);
-} ddp_listener_ops;
-/* Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_listener_new(const ddp_listener_ops *ops, void *impl, ddp_listener **out);
-
 #ifdef __cplusplus
 }
 #endif

@@ -101,7 +101,7 @@ for l in $libs; do
 			ok "$n: no ddp_debug_* test hook"
 		fi
 	done
-	# (the .so's names carry their symbol version: ddp_x@@LIBDDP_0)
+	# (the .so's names carry their symbol version: ddp_x@@LIBDDP_1)
 	LC_ALL=C nm -D --defined-only "$libdir/$l.so" | awk 'NF == 3 && $2 != "A" {print $3}' | sed 's/@.*//' | LC_ALL=C sort -u \
 		> "$T/so"
 	globals "$libdir/$l.a" > "$T/a"
