@@ -743,3 +743,30 @@ int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 	ri->eor = *eor;
 	return SCTP_RECV_DATA;
 }
+
+/* ------------------------------------------------------------ status */
+
+int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
+{
+	struct sctp_status ss;
+	socklen_t l = sizeof(ss);
+	int r;
+
+	if (!a || !a->so || !out)
+		return DDP_ERR_INVAL;
+	memset(&ss, 0, sizeof(ss));
+	sctp_usrsctp_lock(a->ep->base);
+	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
+	sctp_usrsctp_unlock();
+	if (r < 0)
+		return DDP_ERR_SYS;
+	memset(out, 0, sizeof(*out));
+	out->cwnd = ss.sstat_primary.spinfo_cwnd;
+	out->peer_rwnd = ss.sstat_rwnd;
+	out->srtt_ms = ss.sstat_primary.spinfo_srtt;
+	out->rto_ms = ss.sstat_primary.spinfo_rto;
+	out->mtu = ss.sstat_primary.spinfo_mtu;
+	out->unacked = ss.sstat_unackdata;
+	out->pending = ss.sstat_penddata;
+	return 0;
+}

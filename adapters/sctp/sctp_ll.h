@@ -230,6 +230,18 @@ const char *sctp_ll_assoc_peer(const sctp_ll_assoc *a, char *buf);
  * associations exist, never inside an sctp_ll_* call); NULL: none. */
 void sctp_ll_set_tick(sctp_ll_ep *ep, void (*tick)(void *user), void *user);
 
+/* A snapshot of the association's transport state (usrsctp's
+ * SCTP_STATUS), for traces over time. */
+typedef struct sctp_ll_path {
+	uint32_t cwnd;	      /* primary path's congestion window, octets */
+	uint32_t peer_rwnd;   /* the peer's advertised receive window */
+	uint32_t srtt_ms, rto_ms, mtu;
+	uint32_t unacked;     /* DATA chunks sent and not acknowledged */
+	uint32_t pending;     /* DATA chunks queued, not sent yet */
+} sctp_ll_path;
+/* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
+int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);
+
 /* Graceful SHUTDOWN (abortive == 0) or ABORT. The association is freed
  * later (after SCTP_LL_EV_DOWN); no callback runs after sctp_ll_free. */
 void sctp_ll_close(sctp_ll_assoc *a, int abortive);

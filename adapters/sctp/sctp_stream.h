@@ -33,7 +33,7 @@ enum sctp_sst {
 
 /* Received-DDP-SSN window (RFC 5043 §10 sanity check): an SSN more than
  * this far beyond the lowest missing one is invalid. */
-#define SCTP_RX_WIN 4096u
+#define SCTP_RX_WIN 8192u
 
 /* Actions for the glue (bit set). */
 enum {

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "drv_ddp.h"
+#include "path_trace.h"
+#include "sctp/sctp_ddp.h"
 
 struct srun {
 	struct drun d; /* first: the DDP callbacks' user is the srun */
@@ -192,9 +194,26 @@ static ddp_sctp_config base_config(struct srun *m, ddp_ctx *ctx, ddp_pd *pd, int
 	return cfg;
 }
 
+static sctp_ll_assoc *client_ll(void *arg)
+{
+	struct srun *m = arg;
+	return m->ca ? sctp_ddp_assoc_ll(m->ca) : NULL;
+}
+
+static void client_ulp(void *arg, char *buf, size_t len)
+{
+	struct srun *m = arg;
+	const struct bstream *b = &m->d.bs[0];
+	uint32_t qm = 0;
+	uint64_t q = b->tx_s ? ddp_stream_queued(b->tx_s, b->tx_st, &qm) : 0;
+	snprintf(buf, len, "stream0: credits=%u inflight=%u queued=%llu/%u sent=%llu", b->credits,
+		 b->inflight, (unsigned long long)q, qm, (unsigned long long)b->sent);
+}
+
 static int run_sctp_local(struct event_base *base, const struct bench_params *p,
 			  struct bench_result *r)
 {
+	struct path_trace tr;
 	struct srun m = { 0 };
 	int client = p->role == 2;
 	int n = bench_mode_rtt(p->mode) ? 1 : p->streams;
@@ -222,7 +241,10 @@ static int run_sctp_local(struct event_base *base, const struct bench_params *p,
 	if ((rc = ddp_sctp_ep_new(base, &cfg, &m.cep)) ||
 	    (rc = ddp_sctp_connect(m.cep, host, port, &m.ca)))
 		goto fail;
+	path_trace_start(&tr, base, "sctp", client_ll, &m);
+	tr.ulp = client_ulp;
 	drun_loop(&m.d);
+	path_trace_stop(&tr);
 	goto out;
 fail:
 	bench_fail(r, "SCTP set-up: %s", ddp_strerror(rc));

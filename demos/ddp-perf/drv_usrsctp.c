@@ -17,6 +17,7 @@
 #include "ctl.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
+#include "path_trace.h"
 
 #define BURST 256
 
@@ -229,6 +230,11 @@ static void urun_free(struct urun *u)
 	u->msg = u->rbuf = NULL;
 }
 
+static sctp_ll_assoc *client_ll(void *arg)
+{
+	return ((struct urun *)arg)->ca;
+}
+
 static int run(struct event_base *base, const struct bench_params *p, struct bench_result *r,
 	       int stock)
 {
@@ -262,8 +268,11 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 	    (rc = sctp_ll_connect(u.cep, host, port, &ucb, &u, &u.ca)))
 		goto fail;
 	struct timeval tv = { 10, 0 };
+	struct path_trace tr;
 	evtimer_add(u.setup_to, &tv);
+	path_trace_start(&tr, base, stock ? "usrsctp-stock" : "usrsctp", client_ll, &u);
 	event_base_dispatch(base);
+	path_trace_stop(&tr);
 	r->secs = u.t0 > 0 ? now_s() - u.t0 : 0;
 	r->cpu = u.t0 > 0 ? cpu_s() - u.c0 : 0;
 	if (p->mode == MODE_RTT && r->msgs)

@@ -107,8 +107,10 @@ typedef struct ddp_sctp_config {
 				 * peer asks. Each costs about 300 octets of
 				 * DDP state at once (the core's stream: 184
 				 * + 32 per untagged queue + malloc's 16) plus
-				 * 10 here, and 576 more once it carries a
-				 * DDP stream session; usrsctp's own
+				 * 10 here, and about 1,100 more once it
+				 * carries a DDP stream session (most of it
+				 * the received-DDP-SSN window, 8,192 bits);
+				 * usrsctp's own
 				 * per-stream state comes on top */
 	uint32_t max_streams;	/* streams of all associations of this
 				 * endpoint together (default 65536, ~20 MB of
@@ -179,7 +181,7 @@ typedef struct ddp_sctp_config {
 	ddp_ctx *ctx;		/* required */
 	ddp_session_config session; /* nstreams is set from the association;
 				     * reorder_window is raised to at least
-				     * 4096 (the peer may have 2048 chunks per
+				     * 8192 (the peer may have 4096 chunks per
 				     * stream in flight, RFC 5043 §10) */
 	ddp_callbacks ddp;	/* data-path callbacks of every session */
 	ddp_sctp_callbacks sctp;

@@ -317,7 +317,7 @@ static void test_sctp_scale_out_of_order_hold_is_bounded(void **st)
 
 #if 0
 /* DISABLED, library issue (reported to the lead): the SCTP adapter raises
- * ddp_session_config.reorder_window to at least SCTP_RX_WIN (4096) in
+ * ddp_session_config.reorder_window to at least SCTP_RX_WIN (8192) in
  * adapters/sctp/sctp_ddp.c, so a smaller configured window does not lower
  * the per-stream memory a hostile peer can pin with one out-of-order
  * segment per stream: measured 136 KiB RSS per stream for both the
