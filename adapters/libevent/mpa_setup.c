@@ -13,7 +13,7 @@
 #include <ddp/mpa.h>
 
 #include "common/peer_addr.h"
-#include "libevent/conn_resolve.h"
+#include "libevent/conn_async.h"
 #include "abi.h"
 #include "conn_glue.h"
 
@@ -25,10 +25,9 @@ struct mpa_glue {
 	ddp_mpa_listener *l;
 	unsigned refs;
 	/* an asynchronous connect (ddp_mpa_connect_async / _addr) until up
-	 * or down: the handle, the name being resolved, the connection */
-	ddp_connecting h;
-	struct conn_resolve r;
-	int resolving, connecting;
+	 * or down: the handle and its steps, what to connect with, the
+	 * connection */
+	struct conn_async a;
 	ddp_ctx *ctx;
 	ddp_mpa_config cfg;
 	uint8_t priv[512];
@@ -57,7 +56,7 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 	struct mpa_glue *m = user;
 	ddp_session *s = ddp_mpa_session(c);
 	(void)code;
-	m->connecting = 0; /* up or down: the handle is gone */
+	m->a.connecting = 0; /* up or down: the handle is gone */
 	if (ev == DDP_MPA_CONNECTED) {
 		if (m->l)
 			m->refs++; /* a listener's connection, now the ULP's */
@@ -132,24 +131,21 @@ int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host,
 
 /* ------------------------------------------- asynchronous connect */
 
-static void async_cancel(struct ddp_connecting *h)
+/* Cancelled while TCP (or MPA start-up) is under way: reset it; the
+ * session's flushes see g.dead, and no event comes any more. */
+static void async_stop(struct conn_async *a)
 {
-	struct mpa_glue *m = (struct mpa_glue *)((char *)h - offsetof(struct mpa_glue, h));
-	if (m->resolving) {
-		m->resolving = 0;
-		if (conn_resolve_cancel(&m->r))
-			free(m); /* else resolve_gone() frees it */
-		return;
-	}
-	if (m->connecting) {
-		/* TCP (or MPA start-up) under way: reset it; the session's
-		 * flushes see g.dead, and no event comes any more */
-		m->connecting = 0;
-		m->g.dead = 1;
-		ddp_mpa_set_user(m->c, NULL);
-		ddp_mpa_conn_free(m->c);
-		glue_put(m);
-	}
+	struct mpa_glue *m = (struct mpa_glue *)((char *)a - offsetof(struct mpa_glue, a));
+	ddp_mpa_set_user(m->c, NULL);
+	ddp_mpa_conn_free(m->c);
+	glue_put(m);
+}
+
+static int async_connect(struct conn_async *a, const struct sockaddr *sa, socklen_t sl)
+{
+	struct mpa_glue *m = (struct mpa_glue *)((char *)a - offsetof(struct mpa_glue, a));
+	return ddp_mpa_connect(m->base, m->ctx, sa, sl, &m->cfg, ddp_conn_trampolines(), on_event,
+			       m, &m->c);
 }
 
 static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config *cfg,
@@ -171,36 +167,9 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config
 		memcpy(m->priv, m->cfg.private_data, m->cfg.private_data_len);
 		m->cfg.private_data = m->priv;
 	}
-	m->h.cancel = async_cancel;
+	conn_async_init(&m->a, m, &m->g, async_connect, async_stop);
 	*out = m;
 	return 0;
-}
-
-static int async_connect(struct mpa_glue *m, const struct sockaddr *sa, socklen_t sl)
-{
-	int rc = ddp_mpa_connect(m->base, m->ctx, sa, sl, &m->cfg, ddp_conn_trampolines(),
-				 on_event, m, &m->c);
-	if (rc == 0)
-		m->connecting = 1;
-	return rc;
-}
-
-/* The name resolved (from the loop): connect, or down() with the reason */
-static void resolve_gone(struct conn_resolve *r)
-{
-	free((char *)r - offsetof(struct mpa_glue, r));
-}
-
-static void resolved(struct conn_resolve *r)
-{
-	struct mpa_glue *m = (struct mpa_glue *)((char *)r - offsetof(struct mpa_glue, r));
-	m->resolving = 0;
-	int rc = r->result ? r->result : async_connect(m, (struct sockaddr *)&r->ss, r->sl);
-	if (rc) {
-		m->g.dead = 1;
-		m->g.cb.down(NULL, rc, m->g.user);
-		free(m);
-	}
 }
 
 static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
@@ -211,18 +180,7 @@ static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct ev
 	if (!host || port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
 	int rc = async_new(base, ctx, cfg, cb, user, &m);
-	if (rc)
-		return rc;
-	rc = conn_resolve_start(&m->r, base, dns, host, port, SOCK_STREAM, resolved,
-				resolve_gone);
-	if (rc) {
-		free(m);
-		return rc;
-	}
-	m->resolving = 1;
-	if (out)
-		*out = &m->h;
-	return 0;
+	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_STREAM, out);
 }
 
 int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
@@ -247,16 +205,7 @@ static int mpa_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const stru
 	if (!sa)
 		return DDP_ERR_INVAL;
 	int rc = async_new(base, ctx, cfg, cb, user, &m);
-	if (rc)
-		return rc;
-	rc = async_connect(m, sa, salen);
-	if (rc) {
-		free(m);
-		return rc;
-	}
-	if (out)
-		*out = &m->h;
-	return 0;
+	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
 int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)

@@ -15,7 +15,7 @@
 #include <ddp/sctp.h>
 
 #include "common/peer_addr.h"
-#include "libevent/conn_resolve.h"
+#include "libevent/conn_async.h"
 #include "abi.h"
 #include "conn_glue.h"
 
@@ -32,10 +32,9 @@ struct sctp_glue {
 	int listener_gone; /* ddp_listener_free() was called */
 	unsigned up;	   /* associations up (listener side) */
 	/* an asynchronous connect (ddp_sctp_connect_async / _addr) until up
-	 * or down: the handle, the name being resolved, what to open then */
-	ddp_connecting h;
-	struct conn_resolve r;
-	int resolving, connecting, port;
+	 * or down: the handle and its steps, what to open then */
+	struct conn_async a;
+	int port;
 	ddp_ctx *ctx;
 	ddp_sctp_config cfg;
 };
@@ -51,7 +50,7 @@ static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	struct sctp_glue *m = user;
-	m->connecting = 0; /* up or down: the handle is gone */
+	m->a.connecting = 0; /* up or down: the handle is gone */
 	if (status == 0) {
 		if (!m->outgoing)
 			m->up++;
@@ -209,25 +208,17 @@ int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host
 
 /* ------------------------------------------- asynchronous connect */
 
-static void async_cancel(struct ddp_connecting *h)
+/* Cancelled while the association is being set up: its endpoint goes
+ * (ABORT), no callback follows (g.dead, and the endpoint's own). */
+static void async_stop(struct conn_async *a)
 {
-	struct sctp_glue *m = (struct sctp_glue *)((char *)h - offsetof(struct sctp_glue, h));
-	if (m->resolving) {
-		m->resolving = 0;
-		if (conn_resolve_cancel(&m->r))
-			free(m); /* else resolve_gone() frees it */
-	} else if (m->connecting) {
-		/* the association is being set up: its endpoint goes (ABORT),
-		 * no callback follows (g.dead, and the endpoint's own) */
-		m->connecting = 0;
-		m->g.dead = 1;
-		glue_release(m);
-	}
+	glue_release((struct sctp_glue *)((char *)a - offsetof(struct sctp_glue, a)));
 }
 
 /* Open the endpoint for sa's family and the association to it. */
-static int async_connect(struct sctp_glue *m, const struct sockaddr *sa, socklen_t sl)
+static int async_connect(struct conn_async *ca, const struct sockaddr *sa, socklen_t sl)
 {
+	struct sctp_glue *m = (struct sctp_glue *)((char *)ca - offsetof(struct sctp_glue, a));
 	char num[64];
 	ddp_sctp_assoc *a;
 	int rc = ddp_addr_host(sa, sl, num, sizeof(num));
@@ -239,27 +230,8 @@ static int async_connect(struct sctp_glue *m, const struct sockaddr *sa, socklen
 	if (rc) {
 		ddp_sctp_ep_free(m->ep);
 		m->ep = NULL;
-		return rc;
 	}
-	m->connecting = 1;
-	return 0;
-}
-
-static void resolve_gone(struct conn_resolve *r)
-{
-	free((char *)r - offsetof(struct sctp_glue, r));
-}
-
-static void resolved(struct conn_resolve *r)
-{
-	struct sctp_glue *m = (struct sctp_glue *)((char *)r - offsetof(struct sctp_glue, r));
-	m->resolving = 0;
-	int rc = r->result ? r->result : async_connect(m, (struct sockaddr *)&r->ss, r->sl);
-	if (rc) {
-		m->g.dead = 1;
-		m->g.cb.down(NULL, rc, m->g.user);
-		free(m);
-	}
+	return rc;
 }
 
 static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_sctp_config *cfg,
@@ -273,7 +245,7 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_
 	if (cfg)
 		(*out)->cfg = *cfg;
 	(*out)->port = port;
-	(*out)->h.cancel = async_cancel;
+	conn_async_init(&(*out)->a, *out, &(*out)->g, async_connect, async_stop);
 	return 0;
 }
 
@@ -285,18 +257,7 @@ static int sctp_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct e
 	if (!host)
 		return DDP_ERR_INVAL;
 	int rc = async_new(base, ctx, port, cfg, cb, user, &m);
-	if (rc)
-		return rc;
-	rc = conn_resolve_start(&m->r, base, dns, host, port, SOCK_DGRAM, resolved,
-				resolve_gone);
-	if (rc) {
-		free(m);
-		return rc;
-	}
-	m->resolving = 1;
-	if (out)
-		*out = &m->h;
-	return 0;
+	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_DGRAM, out);
 }
 
 int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
@@ -325,16 +286,7 @@ static int sctp_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const str
 	port = sa->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
 					 : ntohs(((const struct sockaddr_in *)sa)->sin_port);
 	int rc = async_new(base, ctx, port, cfg, cb, user, &m);
-	if (rc)
-		return rc;
-	rc = async_connect(m, sa, salen);
-	if (rc) {
-		free(m);
-		return rc;
-	}
-	if (out)
-		*out = &m->h;
-	return 0;
+	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
 int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, unsigned int salen, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)

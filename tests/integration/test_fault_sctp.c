@@ -25,6 +25,7 @@
 #include <ddp/sctp.h>
 #include "msgcheck.h"
 #include "net_udpfault.h"
+#include "sctp_end.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
@@ -40,9 +41,8 @@ struct peer {
 	ddp_ctx *ctx;
 	ddp_pd *pd;
 	ddp_sctp_ep *ep;
-	ddp_sctp_assoc *a;
-	ddp_session *s;
-	int up, down, down_status, accepted;
+	struct sctp_assoc_seen as;
+	int accepted;
 	/* receive side */
 	uint8_t *rx[NST];	/* npost buffers of rx_len */
 	size_t rx_len;
@@ -192,7 +192,7 @@ static void stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev,
 static void post_stream(struct peer *p, uint32_t st)
 {
 	for (unsigned k = 0; k < p->npost; k++) {
-		assert_int_equal(ddp_post_recv(p->s, st, 0,
+		assert_int_equal(ddp_post_recv(p->as.s, st, 0,
 					       p->rx[st] + (size_t)k * p->rx_len,
 					       p->rx_len, NULL), 0);
 		p->outstanding++;
@@ -203,17 +203,9 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status,
 		     void *user)
 {
 	struct peer *p = user;
-	if (status == 0) {
-		p->a = a;
-		p->s = s;
-		p->up = 1;
-		return;
-	}
-	p->down = 1;
-	p->down_status = status;
-	note_report(p);
-	p->a = NULL;
-	p->s = NULL;
+	if (status != 0)
+		note_report(p);
+	sctp_assoc_seen_note(&p->as, a, s, status);
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev,
@@ -231,6 +223,11 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev,
 
 /* ------------------------------------------------------------ harness */
 
+static const ddp_callbacks peer_ddp = {
+	.deliver = deliver, .send_done = send_done, .error = on_error, .stream_event = stream_event
+};
+static const ddp_sctp_callbacks peer_sctp = { .assoc = on_assoc, .session_ctl = on_ctl };
+
 static void peer_init(struct peer *p, const char *name, int listen_,
 		      size_t rx_len)
 {
@@ -247,28 +244,10 @@ static void peer_init(struct peer *p, const char *name, int listen_,
 		assert_non_null(p->rx[i]);
 		assert_non_null(p->tag[i]);
 	}
-	memset(&c, 0, sizeof(c));
-	c.port = -1;
-	c.nstreams = 16;
-	c.ctx = p->ctx;
-	/* fast failure detection for the dead-peer cases (the defaults ride
-	 * out a 30 s stall: test_sctp_stall) */
-	c.hb_interval_ms = 1000;
-	c.rto_max_ms = 1000;
-	c.path_max_retrans = 4;
-	c.assoc_max_retrans = 4;
-	c.session.pd = p->pd;
+	/* fast failure detection for the dead-peer cases */
+	sctp_end_config(&c, p->ctx, p->pd, 16, &peer_ddp, &peer_sctp, p);
 	c.session.max_posted = NPOST;
-	c.ddp.deliver = deliver;
-	c.ddp.send_done = send_done;
-	c.ddp.error = on_error;
-	c.ddp.stream_event = stream_event;
-	c.sctp.assoc = on_assoc;
-	c.sctp.session_ctl = on_ctl;
-	c.user = p;
-	assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
-	if (listen_)
-		assert_int_equal(ddp_sctp_listen(p->ep), 0);
+	assert_int_equal(sctp_end_open(base, &c, listen_, &p->ep), 0);
 }
 
 static void peer_fini(struct peer *p)
@@ -335,12 +314,12 @@ static void open_pair(size_t rx_len)
 	peer_init(&srv, "srv", 1, rx_len);
 	peer_init(&cli, "cli", 0, rx_len);
 	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1",
-					  ddp_sctp_ep_port(srv.ep), &cli.a), 0);
-	assert_true(run_until(&cli.up, 5000));
-	assert_true(run_until(&srv.up, 5000));
+					  ddp_sctp_ep_port(srv.ep), &cli.as.a), 0);
+	assert_true(run_until(&cli.as.up, 5000));
+	assert_true(run_until(&srv.as.up, 5000));
 	for (uint32_t st = 0; st < NST; st++) {
 		post_stream(&cli, st);
-		assert_int_equal(ddp_sctp_initiate(cli.a, st, NULL, 0), 0);
+		assert_int_equal(ddp_sctp_initiate(cli.as.a, st, NULL, 0), 0);
 	}
 	for (int i = 0; i < 1000 && cli.accepted < NST; i++)
 		run_for(5);
@@ -353,7 +332,7 @@ static void fill_pipe(struct peer *p, uint32_t st, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		struct iovec v = { big_payload, sizeof big_payload };
-		if (ddp_send_untagged(p->s, st, 0, (uint64_t)p->sub_st[st], &v,
+		if (ddp_send_untagged(p->as.s, st, 0, (uint64_t)p->sub_st[st], &v,
 				      1, NULL) != 0)
 			break;
 		p->submitted++;
@@ -391,12 +370,12 @@ static void assert_survivor(struct peer *p, double ms, int want_status)
 		ab += p->aborted[st];
 	print_message("%s: down after %.0f ms (status %d), sends ok %lu err "
 		      "%lu (%d), buffers back %lu (status %d), left %lu, "
-		      "aborted streams %d\n", p->name, ms, p->down_status,
+		      "aborted streams %d\n", p->name, ms, p->as.down_status,
 		      p->done_ok, p->done_err, p->last_send_err, p->flushed,
 		      p->flush_status, p->outstanding, ab);
-	assert_true(p->down);
+	assert_true(p->as.down);
 	assert_true(ms < 10000);
-	assert_int_equal(p->down_status, want_status);
+	assert_int_equal(p->as.down_status, want_status);
 	assert_int_equal(p->done_ok + p->done_err, p->submitted);
 	assert_int_equal(p->done_other, 0);
 	assert_int_equal(p->outstanding, 0);
@@ -444,13 +423,13 @@ static void test_fault_sctp_dead_peer_flushes_survivor(void **state)
 			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_drop_all, NULL);
 			sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_drop_all, NULL);
 		}
-		run_until(&cli.down, 10000);
+		run_until(&cli.as.down, 10000);
 		if (mode == 0)
 			print_message("ABORT datagrams dropped: %lu\n", aborts);
 		assert_survivor(&cli, msgcheck_ms_since(&t0),
 				mode == 0 ? DDP_ERR_LLP : DDP_ERR_TIMEOUT);
 		if (mode == 1) {
-			run_until(&srv.down, 10000);
+			run_until(&srv.as.down, 10000);
 			assert_survivor(&srv, msgcheck_ms_since(&t0), DDP_ERR_TIMEOUT);
 		} else {
 			assert_int_equal(srv.done_ok + srv.done_err,
@@ -472,10 +451,10 @@ static void send_seq(struct peer *p, uint32_t st, uint32_t seq, int tagged,
 	size_t n = seq_len(st, seq);
 	msgcheck_make(store, st, seq, n);
 	struct iovec v[2] = { { store, 5 }, { store + 5, n - 5 } };
-	int rc = tagged ? ddp_send_tagged(p->s, st, peer_stag,
+	int rc = tagged ? ddp_send_tagged(p->as.s, st, peer_stag,
 					  (uint64_t)(seq % NSLOT) * MAXMSG,
 					  (uint8_t)seq, v, 2, NULL) :
-			  ddp_send_untagged(p->s, st, 0, seq, v, 2, NULL);
+			  ddp_send_untagged(p->as.s, st, 0, seq, v, 2, NULL);
 	assert_int_equal(rc, 0);
 	p->submitted++;
 	p->sub_st[st]++;
@@ -504,9 +483,9 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	/* DDP-TRD-2 */
 	for (uint32_t i = 0; i < NMSG; i++)
 		send_seq(&cli, 1, i, 0, 0, store[i]);
-	assert_int_equal(ddp_stream_close(cli.s, 1), 0);
+	assert_int_equal(ddp_stream_close(cli.as.s, 1), 0);
 	struct iovec v = { store[0], 64 };
-	assert_int_equal(ddp_send_untagged(cli.s, 1, 0, 0, &v, 1, NULL),
+	assert_int_equal(ddp_send_untagged(cli.as.s, 1, 0, 0, &v, 1, NULL),
 			 DDP_ERR_CLOSED);
 	assert_true(run_until(&srv.half[1], 5000));
 	assert_int_equal(srv.got_u_st[1], NMSG);
@@ -521,7 +500,7 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	assert_int_equal(cli.got_u_st[1], 20);
 	assert_int_equal(cli.bad, 0);
 	assert_int_equal(cli.closed[1] + cli.aborted[1], 0);
-	assert_int_equal(ddp_stream_close(srv.s, 1), 0);
+	assert_int_equal(ddp_stream_close(srv.as.s, 1), 0);
 	assert_true(run_until(&cli.closed[1], 5000));
 	for (int i = 0; i < 100 && !srv.closed[1]; i++)
 		run_for(5);
@@ -536,7 +515,7 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	static uint8_t ab[50][MAXMSG];
 	for (uint32_t i = 0; i < 50; i++)
 		send_seq(&cli, 2, i, 0, 0, ab[i]);
-	assert_int_equal(ddp_stream_abort(cli.s, 2), 0);
+	assert_int_equal(ddp_stream_abort(cli.as.s, 2), 0);
 	assert_int_equal(cli.aborted[2], 1);
 	assert_int_equal(cli.flushed - fl, NPOST);
 	assert_int_equal(cli.flush_status, DDP_ERR_ABORTED);
@@ -552,16 +531,16 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 
 	/* DDP-TRD-3: data after the graceful teardown */
 	unsigned long nerr0 = srv.nerr;
-	assert_int_equal(ddp_stream_close(cli.s, 3), 0);
+	assert_int_equal(ddp_stream_close(cli.as.s, 3), 0);
 	assert_true(run_until(&srv.half[3], 5000));
-	uint16_t ssn = cli.a->st[3]->sm.tx_ssn; /* after the Terminate */
+	uint16_t ssn = cli.as.a->st[3]->sm.tx_ssn; /* after the Terminate */
 	uint8_t seg[2 + DDP_UNTAGGED_HDR_LEN + 8];
 	memset(seg, 0, sizeof seg);
 	seg[0] = (uint8_t)(ssn >> 8);
 	seg[1] = (uint8_t)ssn;
 	seg[2] = 0x41;		/* T=0, L=1, DV=1 */
 	seg[2 + 13] = 1;	/* QN 0, MSN 1, MO 0 */
-	assert_int_equal(sctp_ll_send(sctp_ddp_assoc_ll(cli.a), 3,
+	assert_int_equal(sctp_ll_send(sctp_ddp_assoc_ll(cli.as.a), 3,
 				      SCTP_PPID_DDP, seg, sizeof seg), 0);
 	for (int i = 0; i < 400 && srv.nerr == nerr0; i++)
 		run_for(5);
@@ -589,10 +568,10 @@ static void test_fault_sctp_graceful_abortive_and_half_close(void **state)
 	assert_int_equal(srv.bad + cli.bad, 0);
 
 	/* abortive end of the association: everything comes back */
-	ddp_sctp_close(cli.a, 1);
-	assert_true(run_until(&srv.down, 5000));
-	assert_true(run_until(&cli.down, 5000));
-	assert_int_equal(srv.down_status, DDP_ERR_LLP);
+	ddp_sctp_close(cli.as.a, 1);
+	assert_true(run_until(&srv.as.down, 5000));
+	assert_true(run_until(&cli.as.down, 5000));
+	assert_int_equal(srv.as.down_status, DDP_ERR_LLP);
 	assert_int_equal(cli.outstanding, 0);
 	assert_int_equal(srv.outstanding, 0);
 	assert_int_equal(cli.done_ok + cli.done_err, cli.submitted);
@@ -663,7 +642,7 @@ static void test_fault_sctp_100k_messages_under_faults(void **state)
 	for (uint32_t st = 0; st < NST; st++)
 		bulk_pump(&cli, st);
 	while (srv.got_u + srv.got_t < BULK_TOTAL && msgcheck_ms_since(&t0) < 90000 &&
-	       !srv.nerr && !cli.nerr && !srv.down && !cli.down && !srv.bad) {
+	       !srv.nerr && !cli.nerr && !srv.as.down && !cli.as.down && !srv.bad) {
 		run_for(2);
 		for (uint32_t st = 0; st < NST; st++)
 			bulk_pump(&cli, st); /* credits given back */

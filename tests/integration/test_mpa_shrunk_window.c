@@ -31,111 +31,24 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "mpa_handpeer.h"
 #include "net_helpers.h"
 
 #define DEAD_MS 1000u
 
 static struct event_base *base;
 static ddp_ctx *ctx;
-static char logbuf[4096];
-
-struct peer {
-	ddp_mpa_conn *c;
-	int connected, failed, fail_err;
-	long done_ok, done_bad;
-};
-
-static void on_log(void *user, enum ddp_log_level level, const char *msg)
-{
-	size_t n = strlen(logbuf);
-	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
-}
-
-static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
-{
-}
-
-static void on_send_done(ddp_session *s, uint32_t st, void *ctx_, int status, void *user)
-{
-	struct peer *p = user;
-	if (status == 0)
-		p->done_ok++;
-	else
-		p->done_bad++;
-}
-
-static const ddp_callbacks cbs = {.deliver = on_deliver, .send_done = on_send_done};
-
-static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
-{
-	struct peer *p = user;
-	if (ev == DDP_MPA_CONNECTED) {
-		p->connected = 1;
-		return;
-	}
-	p->failed = 1;
-	p->fail_err = err;
-}
 
 static int setup(void **st)
 {
 	alarm(60);
-	base = event_base_new();
-	ddp_ctx_config cc = {.log = on_log};
-	logbuf[0] = 0;
-	return base && ddp_ctx_new(&cc, &ctx) == 0 ? 0 : -1;
+	return handpeer_env_new(&base, &ctx);
 }
 
 static int teardown(void **st)
 {
-	assert_int_equal(ddp_ctx_free(ctx), 0);
-	event_base_free(base);
 	alarm(0);
-	return 0;
-}
-
-/* Play the MPA Responder (revision 1, CRC, no private data) on fd. */
-static void respond(int fd, struct peer *p)
-{
-	uint8_t req[20], rep[20];
-	size_t got = 0;
-	for (int i = 0; i < 500 && got < 20; i++) {
-		net_run_for(base, 0.01);
-		ssize_t r = recv(fd, req + got, 20 - got, MSG_DONTWAIT);
-		if (r > 0)
-			got += (size_t)r;
-	}
-	assert_int_equal(got, 20);
-	assert_memory_equal(req, "MPA ID Req Frame", 16);
-	memcpy(rep, "MPA ID Rep Frame", 16);
-	rep[16] = 0x40; /* C */
-	rep[17] = 1;
-	rep[18] = rep[19] = 0;
-	assert_int_equal(send(fd, rep, 20, 0), 20);
-	for (int i = 0; i < 500 && !p->connected; i++)
-		net_run_for(base, 0.01);
-	assert_true(p->connected);
-}
-
-static uint8_t payload[16384];
-
-static void top_up(struct peer *p)
-{
-	struct iovec v = {payload, sizeof(payload)};
-	while (ddp_send_untagged(ddp_mpa_session(p->c), 0, 0, 0, &v, 1, NULL) == 0)
-		;
-}
-
-static uint64_t drain(int fd, size_t most)
-{
-	static uint8_t sink[65536];
-	uint64_t n = 0;
-	ssize_t r;
-	if (most > sizeof(sink))
-		most = sizeof(sink);
-	while (n < most && (r = recv(fd, sink, most - n, MSG_DONTWAIT)) > 0)
-		n += (uint64_t)r;
-	return n;
+	return handpeer_env_free(base, ctx);
 }
 
 /* Our end of the TCP connection whose other end is pfd (the test sees
@@ -167,38 +80,34 @@ static int sender_fd(int pfd)
  * (unacknowledged octets, retransmission timer backed off); 0 when it
  * had nothing in flight at that moment (the window simply closed, which
  * test_mpa_slowpeer.c covers): the caller tries a new connection. */
-static int shrink_in_flight(int lfd, int port, struct peer *p, int *pfd_out, double *t_shrink)
+static int shrink_in_flight(int lfd, int port, struct handpeer *p, int *pfd_out, double *t_shrink)
 {
 	struct sockaddr_in sa = net_lo(port);
-	ddp_mpa_config mc;
-	memset(&mc, 0, sizeof(mc));
-	mc.revision = 1;
-	mc.dead_peer_timeout_ms = DEAD_MS;
-	mc.session.max_tx_queued = 64;
+	ddp_mpa_config mc = handpeer_config(DEAD_MS);
 	memset(p, 0, sizeof(*p));
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                 on_event, p, &p->c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
+	                                 handpeer_on_event, p, &p->c),
 	                 0);
 	int pfd = accept(lfd, NULL, NULL);
 	assert_true(pfd >= 0);
-	respond(pfd, p);
+	assert_int_equal(handpeer_respond(base, pfd, &p->connected), 0);
 	int sfd = sender_fd(pfd);
 	assert_true(sfd >= 0);
 	double t0 = net_now_s();
 	uint64_t got = 0;
 	while (net_now_s() - t0 < 0.3) {
-		top_up(p);
+		handpeer_top_up(p);
 		net_run_for(base, 0.005);
-		got += drain(pfd, 1u << 20);
+		got += handpeer_drain(pfd, 65536);
 	}
 	assert_true(got > 0);
-	top_up(p);
+	handpeer_top_up(p);
 	net_run_for(base, 0.002);
 	int rb = 1;
 	assert_int_equal(setsockopt(pfd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb)), 0);
 	*t_shrink = t0 = net_now_s();
 	while (net_now_s() - t0 < 0.5 && !p->failed) {
-		top_up(p);
+		handpeer_top_up(p);
 		net_run_for(base, 0.02);
 	}
 	struct tcp_info ti;
@@ -217,7 +126,7 @@ static int shrink_in_flight(int lfd, int port, struct peer *p, int *pfd_out, dou
  * (0: none) */
 static void shrunk_peer_is_kept(size_t trickle)
 {
-	struct peer p;
+	struct handpeer p;
 	int port, lfd = net_raw_listener(&port), pfd = -1, tries = 0;
 	double t_shrink = 0;
 	assert_true(lfd >= 0);
@@ -226,10 +135,10 @@ static void shrunk_peer_is_kept(size_t trickle)
 	assert_true(pfd >= 0);
 	uint64_t slow = 0;
 	while (net_now_s() - t_shrink < 3.0 * DEAD_MS / 1000 && !p.failed) {
-		top_up(&p);
+		handpeer_top_up(&p);
 		net_run_for(base, 0.05);
 		if (trickle)
-			slow += drain(pfd, trickle);
+			slow += handpeer_drain(pfd, trickle);
 	}
 	print_message("(attempt %d) tiny receive buffer, reading %zu octets / 50 ms, for %.1f s: failed %d (%s),"
 	              " %llu octets read meanwhile\n",
@@ -245,17 +154,17 @@ static void shrunk_peer_is_kept(size_t trickle)
 	/* TCP's retransmission timer backed off meanwhile (up to 1.6 s at
 	 * this point): allow for it */
 	while (net_now_s() - t0 < 4.0 && !p.failed) {
-		top_up(&p);
+		handpeer_top_up(&p);
 		net_run_for(base, 0.005);
-		got += drain(pfd, 1u << 20);
+		got += handpeer_drain(pfd, 65536);
 	}
 	print_message("after it reads again: %llu octets in 4 s, %ld more sends done\n",
 	              (unsigned long long)got, p.done_ok - done_before);
 	assert_false(p.failed);
 	assert_int_equal(p.done_bad, 0);
 	assert_true(p.done_ok - done_before > 64);
-	assert_true(got > 64 * sizeof(payload));
-	assert_null(strstr(logbuf, "unresponsive"));
+	assert_true(got > 64 * HANDPEER_PAYLOAD);
+	assert_null(strstr(handpeer_log, "unresponsive"));
 	ddp_mpa_conn_free(p.c);
 	close(pfd);
 	close(lfd);

@@ -33,89 +33,24 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "mpa_handpeer.h"
 #include "net_helpers.h"
 
 #define DEAD_MS 1500u
 
 static struct event_base *base;
 static ddp_ctx *ctx;
-static char logbuf[4096];
-
-struct peer { /* our side: one ddp_mpa_conn and what happened to it */
-	ddp_mpa_conn *c;
-	int connected, failed, fail_err, stream_err;
-	long done_ok, done_bad;
-	double t_failed;
-};
-
-static void on_log(void *user, enum ddp_log_level level, const char *msg)
-{
-	size_t n = strlen(logbuf);
-	snprintf(logbuf + n, sizeof(logbuf) - n, "%s\n", msg);
-}
-
-static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
-{
-}
-
-static void on_send_done(ddp_session *s, uint32_t st, void *ctx_, int status, void *user)
-{
-	struct peer *p = user;
-	if (status == 0)
-		p->done_ok++;
-	else
-		p->done_bad++;
-}
-
-static void on_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event e, int status,
-                            void *user)
-{
-	struct peer *p = user;
-	if (status < 0 && !p->stream_err)
-		p->stream_err = status;
-}
-
-static const ddp_callbacks cbs = {
-	.deliver = on_deliver, .send_done = on_send_done, .stream_event = on_stream_event,
-};
-
-static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
-{
-	struct peer *p = user;
-	if (ev == DDP_MPA_CONNECTED) {
-		p->connected = 1;
-		return;
-	}
-	p->failed = 1;
-	p->fail_err = err;
-	p->t_failed = net_now_s();
-}
 
 static int setup(void **st)
 {
 	alarm(50);
-	base = event_base_new();
-	ddp_ctx_config cc = {.log = on_log};
-	logbuf[0] = 0;
-	return base && ddp_ctx_new(&cc, &ctx) == 0 ? 0 : -1;
+	return handpeer_env_new(&base, &ctx);
 }
 
 static int teardown(void **st)
 {
-	assert_int_equal(ddp_ctx_free(ctx), 0);
-	event_base_free(base);
 	alarm(0);
-	return 0;
-}
-
-static ddp_mpa_config cfg(void)
-{
-	ddp_mpa_config mc;
-	memset(&mc, 0, sizeof(mc));
-	mc.revision = 1;
-	mc.dead_peer_timeout_ms = DEAD_MS;
-	mc.session.max_tx_queued = 64;
-	return mc;
+	return handpeer_env_free(base, ctx);
 }
 
 /* A listener whose accepted sockets have a small receive buffer (the
@@ -135,49 +70,6 @@ static int small_listener(const char *addr, int *port)
 	return fd;
 }
 
-/* Play the MPA Responder (revision 1, CRC, no private data) on fd. */
-static void respond(int fd, struct peer *p)
-{
-	uint8_t req[20], rep[20];
-	size_t got = 0;
-	for (int i = 0; i < 500 && got < 20; i++) {
-		net_run_for(base, 0.01);
-		ssize_t r = recv(fd, req + got, 20 - got, MSG_DONTWAIT);
-		if (r > 0)
-			got += (size_t)r;
-	}
-	assert_int_equal(got, 20);
-	assert_memory_equal(req, "MPA ID Req Frame", 16);
-	memcpy(rep, "MPA ID Rep Frame", 16);
-	rep[16] = 0x40; /* C */
-	rep[17] = 1;
-	rep[18] = rep[19] = 0;
-	assert_int_equal(send(fd, rep, 20, 0), 20);
-	for (int i = 0; i < 500 && !p->connected; i++)
-		net_run_for(base, 0.01);
-	assert_true(p->connected);
-}
-
-static uint8_t payload[16384];
-
-/* Queue sends until the core says DDP_ERR_LIMIT. */
-static void top_up(struct peer *p)
-{
-	struct iovec v = {payload, sizeof(payload)};
-	while (ddp_send_untagged(ddp_mpa_session(p->c), 0, 0, 0, &v, 1, NULL) == 0)
-		;
-}
-
-static uint64_t drain(int fd)
-{
-	static uint8_t sink[65536];
-	uint64_t n = 0;
-	ssize_t r;
-	while ((r = recv(fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
-		n += (uint64_t)r;
-	return n;
-}
-
 /* A peer whose application stops reading for 4 x dead_peer_timeout_ms:
  * its window closes, its TCP answers the probes; the connection stays,
  * and when it reads again everything queued arrives and more flows.
@@ -185,22 +77,22 @@ static uint64_t drain(int fd)
  * Linux's TCP_USER_TIMEOUT applied to the closed window). */
 static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 {
-	struct peer p;
+	struct handpeer p;
 	memset(&p, 0, sizeof(p));
 	int port, lfd = small_listener("127.0.0.1", &port);
 	struct sockaddr_in sa = net_lo(port);
-	ddp_mpa_config mc = cfg();
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                                 on_event, &p, &p.c),
+	ddp_mpa_config mc = handpeer_config(DEAD_MS);
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
+	                                 handpeer_on_event, &p, &p.c),
 	                 0);
 	int pfd = accept(lfd, NULL, NULL);
 	assert_true(pfd >= 0);
-	respond(pfd, &p);
+	assert_int_equal(handpeer_respond(base, pfd, &p.connected), 0);
 	/* stall: never read, keep the sender full */
 	double t0 = net_now_s();
 	long done_mid = -1;
 	while (net_now_s() - t0 < 4.0 * DEAD_MS / 1000 && !p.failed) {
-		top_up(&p);
+		handpeer_top_up(&p);
 		net_run_for(base, 0.02);
 		if (done_mid < 0 && net_now_s() - t0 > 1.0)
 			done_mid = p.done_ok;
@@ -216,17 +108,17 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 	long done_before = p.done_ok;
 	t0 = net_now_s();
 	while (net_now_s() - t0 < 2 && !p.failed) {
-		top_up(&p);
+		handpeer_top_up(&p);
 		net_run_for(base, 0.005);
-		got += drain(pfd);
+		got += handpeer_drain(pfd, UINT64_MAX);
 	}
 	print_message("after the stall: %llu octets read, %ld more sends done\n",
 	              (unsigned long long)got, p.done_ok - done_before);
 	assert_false(p.failed);
 	assert_int_equal(p.done_bad, 0);
 	assert_true(p.done_ok - done_before > 64);
-	assert_true(got >= (uint64_t)p.done_ok * sizeof(payload) / 2);
-	assert_null(strstr(logbuf, "unresponsive"));
+	assert_true(got >= (uint64_t)p.done_ok * HANDPEER_PAYLOAD / 2);
+	assert_null(strstr(handpeer_log, "unresponsive"));
 	ddp_mpa_conn_free(p.c);
 	close(pfd);
 	close(lfd);
@@ -316,19 +208,19 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	assert_int_equal(enter_ns(ns_b, &home), 0);
 	int lfd = small_listener(NET_B, &port);
 	assert_int_equal(enter_ns(ns_a, &home), 0);
-	struct peer busy, idle, stuck;
+	struct handpeer busy, idle, stuck;
 	memset(&busy, 0, sizeof(busy));
 	memset(&idle, 0, sizeof(idle));
 	memset(&stuck, 0, sizeof(stuck));
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	inet_pton(AF_INET, NET_B, &sa.sin_addr);
-	ddp_mpa_config mc = cfg();
-	int rc1 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                          on_event, &busy, &busy.c);
-	int rc2 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                          on_event, &idle, &idle.c);
-	int rc3 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &cbs,
-	                          on_event, &stuck, &stuck.c);
+	ddp_mpa_config mc = handpeer_config(DEAD_MS);
+	int rc1 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
+	                          handpeer_on_event, &busy, &busy.c);
+	int rc2 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
+	                          handpeer_on_event, &idle, &idle.c);
+	int rc3 = ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
+	                          handpeer_on_event, &stuck, &stuck.c);
 	assert_int_equal(setns(home, CLONE_NEWNET), 0);
 	close(home);
 	assert_int_equal(rc1, 0);
@@ -347,18 +239,18 @@ static void test_mpa_vanished_peer_times_out(void **st)
 			ps = fd;
 	}
 	assert_true(pb >= 0 && pi >= 0 && ps >= 0);
-	respond(pb, &busy);
-	respond(pi, &idle);
-	respond(ps, &stuck);
+	assert_int_equal(handpeer_respond(base, pb, &busy.connected), 0);
+	assert_int_equal(handpeer_respond(base, pi, &idle.connected), 0);
+	assert_int_equal(handpeer_respond(base, ps, &stuck.connected), 0);
 	/* data flows for a while: the peer reads on busy's connection, not
 	 * on stuck's (its window closes, it answers the window probes) */
 	uint64_t got = 0;
 	double t0 = net_now_s();
 	while (net_now_s() - t0 < 1.0) {
-		top_up(&busy);
-		top_up(&stuck);
+		handpeer_top_up(&busy);
+		handpeer_top_up(&stuck);
 		net_run_for(base, 0.005);
-		got += drain(pb);
+		got += handpeer_drain(pb, UINT64_MAX);
 	}
 	assert_true(got > 0);
 	assert_false(busy.failed || idle.failed || stuck.failed);
@@ -367,7 +259,7 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	t0 = net_now_s();
 	while (net_now_s() - t0 < DEAD_MS / 1000.0 + 8 &&
 	       !(busy.failed && idle.failed && stuck.failed)) {
-		top_up(&busy);
+		handpeer_top_up(&busy);
 		net_run_for(base, 0.02);
 	}
 	double eb = busy.failed ? busy.t_failed - t0 : -1,
@@ -376,7 +268,7 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	print_message("peer gone: busy connection failed after %.1f s (%s), idle after %.1f s "
 	              "(%s), window closed after %.1f s (%s)\nlog: %s",
 	              eb, ddp_strerror(busy.fail_err), ei, ddp_strerror(idle.fail_err), es,
-	              ddp_strerror(stuck.fail_err), logbuf);
+	              ddp_strerror(stuck.fail_err), handpeer_log);
 	assert_true(busy.failed);
 	assert_true(idle.failed);
 	assert_int_equal(busy.fail_err, DDP_ERR_TIMEOUT);
@@ -389,8 +281,8 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	/* about the timeout: not before it, and within keepalive's slack */
 	assert_true(eb >= DEAD_MS / 1000.0 * 0.7 && eb < DEAD_MS / 1000.0 + 4);
 	assert_true(ei >= DEAD_MS / 1000.0 * 0.5 && ei < DEAD_MS / 1000.0 + 4);
-	assert_non_null(strstr(logbuf, "unresponsive for"));
-	assert_non_null(strstr(logbuf, NET_B));
+	assert_non_null(strstr(handpeer_log, "unresponsive for"));
+	assert_non_null(strstr(handpeer_log, NET_B));
 	ddp_mpa_conn_free(busy.c);
 	ddp_mpa_conn_free(idle.c);
 	ddp_mpa_conn_free(stuck.c);

@@ -1,9 +1,10 @@
 /* MPA/TCP end to end on 127.0.0.1 under libevent: two DDP sessions move
  * untagged and tagged messages (payload checked) for markers on/off x CRC
  * on/off x revision 1/2, with the MPA Initiator on the connecting side and
- * on the accepting side; through a re-segmenting proxy; and through a proxy
- * that flips one bit per connection (RFC 5044 §4.4: every flip caught, code
- * 2, nothing corrupt delivered). Every test is bounded by alarm(). */
+ * on the accepting side; through a re-segmenting proxy (faultproxy.h);
+ * and through one that flips one bit per connection (RFC 5044 §4.4: every
+ * flip caught, code 2, nothing corrupt delivered). Every test is bounded
+ * by alarm(). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,7 +24,9 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
+#include "faultproxy.h"
 #include "mpa/mpa_readahead.h"
+#include "net_helpers.h"
 
 #define NMSG 6
 #define RXBUF (256 * 1024)
@@ -285,16 +288,6 @@ static void loop(struct world *w, int seconds)
 	event_base_dispatch(w->base);
 }
 
-static struct sockaddr_in lo(int port)
-{
-	struct sockaddr_in sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	return sa;
-}
-
 static ddp_mpa_config make_cfg(int rev, int markers, int crc)
 {
 	ddp_mpa_config c;
@@ -337,160 +330,11 @@ static void assert_clean_transfer(struct world *w)
 	assert_true(ddp_session_copied_bytes(ddp_mpa_session(b->c)) <= bound);
 }
 
-/* ----------------------------------------------------------- proxy */
-
-struct fwd {
-	int from, to;
-	struct event *rev, *wev;
-	uint8_t *pend;
-	size_t plen, pcap;
-	uint64_t seen;	 /* octets forwarded so far */
-	uint64_t flip_at; /* flip one bit at this stream offset (0 = none) */
-	uint32_t seed;
-	size_t max_piece;
-	int eof;
-	struct proxy *px;
-};
-
-struct proxy {
-	struct event_base *base;
-	int lfd, port, target_port;
-	struct event *lev;
-	struct fwd f[2]; /* 0: client -> server, 1: server -> client */
-	int active;
-};
-
-static uint32_t prng(uint32_t *s)
-{
-	*s = *s * 1664525u + 1013904223u;
-	return *s >> 8;
-}
-
-static void fwd_flush(struct fwd *f)
-{
-	while (f->plen > 0) {
-		size_t k = 1 + prng(&f->seed) % f->max_piece;
-		if (k > f->plen)
-			k = f->plen;
-		ssize_t w = send(f->to, f->pend, k, MSG_NOSIGNAL);
-		if (w < 0) {
-			if (errno == EAGAIN)
-				break;
-			f->plen = 0;
-			return;
-		}
-		memmove(f->pend, f->pend + w, f->plen - (size_t)w);
-		f->plen -= (size_t)w;
-	}
-	if (f->plen)
-		event_add(f->wev, NULL);
-	else {
-		event_del(f->wev);
-		if (f->eof)
-			shutdown(f->to, SHUT_WR);
-	}
-}
-
-static void fwd_read(evutil_socket_t fd, short what, void *arg)
-{
-	struct fwd *f = arg;
-	uint8_t buf[8192];
-	ssize_t r = recv(f->from, buf, sizeof buf, 0);
-	if (r < 0 && errno == EAGAIN)
-		return;
-	if (r <= 0) {
-		event_del(f->rev);
-		f->eof = 1;
-		if (!f->plen)
-			shutdown(f->to, SHUT_WR);
-		return;
-	}
-	if (f->flip_at && f->seen < f->flip_at && f->seen + (uint64_t)r > f->flip_at)
-		buf[f->flip_at - f->seen] ^= (uint8_t)(1u << (f->flip_at % 8));
-	f->seen += (uint64_t)r;
-	if (f->plen + (size_t)r > f->pcap) {
-		f->pcap = (f->plen + (size_t)r) * 2;
-		f->pend = realloc(f->pend, f->pcap);
-	}
-	memcpy(f->pend + f->plen, buf, (size_t)r);
-	f->plen += (size_t)r;
-	fwd_flush(f);
-}
-
-static void fwd_write(evutil_socket_t fd, short what, void *arg)
-{
-	fwd_flush(arg);
-}
-
-static void proxy_accept(evutil_socket_t lfd, short what, void *arg)
-{
-	struct proxy *px = arg;
-	int c = accept4(px->lfd, NULL, NULL, SOCK_NONBLOCK);
-	if (c < 0 || px->active)
-		return;
-	int s = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(px->target_port);
-	assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof sa), 0);
-	evutil_make_socket_nonblocking(s);
-	int one = 1;
-	setsockopt(s, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one, sizeof one);
-	setsockopt(c, IPPROTO_TCP, 1, &one, sizeof one);
-	px->active = 1;
-	px->f[0].from = c;
-	px->f[0].to = s;
-	px->f[1].from = s;
-	px->f[1].to = c;
-	for (int i = 0; i < 2; i++) {
-		struct fwd *f = &px->f[i];
-		f->px = px;
-		f->rev = event_new(px->base, f->from, EV_READ | EV_PERSIST, fwd_read, f);
-		f->wev = event_new(px->base, f->to, EV_WRITE | EV_PERSIST, fwd_write, f);
-		event_add(f->rev, NULL);
-	}
-}
-
-static void proxy_start(struct proxy *px, struct event_base *base, int target,
-			size_t max_piece, uint32_t seed, uint64_t flip_at)
-{
-	memset(px, 0, sizeof(*px));
-	px->base = base;
-	px->target_port = target;
-	px->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	struct sockaddr_in sa = lo(0);
-	assert_int_equal(bind(px->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
-	assert_int_equal(listen(px->lfd, 4), 0);
-	socklen_t sl = sizeof sa;
-	getsockname(px->lfd, (struct sockaddr *)&sa, &sl);
-	px->port = ntohs(sa.sin_port);
-	px->lev = event_new(base, px->lfd, EV_READ | EV_PERSIST, proxy_accept, px);
-	event_add(px->lev, NULL);
-	for (int i = 0; i < 2; i++) {
-		px->f[i].seed = seed + (uint32_t)i;
-		px->f[i].max_piece = max_piece;
-	}
-	px->f[0].flip_at = flip_at;
-}
-
-static void proxy_stop(struct proxy *px)
-{
-	event_free(px->lev);
-	close(px->lfd);
-	if (!px->active)
-		return;
-	for (int i = 0; i < 2; i++) {
-		event_free(px->f[i].rev);
-		event_free(px->f[i].wev);
-		free(px->f[i].pend);
-	}
-	close(px->f[0].from);
-	close(px->f[1].from);
-}
-
 /* --------------------------------------------------------- scenarios */
 
 static void do_listen(struct world *w, const ddp_mpa_config *cb_)
 {
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	assert_int_equal(ddp_mpa_listen(w->base, w->ctx, (struct sockaddr *)&sa,
 					sizeof sa, cb_, &cbs, on_accept,
 					on_event, w, &w->lst), 0);
@@ -498,7 +342,7 @@ static void do_listen(struct world *w, const ddp_mpa_config *cb_)
 
 static void do_connect(struct world *w, const ddp_mpa_config *ca, int port)
 {
-	struct sockaddr_in sa = lo(port);
+	struct sockaddr_in sa = net_lo(port);
 	ddp_mpa_config c = *ca;
 	c.private_data = "hello";
 	c.private_data_len = 5;
@@ -575,7 +419,7 @@ static void test_mpa_tcp_matrix_initiator_accepts(void **state)
 		struct world w;
 		world_init(&w);
 		int lfd = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in sa = lo(0);
+		struct sockaddr_in sa = net_lo(0);
 		assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
 		assert_int_equal(listen(lfd, 1), 0);
 		socklen_t sl = sizeof sa;
@@ -619,16 +463,17 @@ static void test_mpa_tcp_survives_resegmenting_proxy(void **state)
 		world_init(&w);
 		ddp_mpa_config c = make_cfg(2, mode, 1);
 		do_listen(&w, &c);
-		struct proxy px;
-		proxy_start(&px, w.base, ddp_mpa_listener_port(w.lst),
-			    mode ? 61 : 1500, 4242u + (uint32_t)mode, 0);
+		fproxy px;
+		assert_int_equal(fproxy_start(&px, w.base, ddp_mpa_listener_port(w.lst),
+					      mode ? 61 : 1500, 4242u + (uint32_t)mode),
+				 0);
 		do_connect(&w, &c, px.port);
 		loop(&w, 15);
 		assert_clean_transfer(&w);
 		/* everything really went through the proxy */
-		assert_true(px.f[0].seen > 500000);
-		assert_true(px.f[1].seen > 270000);
-		proxy_stop(&px);
+		assert_true(px.d[0].seen > 500000);
+		assert_true(px.d[1].seen > 270000);
+		fproxy_stop(&px);
 		world_fini(&w);
 	}
 	alarm(0);
@@ -655,14 +500,17 @@ static void test_mpa_tcp_bit_flips_are_all_caught(void **state)
 		w.expect_error = 1;
 		ddp_mpa_config c = make_cfg(2, 0, 1);
 		do_listen(&w, &c);
-		struct proxy px;
+		fproxy px;
 		/* FPDUs 0, 1 are small (staged: CRC checked before DDP sees
 		 * the header): flip in the DDP header (QN); FPDUs 2, 3 take
 		 * the header-first path: flip in the payload */
 		uint64_t flip = k < 2 ? starts[k] + 2 + 9 :
 					starts[k] + 2 + 18 + (uint64_t)k * 7;
-		proxy_start(&px, w.base, ddp_mpa_listener_port(w.lst), 4096,
-			    99u + (uint32_t)k, flip);
+		assert_int_equal(fproxy_start(&px, w.base, ddp_mpa_listener_port(w.lst),
+					      4096, 99u + (uint32_t)k),
+				 0);
+		px.d[0].flip_at = flip;
+		px.d[0].flip_mask = (uint8_t)(1u << (flip % 8));
 		do_connect(&w, &c, px.port);
 		loop(&w, 15);
 		assert_int_equal(w.b.nerr, 1);
@@ -671,7 +519,7 @@ static void test_mpa_tcp_bit_flips_are_all_caught(void **state)
 		assert_int_equal(w.b.err_code, DDP_MPA_ECODE_CRC);
 		assert_int_equal(w.b.corrupt, 0);
 		assert_int_equal(w.b.nrecv, k); /* everything before, nothing after */
-		proxy_stop(&px);
+		fproxy_stop(&px);
 		world_fini(&w);
 	}
 	alarm(0);
@@ -688,7 +536,7 @@ static void test_mpa_tcp_bad_peer_does_not_hurt_others(void **state)
 	do_listen(&w, &c);
 	int port = ddp_mpa_listener_port(w.lst);
 	int bad = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(port);
+	struct sockaddr_in sa = net_lo(port);
 	assert_int_equal(connect(bad, (struct sockaddr *)&sa, sizeof sa), 0);
 	assert_int_equal(send(bad, "GET / HTTP/1.0\r\n\r\n\r\n", 20, 0), 20);
 	do_connect(&w, &c, port);
@@ -721,7 +569,7 @@ static void test_mpa_tcp_reject_with_private_data(void **state)
 	world_init(&w);
 	w.expect_error = 1;
 	ddp_mpa_config c = make_cfg(2, 0, 1);
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	assert_int_equal(ddp_mpa_listen(w.base, w.ctx, (struct sockaddr *)&sa,
 					sizeof sa, &c, &cbs, on_accept_reject,
 					on_event, &w, &w.lst), 0);
@@ -750,7 +598,7 @@ static void test_mpa_tcp_startup_timeout(void **state)
 	world_init(&w);
 	w.expect_error = 1;
 	int lfd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in sa = lo(0);
+	struct sockaddr_in sa = net_lo(0);
 	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
 	assert_int_equal(listen(lfd, 4), 0);
 	socklen_t sl = sizeof sa;
@@ -771,7 +619,7 @@ static void test_mpa_tcp_startup_timeout(void **state)
 	c.startup_timeout_ms = 300;
 	do_listen(&w2, &c);
 	int cfd = socket(AF_INET, SOCK_STREAM, 0);
-	struct sockaddr_in ls = lo(ddp_mpa_listener_port(w2.lst));
+	struct sockaddr_in ls = net_lo(ddp_mpa_listener_port(w2.lst));
 	assert_int_equal(connect(cfd, (struct sockaddr *)&ls, sizeof ls), 0);
 	loop(&w2, 1);
 	char b;

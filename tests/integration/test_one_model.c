@@ -23,6 +23,7 @@
 #include <ddp/mpa.h>
 #include <ddp/sctp.h>
 
+#include "conn_ulp.h"
 #include "net_helpers.h"
 
 #define NMSG 20
@@ -100,14 +101,6 @@ static void send_done(ddp_session *s, uint32_t stream, void *ctx, int status, vo
 		ddp_post_recv(s, stream, 0, ctx, 512, NULL);
 }
 
-static void stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
-			 void *user)
-{
-	(void)user, (void)status;
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, stream);
-}
-
 static void down(ddp_session *s, int status, void *user)
 {
 	struct side *x = user;
@@ -119,7 +112,7 @@ static void down(ddp_session *s, int status, void *user)
 }
 
 static const ddp_conn_callbacks ulp = {
-	.ddp = { .deliver = deliver, .send_done = send_done, .stream_event = stream_event },
+	.ddp = { .deliver = deliver, .send_done = send_done, .stream_event = conn_ulp_stream_event },
 	.up = up,
 	.stream_open = stream_open,
 	.down = down,
@@ -127,9 +120,7 @@ static const ddp_conn_callbacks ulp = {
 
 /* ------------------------------------------- the setup calls differ */
 
-enum llp { MPA, SCTP };
-
-static void run(enum llp llp, const char *listen_host, const char *connect_host)
+static void run(enum conn_llp llp, const char *listen_host, const char *connect_host)
 {
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
@@ -140,18 +131,12 @@ static void run(enum llp llp, const char *listen_host, const char *connect_host)
 	srv.base = cli.base = base;
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
 	ddp_sctp_config sc = { .nstreams = NSTREAMS };
-	if (llp == MPA)
-		assert_int_equal(ddp_mpa_listen_on(base, ctx, listen_host, 0, NULL, &ulp, &srv, &l), 0);
-	else
-		assert_int_equal(ddp_sctp_listen_on(base, ctx, listen_host, 0, &sc, &ulp, &srv, &l), 0);
+	assert_int_equal(conn_listen_on(llp, base, ctx, listen_host, &sc, &ulp, &srv, &l), 0);
 	int port = ddp_listener_port(l);
 	assert_true(port > 0);
-	if (llp == MPA)
-		assert_int_equal(ddp_mpa_connect_to(base, ctx, connect_host, port, NULL, &ulp, &cli), 0);
-	else
-		assert_int_equal(ddp_sctp_connect_to(base, ctx, connect_host, port, &sc, &ulp, &cli), 0);
+	assert_int_equal(conn_connect_to(llp, base, ctx, connect_host, port, &sc, &ulp, &cli), 0);
 	net_run_for(base, 15);
-	unsigned nstreams = llp == MPA ? 1 : NSTREAMS;
+	unsigned nstreams = llp == CONN_MPA ? 1 : NSTREAMS;
 	assert_int_equal(cli.ups, 1);
 	assert_int_equal(srv.ups, 1);
 	assert_int_equal(cli.opens, nstreams);
@@ -180,25 +165,25 @@ static void run(enum llp llp, const char *listen_host, const char *connect_host)
 static void test_mpa_ipv4(void **state)
 {
 	(void)state;
-	run(MPA, "127.0.0.1", "127.0.0.1");
+	run(CONN_MPA, "127.0.0.1", "127.0.0.1");
 }
 
 static void test_sctp_ipv4(void **state)
 {
 	(void)state;
-	run(SCTP, "127.0.0.1", "127.0.0.1");
+	run(CONN_SCTP, "127.0.0.1", "127.0.0.1");
 }
 
 static void test_mpa_name_and_wildcard(void **state)
 {
 	(void)state;
-	run(MPA, NULL, "localhost");
+	run(CONN_MPA, NULL, "localhost");
 }
 
 static void test_sctp_name(void **state)
 {
 	(void)state;
-	run(SCTP, "127.0.0.1", "localhost");
+	run(CONN_SCTP, "127.0.0.1", "localhost");
 }
 
 static int have_ipv6_loopback(void)
@@ -221,8 +206,8 @@ static void test_ipv6_both(void **state)
 		skip();
 		return;
 	}
-	run(MPA, "::1", "::1");
-	run(SCTP, "::1", "::1");
+	run(CONN_MPA, "::1", "::1");
+	run(CONN_SCTP, "::1", "::1");
 }
 
 /* ddp_listener_free() inside a callback of one of its connections: the
@@ -230,7 +215,7 @@ static void test_ipv6_both(void **state)
  * both ends see down(0) (before, SCTP's associations were aborted with
  * the listener, without down on the server). No use after free either
  * way (ASan in make check-sanitize). */
-static void free_listener_in_up(enum llp llp)
+static void free_listener_in_up(enum conn_llp llp)
 {
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
@@ -240,17 +225,10 @@ static void free_listener_in_up(enum llp llp)
 	srv.base = cli.base = base;
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
 	ddp_sctp_config sc = { .nstreams = 1 };
-	if (llp == MPA)
-		assert_int_equal(ddp_mpa_listen_on(base, ctx, "127.0.0.1", 0, NULL, &ulp, &srv,
-						   &free_in_up), 0);
-	else
-		assert_int_equal(ddp_sctp_listen_on(base, ctx, "127.0.0.1", 0, &sc, &ulp, &srv,
-						    &free_in_up), 0);
+	assert_int_equal(conn_listen_on(llp, base, ctx, "127.0.0.1", &sc, &ulp, &srv, &free_in_up),
+			 0);
 	int port = ddp_listener_port(free_in_up);
-	if (llp == MPA)
-		assert_int_equal(ddp_mpa_connect_to(base, ctx, "127.0.0.1", port, NULL, &ulp, &cli), 0);
-	else
-		assert_int_equal(ddp_sctp_connect_to(base, ctx, "127.0.0.1", port, &sc, &ulp, &cli), 0);
+	assert_int_equal(conn_connect_to(llp, base, ctx, "127.0.0.1", port, &sc, &ulp, &cli), 0);
 	net_run_for(base, 10);
 	assert_null(free_in_up);
 	assert_int_equal(srv.ups, 1);
@@ -267,8 +245,8 @@ static void free_listener_in_up(enum llp llp)
 static void test_listener_free_inside_a_callback(void **state)
 {
 	(void)state;
-	free_listener_in_up(MPA);
-	free_listener_in_up(SCTP);
+	free_listener_in_up(CONN_MPA);
+	free_listener_in_up(CONN_SCTP);
 }
 
 static void test_bad_setup(void **state)

@@ -28,62 +28,12 @@
 #include <ddp/mpa.h>
 #include <ddp/sctp.h>
 
+#include "conn_ulp.h"
 #include "net_helpers.h"
 
-enum llp { MPA, SCTP };
 static const char *const name[] = { "MPA", "SCTP" };
 
-struct end {
-	ddp_session *s;
-	int ups, downs, status, opens;
-	uint8_t buf[4][64];
-};
-
-static struct end srv, cli;
-
-static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
-{
-	(void)s, (void)d, (void)user;
-}
-
-static void up(ddp_session *s, void *user)
-{
-	struct end *e = user;
-	e->s = s;
-	e->ups++;
-}
-
-static void stream_open(ddp_session *s, uint32_t stream, void *user)
-{
-	struct end *e = user;
-	e->opens++;
-	for (int i = 0; i < 4 && stream == 0; i++)
-		ddp_post_recv(s, 0, 0, e->buf[i], sizeof(e->buf[i]), NULL);
-}
-
-static void stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
-			 void *user)
-{
-	(void)user, (void)status;
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, stream);
-}
-
-static void down(ddp_session *s, int status, void *user)
-{
-	struct end *e = user;
-	(void)s;
-	e->downs++;
-	e->status = status;
-	e->s = NULL;
-}
-
-static const ddp_conn_callbacks ulp = {
-	.ddp = { .deliver = deliver, .stream_event = stream_event },
-	.up = up,
-	.stream_open = stream_open,
-	.down = down,
-};
+static struct conn_end srv, cli;
 
 static struct event_base *base;
 static ddp_ctx *ctx;
@@ -105,33 +55,17 @@ static void finish(void)
 	event_base_free(base);
 }
 
-static int listen_on(enum llp l, ddp_listener **out)
+static int listen_on(enum conn_llp l, ddp_listener **out)
 {
-	if (l == MPA)
-		assert_int_equal(ddp_mpa_listen_on(base, ctx, "127.0.0.1", 0, NULL, &ulp, &srv, out),
-				 0);
-	else
-		assert_int_equal(
-			ddp_sctp_listen_on(base, ctx, "127.0.0.1", 0, &sc, &ulp, &srv, out), 0);
+	assert_int_equal(conn_listen_on(l, base, ctx, "127.0.0.1", &sc, &conn_ulp, &srv, out), 0);
 	int port = ddp_listener_port(*out);
 	assert_true(port > 0); /* port 0: any */
 	return port;
 }
 
-static void connect_to(enum llp l, int port)
+static void connect_to(enum conn_llp l, int port)
 {
-	if (l == MPA)
-		assert_int_equal(ddp_mpa_connect_to(base, ctx, "127.0.0.1", port, NULL, &ulp, &cli), 0);
-	else
-		assert_int_equal(ddp_sctp_connect_to(base, ctx, "127.0.0.1", port, &sc, &ulp, &cli),
-				 0);
-}
-
-static void run_until(const int *flag, int want, double secs)
-{
-	double end = net_now_s() + secs;
-	while (*flag < want && net_now_s() < end)
-		net_run_for(base, 0.01);
+	assert_int_equal(conn_connect_to(l, base, ctx, "127.0.0.1", port, &sc, &conn_ulp, &cli), 0);
 }
 
 /* A port nothing listens on, TCP and UDP. */
@@ -146,11 +80,11 @@ static int closed_port(void)
 	return ntohs(sa.sin_port);
 }
 
-static void refused(enum llp l)
+static void refused(enum conn_llp l)
 {
 	start();
 	connect_to(l, closed_port());
-	run_until(&cli.downs, 1, 10);
+	conn_ulp_wait(base, &cli.downs, 1, 10);
 	print_message("%s refused: down %d, status %d\n", name[l], cli.downs, cli.status);
 	assert_int_equal(cli.downs, 1);
 	assert_int_equal(cli.ups, 0);
@@ -159,20 +93,20 @@ static void refused(enum llp l)
 }
 
 /* ends: 0 graceful from the client, 1 abortive from the server */
-static void close_case(enum llp l, int abortive)
+static void close_case(enum conn_llp l, int abortive)
 {
 	ddp_listener *ls;
 	start();
 	connect_to(l, listen_on(l, &ls));
-	run_until(&srv.opens, 1, 10);
-	run_until(&cli.opens, 1, 10);
+	conn_ulp_wait(base, &srv.opens, 1, 10);
+	conn_ulp_wait(base, &cli.opens, 1, 10);
 	assert_int_equal(srv.opens + cli.opens, 2);
 	if (abortive)
 		assert_int_equal(ddp_session_close(srv.s, 1), 0);
 	else
 		assert_int_equal(ddp_session_close(cli.s, 0), 0);
-	run_until(&srv.downs, 1, 10);
-	run_until(&cli.downs, 1, 10);
+	conn_ulp_wait(base, &srv.downs, 1, 10);
+	conn_ulp_wait(base, &cli.downs, 1, 10);
 	print_message("%s %s close: server %d, client %d\n", name[l],
 		      abortive ? "abortive" : "graceful", srv.status, cli.status);
 	assert_int_equal(srv.downs, 1);
@@ -191,22 +125,22 @@ static void close_case(enum llp l, int abortive)
 static void test_refused_is_rejected(void **state)
 {
 	(void)state;
-	refused(MPA);
-	refused(SCTP);
+	refused(CONN_MPA);
+	refused(CONN_SCTP);
 }
 
 static void test_orderly_close_is_zero(void **state)
 {
 	(void)state;
-	close_case(MPA, 0);
-	close_case(SCTP, 0);
+	close_case(CONN_MPA, 0);
+	close_case(CONN_SCTP, 0);
 }
 
 static void test_abort_is_aborted_here_and_llp_there(void **state)
 {
 	(void)state;
-	close_case(MPA, 1);
-	close_case(SCTP, 1);
+	close_case(CONN_MPA, 1);
+	close_case(CONN_SCTP, 1);
 }
 
 static void no_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
@@ -227,7 +161,7 @@ static void test_sctp_config_port_zero_is_any(void **state)
 	(void)state;
 	start();
 	ddp_sctp_config c = { .port = 0, .ctx = ctx, .nstreams = 1,
-			      .ddp = { .deliver = deliver } };
+			      .ddp = { .deliver = conn_ulp.ddp.deliver } };
 	c.sctp.assoc = no_assoc; /* none is called here */
 	c.sctp.session_ctl = no_ctl;
 	ddp_sctp_ep *a = NULL, *b = NULL;

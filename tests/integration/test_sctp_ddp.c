@@ -19,6 +19,7 @@
 #include <ddp/sctp.h>
 #include "sctp/sctp_ddp.h"
 #include "net_udpfault.h"
+#include "sctp_end.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ssn.h"
 
@@ -32,9 +33,7 @@ struct peer {
 	ddp_ctx *ctx;
 	ddp_pd *pd;
 	ddp_sctp_ep *ep;
-	ddp_sctp_assoc *a;
-	ddp_session *s;
-	int up, down, down_status;
+	struct sctp_assoc_seen as;
 	/* session control seen */
 	int ev_count[5];
 	int last_status[NSTREAMS];
@@ -170,7 +169,7 @@ static void post_all(struct peer *p, uint32_t st)
 		p->rbuf[st] = malloc((size_t)NMSG * MAXLEN);
 	p->expect_msn[st] = 1;
 	for (unsigned k = 0; k < NMSG; k++)
-		assert_int_equal(ddp_post_recv(p->s, st, 0,
+		assert_int_equal(ddp_post_recv(p->as.s, st, 0,
 					       p->rbuf[st] + (size_t)k * MAXLEN,
 					       MAXLEN, NULL), 0);
 }
@@ -178,19 +177,7 @@ static void post_all(struct peer *p, uint32_t st)
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status,
 		     void *user)
 {
-	struct peer *p = user;
-	if (status == 0) {
-		p->a = a;
-		p->s = s;
-		p->up = 1;
-		return;
-	}
-	p->down = 1;
-	p->down_status = status;
-	if (p->a == a) {
-		p->a = NULL;
-		p->s = NULL;
-	}
+	sctp_assoc_seen_note(&((struct peer *)user)->as, a, s, status);
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
@@ -215,7 +202,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 		if (small_mode) {
 			p->rbuf[stream] = malloc(1000 * 64);
 			for (unsigned k = 0; k < small_nbuf; k++)
-				ddp_post_recv(p->s, stream, 0,
+				ddp_post_recv(p->as.s, stream, 0,
 					      p->rbuf[stream] + k * 64, 64, NULL);
 		} else {
 			post_all(p, stream);
@@ -226,6 +213,11 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 
 /* ------------------------------------------------------------ harness */
 
+static const ddp_callbacks peer_ddp = {
+	.deliver = deliver, .send_done = send_done, .error = on_error, .stream_event = stream_event
+};
+static const ddp_sctp_callbacks peer_sctp = { .assoc = on_assoc, .session_ctl = on_ctl };
+
 static void peer_init(struct peer *p, const char *name, int listen_, int noad)
 {
 	ddp_sctp_config c;
@@ -234,31 +226,16 @@ static void peer_init(struct peer *p, const char *name, int listen_, int noad)
 	p->reject_stream = -1;
 	assert_int_equal(ddp_ctx_new(NULL, &p->ctx), 0);
 	assert_int_equal(ddp_pd_new(p->ctx, &p->pd), 0);
-	memset(&c, 0, sizeof(c));
-	c.port = -1;
-	c.nstreams = NSTREAMS;
-	c.ctx = p->ctx;
-	/* fast failure detection for the dead-peer cases (the defaults ride
-	 * out a 30 s stall: test_sctp_stall) */
-	c.hb_interval_ms = 1000;
-	c.rto_max_ms = 1000;
-	c.path_max_retrans = 4;
-	c.assoc_max_retrans = 4;
-	c.session.pd = p->pd;
-	c.ddp.deliver = deliver;
-	c.ddp.send_done = send_done;
-	c.ddp.error = on_error;
-	c.ddp.stream_event = stream_event;
-	c.sctp.assoc = on_assoc;
-	c.sctp.session_ctl = on_ctl;
-	c.user = p;
+	/* fast failure detection for the dead-peer cases */
+	sctp_end_config(&c, p->ctx, p->pd, NSTREAMS, &peer_ddp, &peer_sctp, p);
 	c.max_pending_initiates = 2;
-	if (noad) /* a plain SCTP endpoint (sctp_ddp.h) */
+	if (noad) { /* a plain SCTP endpoint (sctp_ddp.h) */
 		assert_int_equal(sctp_ddp_ep_new_no_adaptation(base, &c, &p->ep), 0);
-	else
-		assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
-	if (listen_)
-		assert_int_equal(ddp_sctp_listen(p->ep), 0);
+		if (listen_)
+			assert_int_equal(ddp_sctp_listen(p->ep), 0);
+	} else {
+		assert_int_equal(sctp_end_open(base, &c, listen_, &p->ep), 0);
+	}
 }
 
 static void peer_fini(struct peer *p)
@@ -311,7 +288,7 @@ static void connect_pair(int cli_noad)
 	peer_init(&srv, "srv", 1, 0);
 	peer_init(&cli, "cli", 0, cli_noad);
 	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1",
-					  ddp_sctp_ep_port(srv.ep), &cli.a), 0);
+					  ddp_sctp_ep_port(srv.ep), &cli.as.a), 0);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -350,9 +327,9 @@ static void send_traffic(void)
 	for (unsigned s = 0; s < NSTREAMS; s++)
 		for (unsigned k = 0; k < NMSG; k++) {
 			struct iovec iov = { src_buf(s, k), msg_len(s, k) };
-			assert_int_equal(ddp_send_untagged(cli.s, s, 0, k, &iov,
+			assert_int_equal(ddp_send_untagged(cli.as.s, s, 0, k, &iov,
 							   1, NULL), 0);
-			assert_int_equal(ddp_send_tagged(cli.s, s, srv.stag[s],
+			assert_int_equal(ddp_send_tagged(cli.as.s, s, srv.stag[s],
 							 (uint64_t)k * MAXLEN,
 							 (uint8_t)k, &iov, 1,
 							 NULL), 0);
@@ -407,13 +384,13 @@ static void run_traffic(void)
 static void open_all_streams(void)
 {
 	srv.accept_all = 1;
-	assert_true(run_until(&cli.up, 5000));
-	assert_true(run_until(&srv.up, 5000));
-	assert_int_equal(ddp_session_nstreams(cli.s), NSTREAMS);
+	assert_true(run_until(&cli.as.up, 5000));
+	assert_true(run_until(&srv.as.up, 5000));
+	assert_int_equal(ddp_session_nstreams(cli.as.s), NSTREAMS);
 	for (unsigned s = 0; s < NSTREAMS; s++) {
 		char pd[16];
 		int n = snprintf(pd, sizeof(pd), "hello %u", s);
-		assert_int_equal(ddp_sctp_initiate(cli.a, s, pd, (size_t)n), 0);
+		assert_int_equal(ddp_sctp_initiate(cli.as.a, s, pd, (size_t)n), 0);
 	}
 	for (int i = 0; i < 400 && cli.ev_count[DDP_SCTP_ACCEPTED] < NSTREAMS; i++) {
 		struct timeval tv = { 0, 5000 };
@@ -470,11 +447,11 @@ static void test_sctp_64_streams_tagged_and_untagged_intact(void **st)
 	open_all_streams();
 	register_tagged(&srv);
 	run_traffic();
-	ddp_sctp_get_stats(srv.a, &ss);
+	ddp_sctp_get_stats(srv.as.a, &ss);
 	print_message("header-first %llu, staged %llu, copied %llu\n",
 		      (unsigned long long)ss.rx_hdr_first,
 		      (unsigned long long)ss.rx_staged,
-		      (unsigned long long)ddp_session_copied_bytes(srv.s));
+		      (unsigned long long)ddp_session_copied_bytes(srv.as.s));
 	assert_true(ss.rx_hdr_first > 0);
 	print_message("DATA chunks %lu: U=0 %lu, fragmented %lu, bad PPID %lu\n",
 		      ws.data_chunks, ws.bad_u, ws.fragmented, ws.bad_ppid);
@@ -482,9 +459,9 @@ static void test_sctp_64_streams_tagged_and_untagged_intact(void **st)
 	assert_int_equal(ws.bad_u, 0);
 	assert_int_equal(ws.fragmented, 0);
 	assert_int_equal(ws.bad_ppid, 0);
-	ddp_sctp_close(cli.a, 0);
-	assert_true(run_until(&srv.down, 5000));
-	assert_int_equal(srv.down_status, DDP_ERR_CLOSED);
+	ddp_sctp_close(cli.as.a, 0);
+	assert_true(run_until(&srv.as.down, 5000));
+	assert_int_equal(srv.as.down_status, DDP_ERR_CLOSED);
 	peer_fini(&cli);
 	peer_fini(&srv);
 }
@@ -498,34 +475,34 @@ static void test_sctp_session_reject_cap_terminate_reinitiate(void **st)
 	connect_pair(0);
 	srv.accept_all = 0;
 	srv.reject_stream = 1;
-	assert_true(run_until(&cli.up, 5000));
-	assert_true(run_until(&srv.up, 5000));
+	assert_true(run_until(&cli.as.up, 5000));
+	assert_true(run_until(&srv.as.up, 5000));
 	/* Reject (ULP) */
-	assert_int_equal(ddp_sctp_initiate(cli.a, 1, "a", 1), 0);
-	assert_int_equal(ddp_sctp_initiate(cli.a, 1, "a", 1), DDP_ERR_STATE);
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 1, "a", 1), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 1, "a", 1), DDP_ERR_STATE);
 	assert_true(run_until(&cli.ev_count[DDP_SCTP_REJECTED], 3000));
 	assert_int_equal(cli.last_status[1], DDP_ERR_REJECTED);
 	assert_string_equal(cli.last_pd[1], "no");
 	/* cap of 2 Initiates waiting for the ULP: the third gets Terminate */
-	assert_int_equal(ddp_sctp_initiate(cli.a, 10, NULL, 0), 0);
-	assert_int_equal(ddp_sctp_initiate(cli.a, 11, NULL, 0), 0);
-	assert_int_equal(ddp_sctp_initiate(cli.a, 12, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 10, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 11, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 12, NULL, 0), 0);
 	for (int i = 0; i < 200 && cli.ev_count[DDP_SCTP_REJECTED] < 2; i++)
 		run_until(&never, 5);
 	assert_int_equal(cli.ev_count[DDP_SCTP_REJECTED], 2);
 	assert_int_equal(cli.last_status[12], DDP_ERR_CLOSED);
 	assert_int_equal(srv.ev_count[DDP_SCTP_INITIATE], 3); /* 1, 10, 11 */
 	/* answering frees the cap */
-	assert_int_equal(ddp_sctp_reject(srv.a, 10, NULL, 0), 0);
-	assert_int_equal(ddp_sctp_reject(srv.a, 11, NULL, 0), 0);
-	assert_int_equal(ddp_sctp_reject(srv.a, 11, NULL, 0), DDP_ERR_STATE);
+	assert_int_equal(ddp_sctp_reject(srv.as.a, 10, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_reject(srv.as.a, 11, NULL, 0), 0);
+	assert_int_equal(ddp_sctp_reject(srv.as.a, 11, NULL, 0), DDP_ERR_STATE);
 	/* accept a session on stream 2, one message, close both ways */
 	srv.accept_all = 1;
 	for (int round = 0; round < 2; round++) {
 		int acc = cli.ev_count[DDP_SCTP_ACCEPTED];
 		int rc;
 		for (int i = 0; i < 400; i++) {
-			rc = ddp_sctp_initiate(cli.a, 2, "again", 5);
+			rc = ddp_sctp_initiate(cli.as.a, 2, "again", 5);
 			if (rc != DDP_ERR_BUSY)
 				break;
 			run_until(&never, 10); /* old chunks in flight */
@@ -536,42 +513,42 @@ static void test_sctp_session_reject_cap_terminate_reinitiate(void **st)
 		assert_int_equal(cli.ev_count[DDP_SCTP_ACCEPTED], acc + 1);
 		struct iovec iov = { src_buf(2, 0), msg_len(2, 0) };
 		unsigned long got = srv.untagged_got[2];
-		assert_int_equal(ddp_send_untagged(cli.s, 2, 0, 0, &iov, 1, NULL), 0);
+		assert_int_equal(ddp_send_untagged(cli.as.s, 2, 0, 0, &iov, 1, NULL), 0);
 		for (int i = 0; i < 400 && srv.untagged_got[2] == got; i++)
 			run_until(&never, 5);
 		assert_int_equal(srv.untagged_got[2], got + 1);
 		assert_int_equal(srv.bad, 0); /* MSN 1 again: expect_msn reset */
 		int hc = srv.half_closed[2], cc = cli.closed[2];
-		assert_int_equal(ddp_stream_close(cli.s, 2), 0);
+		assert_int_equal(ddp_stream_close(cli.as.s, 2), 0);
 		for (int i = 0; i < 400 && srv.half_closed[2] == hc; i++)
 			run_until(&never, 5);
 		assert_int_equal(srv.half_closed[2], hc + 1);
-		assert_int_equal(ddp_stream_close(srv.s, 2), 0);
+		assert_int_equal(ddp_stream_close(srv.as.s, 2), 0);
 		for (int i = 0; i < 400 && cli.closed[2] == cc; i++)
 			run_until(&never, 5);
 		assert_int_equal(cli.closed[2], cc + 1);
-		assert_string_equal(sctp_ddp_stream_state(cli.a, 2), "closed");
+		assert_string_equal(sctp_ddp_stream_state(cli.as.a, 2), "closed");
 	}
 	/* RFC 6581 §7: Enhanced Initiate / Accept carry the IRD/ORD word */
 	ddp_sctp_ird_ord io = { .p2p = 1, .read0_rtr = 1, .ird = 5, .ord = 7 };
 	ddp_sctp_ird_ord got;
 	int acc0 = cli.ev_count[DDP_SCTP_ACCEPTED];
-	assert_int_equal(ddp_sctp_peer_ird_ord(srv.a, 30, &got), DDP_ERR_NOENT);
+	assert_int_equal(ddp_sctp_peer_ird_ord(srv.as.a, 30, &got), DDP_ERR_NOENT);
 	io.ird = 0x4000;
-	assert_int_equal(ddp_sctp_initiate_enhanced(cli.a, 30, &io, "x", 1),
+	assert_int_equal(ddp_sctp_initiate_enhanced(cli.as.a, 30, &io, "x", 1),
 			 DDP_ERR_INVAL);
 	io.ird = 5;
-	assert_int_equal(ddp_sctp_initiate_enhanced(cli.a, 30, &io, "x", 1), 0);
+	assert_int_equal(ddp_sctp_initiate_enhanced(cli.as.a, 30, &io, "x", 1), 0);
 	for (int i = 0; i < 400 && cli.ev_count[DDP_SCTP_ACCEPTED] == acc0; i++)
 		run_until(&never, 5);
 	assert_int_equal(cli.ev_count[DDP_SCTP_ACCEPTED], acc0 + 1);
-	assert_int_equal(ddp_sctp_peer_ird_ord(srv.a, 30, &got), 0);
+	assert_int_equal(ddp_sctp_peer_ird_ord(srv.as.a, 30, &got), 0);
 	assert_int_equal(got.ird, 5);
 	assert_int_equal(got.ord, 7);
 	assert_int_equal(got.p2p, 1);
 	assert_int_equal(got.read0_rtr, 1);
 	assert_int_equal(got.send0_rtr, 0);
-	assert_int_equal(ddp_sctp_peer_ird_ord(cli.a, 30, &got), 0);
+	assert_int_equal(ddp_sctp_peer_ird_ord(cli.as.a, 30, &got), 0);
 	assert_int_equal(got.ird, 0x3fff); /* our default answer */
 	assert_int_equal(got.ord, 0x3fff);
 	assert_string_equal(cli.last_pd[30], "yes");
@@ -581,16 +558,16 @@ static void test_sctp_session_reject_cap_terminate_reinitiate(void **st)
 	 * and drops the answer, which the stats show) */
 	static const uint8_t enh[] = { 0, 0, 0, 5, 0x3f, 0xff, 0x3f, 0xff, 'e' };
 	ddp_sctp_stats cs;
-	assert_int_equal(sctp_ll_send(sctp_ddp_assoc_ll(cli.a), 20,
+	assert_int_equal(sctp_ll_send(sctp_ddp_assoc_ll(cli.as.a), 20,
 				      SCTP_PPID_CTL, enh, sizeof(enh)), 0);
 	for (int i = 0; i < 400; i++) {
-		ddp_sctp_get_stats(cli.a, &cs);
+		ddp_sctp_get_stats(cli.as.a, &cs);
 		if (cs.rx_dropped)
 			break;
 		run_until(&never, 5);
 	}
 	assert_string_equal(srv.last_pd[20], "e");
-	assert_string_equal(sctp_ddp_stream_state(srv.a, 20), "open");
+	assert_string_equal(sctp_ddp_stream_state(srv.as.a, 20), "open");
 	assert_int_equal(cs.rx_dropped, 1);
 	assert_int_equal(srv.errors, 0);
 	assert_int_equal(cli.errors, 0);
@@ -604,11 +581,11 @@ static void test_sctp_adaptation_mismatch_refused(void **st)
 {
 	(void)st;
 	connect_pair(1);
-	assert_true(run_until(&srv.down, 5000));
-	assert_false(srv.up);
-	assert_int_equal(srv.down_status, DDP_ERR_PROTO);
-	assert_true(run_until(&cli.down, 5000));
-	assert_true(cli.down_status < 0);
+	assert_true(run_until(&srv.as.down, 5000));
+	assert_false(srv.as.up);
+	assert_int_equal(srv.as.down_status, DDP_ERR_PROTO);
+	assert_true(run_until(&cli.as.down, 5000));
+	assert_true(cli.as.down_status < 0);
 	peer_fini(&cli);
 	peer_fini(&srv);
 }
@@ -621,7 +598,7 @@ static void test_sctp_bad_control_oversize_and_wrong_ppid(void **st)
 	(void)st;
 	connect_pair(0);
 	open_all_streams();
-	ll = sctp_ddp_assoc_ll(cli.a);
+	ll = sctp_ddp_assoc_ll(cli.as.a);
 	/* unknown function code on stream 3 */
 	uint8_t bad[4] = { 0, 1, 0, 9 };
 	assert_int_equal(sctp_ll_send(ll, 3, SCTP_PPID_CTL, bad, 4), 0);
@@ -629,7 +606,7 @@ static void test_sctp_bad_control_oversize_and_wrong_ppid(void **st)
 	uint8_t over[4 + 513] = { 0, 1, 0, 2 };
 	assert_int_equal(sctp_ll_send(ll, 4, SCTP_PPID_CTL, over, sizeof(over)), 0);
 	/* a DDP segment one octet over MULPDU on stream 5 */
-	uint32_t mulpdu = ddp_session_mulpdu(cli.s);
+	uint32_t mulpdu = ddp_session_mulpdu(cli.as.s);
 	big[0] = 0;
 	big[1] = 1;
 	big[2] = 0x41; /* untagged, L=0, DV=1 */
@@ -646,9 +623,9 @@ static void test_sctp_bad_control_oversize_and_wrong_ppid(void **st)
 	assert_false(srv.err_seen[6]);
 	/* a PPID that is not DDP's: the association is aborted */
 	assert_int_equal(sctp_ll_send(ll, 6, 51, bad, 4), 0);
-	assert_true(run_until(&srv.down, 5000));
-	assert_int_equal(srv.down_status, DDP_ERR_PROTO);
-	assert_true(run_until(&cli.down, 5000));
+	assert_true(run_until(&srv.as.down, 5000));
+	assert_int_equal(srv.as.down_status, DDP_ERR_PROTO);
+	assert_true(run_until(&cli.as.down, 5000));
 	peer_fini(&cli);
 	peer_fini(&srv);
 }
@@ -670,7 +647,7 @@ static void test_sctp_faulty_udp_path_loses_nothing(void **st)
 	open_all_streams();
 	register_tagged(&srv);
 	run_traffic();
-	ddp_sctp_get_stats(srv.a, &ss);
+	ddp_sctp_get_stats(srv.as.a, &ss);
 	print_message("srv in: %lu pkts, drop %lu dup %lu reorder %lu corrupt "
 		      "%lu, bad crc %llu\n", fs.n, fs.drop, fs.dup, fs.hold,
 		      fs.corrupt, (unsigned long long)ss.udp_bad_crc);
@@ -699,9 +676,9 @@ static void small_messages(unsigned nbuf)
 	sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_faults_filter, &fs);
 	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), udp_faults_filter, &fc);
 	srv.accept_all = 1;
-	assert_true(run_until(&cli.up, 5000));
-	assert_true(run_until(&srv.up, 5000));
-	assert_int_equal(ddp_sctp_initiate(cli.a, 0, NULL, 0), 0);
+	assert_true(run_until(&cli.as.up, 5000));
+	assert_true(run_until(&srv.as.up, 5000));
+	assert_int_equal(ddp_sctp_initiate(cli.as.a, 0, NULL, 0), 0);
 	assert_true(run_until(&cli.ev_count[DDP_SCTP_ACCEPTED], 5000));
 	/* the ULP's flow control: never more messages outstanding than the
 	 * receiver has buffers posted (1000); the adapter alone keeps the
@@ -713,7 +690,7 @@ static void small_messages(unsigned nbuf)
 				src[k][j] = pat(0, k, j);
 			iov.iov_base = src[k];
 			iov.iov_len = small_len(k);
-			assert_int_equal(ddp_send_untagged(cli.s, 0, 0, k, &iov, 1,
+			assert_int_equal(ddp_send_untagged(cli.as.s, 0, 0, k, &iov, 1,
 							   NULL), 0);
 		}
 		run_until(&never, 5);
@@ -754,9 +731,9 @@ static void test_sctp_dead_peer_detected(void **st)
 	(void)st;
 	for (int mode = 0; mode < 2; mode++) {
 		connect_pair(0);
-		assert_true(run_until(&cli.up, 5000));
-		assert_true(run_until(&srv.up, 5000));
-		assert_int_equal(ddp_sctp_initiate(cli.a, 0, NULL, 0), 0);
+		assert_true(run_until(&cli.as.up, 5000));
+		assert_true(run_until(&srv.as.up, 5000));
+		assert_int_equal(ddp_sctp_initiate(cli.as.a, 0, NULL, 0), 0);
 		srv.accept_all = 1;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (mode == 0) {
@@ -769,14 +746,14 @@ static void test_sctp_dead_peer_detected(void **st)
 			 * heartbeats go unanswered */
 			sctp_ll_set_filter(sctp_ddp_ep_ll(srv.ep), udp_drop_all, NULL);
 		}
-		assert_true(run_until(&cli.down, 10000));
+		assert_true(run_until(&cli.as.down, 10000));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		print_message("mode %d: dead peer seen after %ld ms, status %d\n",
 			      mode, (long)((t1.tv_sec - t0.tv_sec) * 1000 +
 					   (t1.tv_nsec - t0.tv_nsec) / 1000000),
-			      cli.down_status);
+			      cli.as.down_status);
 		/* ICMP: the peer is gone; silence: it timed out (as MPA) */
-		assert_int_equal(cli.down_status, mode == 0 ? DDP_ERR_LLP : DDP_ERR_TIMEOUT);
+		assert_int_equal(cli.as.down_status, mode == 0 ? DDP_ERR_LLP : DDP_ERR_TIMEOUT);
 		peer_fini(&cli);
 		peer_fini(&srv);
 	}

@@ -44,6 +44,7 @@
 #include "icmpforge.h"
 #include "net_helpers.h"
 #include "rawudp.h"
+#include "sctp_end.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
 
@@ -54,9 +55,8 @@ struct side {
 	ddp_ctx *ctx;
 	ddp_pd *pd;
 	ddp_sctp_ep *ep;
-	ddp_sctp_assoc *a;
-	ddp_session *s;
-	int up, down, down_status, open;
+	struct sctp_assoc_seen as;
+	int open;
 	unsigned long delivered, errors, sent_done;
 	size_t last_len;
 	ddp_error_info last_err;
@@ -95,19 +95,7 @@ static int raw_icmp(void)
 
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
-	struct side *p = user;
-	if (status == 0) {
-		p->a = a;
-		p->s = s;
-		p->up = 1;
-		return;
-	}
-	p->down = 1;
-	p->down_status = status;
-	if (p->a == a) {
-		p->a = NULL;
-		p->s = NULL;
-	}
+	sctp_assoc_seen_note(&((struct side *)user)->as, a, s, status);
 }
 
 static void post_all(struct side *p)
@@ -115,7 +103,7 @@ static void post_all(struct side *p)
 	if (!p->rbuf)
 		p->rbuf = calloc(NBUF, BUFLEN);
 	for (int k = 0; k < NBUF; k++)
-		assert_int_equal(ddp_post_recv(p->s, 0, 0, p->rbuf[k], BUFLEN, NULL), 0);
+		assert_int_equal(ddp_post_recv(p->as.s, 0, 0, p->rbuf[k], BUFLEN, NULL), 0);
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
@@ -181,6 +169,11 @@ static unsigned grab_hdr(void *user, uint8_t *pkt, size_t len)
 	return SCTP_LL_PASS;
 }
 
+static const ddp_callbacks side_ddp = {
+	.deliver = deliver, .error = on_error, .send_done = send_done
+};
+static const ddp_sctp_callbacks side_sctp = { .assoc = on_assoc, .session_ctl = on_ctl };
+
 static void side_init(struct side *p, const char *addr, int listen_)
 {
 	ddp_ctx_config cc;
@@ -190,25 +183,9 @@ static void side_init(struct side *p, const char *addr, int listen_)
 	cc.log = on_log;
 	assert_int_equal(ddp_ctx_new(&cc, &p->ctx), 0);
 	assert_int_equal(ddp_pd_new(p->ctx, &p->pd), 0);
-	memset(&c, 0, sizeof(c));
+	sctp_end_config(&c, p->ctx, p->pd, 1, &side_ddp, &side_sctp, p);
 	c.addr = addr;
-	c.port = -1;
-	c.nstreams = 1;
-	c.ctx = p->ctx;
-	c.hb_interval_ms = 1000;
-	c.rto_max_ms = 1000;
-	c.path_max_retrans = 4;
-	c.assoc_max_retrans = 4;
-	c.session.pd = p->pd;
-	c.ddp.deliver = deliver;
-	c.ddp.error = on_error;
-	c.ddp.send_done = send_done;
-	c.sctp.assoc = on_assoc;
-	c.sctp.session_ctl = on_ctl;
-	c.user = p;
-	assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
-	if (listen_)
-		assert_int_equal(ddp_sctp_listen(p->ep), 0);
+	assert_int_equal(sctp_end_open(base, &c, listen_, &p->ep), 0);
 }
 
 static void side_fini(struct side *p)
@@ -244,9 +221,9 @@ static void open_client(struct side *c, const char *caddr)
 {
 	side_init(c, caddr, 0);
 	assert_int_equal(ddp_sctp_connect(c->ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep),
-					  &c->a), 0);
-	assert_true(run_until(&c->up, 5));
-	assert_int_equal(ddp_sctp_initiate(c->a, 0, NULL, 0), 0);
+					  &c->as.a), 0);
+	assert_true(run_until(&c->as.up, 5));
+	assert_int_equal(ddp_sctp_initiate(c->as.a, 0, NULL, 0), 0);
 	assert_true(run_until(&c->open, 5));
 }
 
@@ -258,6 +235,25 @@ static void setup_pair(const char *caddr)
 	nlog = 0;
 }
 
+/* The pair (the client at caddr) and a raw ICMP socket to forge with;
+ * the server's and the client's ports in *sp, *cp. Returns the socket. */
+static int forge_pair(const char *caddr, int *sp, int *cp)
+{
+	int raw = raw_icmp();
+	assert_true(raw >= 0);
+	setup_pair(caddr);
+	*sp = ddp_sctp_ep_port(srv.ep);
+	*cp = ddp_sctp_ep_port(cli.ep);
+	return raw;
+}
+
+static void forge_pair_end(int raw)
+{
+	close(raw);
+	side_fini(&cli);
+	side_fini(&srv);
+}
+
 /* n messages of len octets from a to b, all delivered within secs. */
 static int exchange(struct side *from, struct side *to, int n, size_t len, double secs)
 {
@@ -265,9 +261,9 @@ static int exchange(struct side *from, struct side *to, int n, size_t len, doubl
 	double end = net_now_s() + secs;
 	struct iovec v = {payload, len};
 	int sent = 0;
-	while (to->delivered < want && net_now_s() < end && from->s) {
+	while (to->delivered < want && net_now_s() < end && from->as.s) {
 		while (sent < n && sent - (int)(to->delivered + n - want) < NBUF / 2) {
-			if (ddp_send_untagged(from->s, 0, 0, (uint64_t)sent, &v, 1, NULL) != 0)
+			if (ddp_send_untagged(from->as.s, 0, 0, (uint64_t)sent, &v, 1, NULL) != 0)
 				break;
 			sent++;
 		}
@@ -322,18 +318,15 @@ static void test_icmp_port_unreachable_without_tag_is_not_fatal(void **st)
 {
 	(void)st;
 	NEED_NETNS();
-	int raw = raw_icmp();
-	assert_true(raw >= 0);
-	setup_pair("127.0.0.2");
+	int sp, cp, raw = forge_pair("127.0.0.2", &sp, &cp);
 	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), grab_hdr, &cli);
 	assert_true(exchange(&srv, &cli, 4, 100, 5));
 	assert_true(cli.have_hdr);
-	int sp = ddp_sctp_ep_port(srv.ep), cp = ddp_sctp_ep_port(cli.ep);
 	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0);
 	forge(raw, 3, 1, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr, 12);
 	run_for(1.5);
-	assert_false(srv.down);
-	assert_false(cli.down);
+	assert_false(srv.as.down);
+	assert_false(cli.as.down);
 	assert_true(exchange(&cli, &srv, 8, 1000, 5));
 	assert_true(exchange(&srv, &cli, 8, 1000, 5));
 #ifndef ICMP_TEST_OLD_API
@@ -346,9 +339,7 @@ static void test_icmp_port_unreachable_without_tag_is_not_fatal(void **st)
 	assert_int_equal(s.icmp_dead, 0);
 	assert_true(nlog >= 2);
 #endif
-	close(raw);
-	side_fini(&cli);
-	side_fini(&srv);
+	forge_pair_end(raw);
 }
 
 /* A port unreachable is believed only with the tag of a packet we sent:
@@ -358,34 +349,29 @@ static void test_icmp_port_unreachable_with_our_tag_ends_association(void **st)
 {
 	(void)st;
 	NEED_NETNS();
-	int raw = raw_icmp();
 	uint8_t q[12];
-	assert_true(raw >= 0);
-	setup_pair("127.0.0.2");
+	int sp, cp, raw = forge_pair("127.0.0.2", &sp, &cp);
 	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), grab_hdr, &cli);
 	assert_true(exchange(&srv, &cli, 4, 100, 5));
 	assert_true(cli.have_hdr);
-	int sp = ddp_sctp_ep_port(srv.ep), cp = ddp_sctp_ep_port(cli.ep);
 	memcpy(q, cli.hdr, 12);
 	q[7] ^= 0x01; /* one bit off */
 	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, q, 12);
 	run_for(1.0);
-	assert_false(srv.down);
+	assert_false(srv.as.down);
 	assert_true(exchange(&cli, &srv, 4, 1000, 5));
 	double t0 = net_now_s();
 	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr, 12);
-	assert_true(run_until(&srv.down, 1.0));
+	assert_true(run_until(&srv.as.down, 1.0));
 	print_message("port unreachable with our tag: down after %.0f ms, status %d\n",
-		      (net_now_s() - t0) * 1000, srv.down_status);
-	assert_int_equal(srv.down_status, DDP_ERR_LLP);
+		      (net_now_s() - t0) * 1000, srv.as.down_status);
+	assert_int_equal(srv.as.down_status, DDP_ERR_LLP);
 #ifndef ICMP_TEST_OLD_API
 	sctp_ll_io_stats s = io(&srv);
 	assert_int_equal(s.icmp_unverified, 1);
 	assert_int_equal(s.icmp_dead, 1);
 #endif
-	close(raw);
-	side_fini(&cli);
-	side_fini(&srv);
+	forge_pair_end(raw);
 }
 
 static int n_ok_first_messages(struct side *c)
@@ -419,10 +405,7 @@ static void test_icmp_frag_needed_tiny_mtu_keeps_data_moving(void **st)
 {
 	(void)st;
 	NEED_NETNS();
-	int raw = raw_icmp();
-	assert_true(raw >= 0);
-	setup_pair("127.0.0.2");
-	int sp = ddp_sctp_ep_port(srv.ep), cp = ddp_sctp_ep_port(cli.ep);
+	int sp, cp, raw = forge_pair("127.0.0.2", &sp, &cp);
 	assert_true(exchange(&srv, &cli, 4, 4000, 5));
 	forge(raw, 3, 4, 68, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0);
 	forge(raw, 3, 4, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0);
@@ -431,8 +414,8 @@ static void test_icmp_frag_needed_tiny_mtu_keeps_data_moving(void **st)
 	assert_true(exchange(&srv, &cli, 20, 4000, 8));
 	assert_true(exchange(&cli, &srv, 20, 4000, 8));
 	assert_true(exchange(&srv, &cli, 20, 548, 8));
-	assert_false(srv.down);
-	assert_false(cli.down);
+	assert_false(srv.as.down);
+	assert_false(cli.as.down);
 	assert_int_equal(cli.errors, 0);
 	assert_int_equal(srv.errors, 0);
 	/* a new association from that host */
@@ -447,10 +430,8 @@ static void test_icmp_frag_needed_tiny_mtu_keeps_data_moving(void **st)
 	assert_int_equal(s.icmp_unverified, 2);
 	assert_int_equal(s.icmp_mtu, 0);
 #endif
-	close(raw);
 	side_fini(&cli2);
-	side_fini(&cli);
-	side_fini(&srv);
+	forge_pair_end(raw);
 }
 
 static double cpu_s(void)
@@ -488,13 +469,12 @@ static void test_icmp_frag_needed_flood_costs_o1_per_message(void **st)
 {
 	(void)st;
 	NEED_NETNS();
-	int raw = raw_icmp(), ru = rawudp_open();
-	assert_true(raw >= 0 && ru >= 0);
-	setup_pair("127.0.0.1");
+	int ru = rawudp_open();
+	assert_true(ru >= 0);
+	int sp, cp, raw = forge_pair("127.0.0.1", &sp, &cp);
 	plant_same_host(ru, NPLANT);
 	print_message("peers on the server: %lu\n", (unsigned long)io(&srv).peers);
 	assert_true(io(&srv).peers >= NPLANT / 2);
-	int sp = ddp_sctp_ep_port(srv.ep);
 #ifndef ICMP_TEST_OLD_API
 	uint64_t unv0 = io(&srv).icmp_unverified;
 #endif
@@ -514,12 +494,10 @@ static void test_icmp_frag_needed_flood_costs_o1_per_message(void **st)
 #endif
 	/* generous: the old code took ~10 ms each here */
 	assert_true(cpu * 1e6 / NFLOOD < 1000);
-	assert_false(srv.down);
+	assert_false(srv.as.down);
 	assert_true(exchange(&cli, &srv, 4, 1000, 5));
-	close(raw);
 	close(ru);
-	side_fini(&cli);
-	side_fini(&srv);
+	forge_pair_end(raw);
 }
 
 /* The previous, unkeyed hash (FNV-1a over port and address, folded) and
@@ -613,7 +591,7 @@ static void test_peer_table_collision_flood_stays_flat(void **st)
 #else
 	assert_true(cpu * 1e6 / NJUNK < 15);
 #endif
-	assert_false(srv.down);
+	assert_false(srv.as.down);
 	assert_true(exchange(&cli, &srv, 4, 1000, 5));
 	close(ru);
 	side_fini(&cli);
@@ -654,11 +632,7 @@ static void test_icmp_flood_costs_the_association_nothing(void **st)
 {
 	(void)st;
 	NEED_NETNS();
-	fl.raw = raw_icmp();
-	assert_true(fl.raw >= 0);
-	setup_pair("127.0.0.1");
-	fl.sp = ddp_sctp_ep_port(srv.ep);
-	fl.cp = ddp_sctp_ep_port(cli.ep);
+	fl.raw = forge_pair("127.0.0.1", &fl.sp, &fl.cp);
 	fl.n = 0;
 	struct event *t = event_new(base, -1, EV_PERSIST, flood_tick, NULL);
 	struct timeval ms = { 0, 1000 };
@@ -672,13 +646,11 @@ static void test_icmp_flood_costs_the_association_nothing(void **st)
 		      (unsigned long)a.tx_async_err, (unsigned long)b.tx_drops,
 		      (unsigned long)b.mtu_drops, (unsigned long)b.tx_async_err);
 	assert_true(ok);
-	assert_false(srv.down);
-	assert_false(cli.down);
+	assert_false(srv.as.down);
+	assert_false(cli.as.down);
 	assert_int_equal(a.tx_drops + b.tx_drops, 0);
 	assert_int_equal(a.mtu_drops + b.mtu_drops, 0);
-	close(fl.raw);
-	side_fini(&cli);
-	side_fini(&srv);
+	forge_pair_end(fl.raw);
 }
 
 int main(void)

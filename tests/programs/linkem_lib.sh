@@ -2,6 +2,9 @@
 # linkem makes two network namespaces, one TUN device in each, and forwards
 # between them through the model SPEC describes.
 #
+#   linkem_begin NAME   a test script's start: linkem_need, linkem_down on
+#                    exit; fail MESSAGE then prints "NAME: MESSAGE", stops
+#                    linkem and exits 1
 #   linkem_need      exit 77 (skip) unless root, /dev/net/tun and the binary
 #   linkem_up SPEC [TAG]
 #       starts linkem; namespaces LK_NS_A=${TAG}A$$ and LK_NS_B=${TAG}B$$
@@ -12,11 +15,25 @@
 #   linkem_down      stops linkem (it removes its namespaces and devices);
 #                    LK_STATS holds the final counters; LK_LEFTOVER=1 if the
 #                    namespaces were still there (then removed here)
+#   linkem_done TEXT linkem_down, then TEXT and the final counters printed
 #   linkem_counter DIR KEY   a counter of LK_STATS (DIR fwd = A->B, rev)
 #
 # LINKEM overrides the binary (default $BUILD/bin/linkem).
 
 LINKEM=${LINKEM:-${BUILD:-build}/bin/linkem}
+LINKEM_PROBE=${LINKEM_PROBE:-${BUILD:-build}/bin/linkem-probe}
+
+linkem_begin() {
+	LK_TEST=$1
+	linkem_need
+	trap linkem_down EXIT
+}
+
+fail() {
+	echo "${LK_TEST:-linkem}: $*"
+	linkem_down
+	exit 1
+}
 
 linkem_need() {
 	if [ "$(id -u)" != 0 ] || [ ! -c /dev/net/tun ]; then
@@ -82,6 +99,14 @@ linkem_down() {
 	return 0
 }
 
+# linkem_done TEXT: linkem_down, then print TEXT (what the probe saw) and
+# linkem's final counters
+linkem_done() {
+	linkem_down
+	echo "$1"
+	echo "$LK_STATS"
+}
+
 linkem_counter() {
 	printf '%s\n' "$LK_STATS" | sed -n "s/^linkem $1:.* $2=\([0-9]*\).*/\1/p"
 }
@@ -92,25 +117,48 @@ linkem_counter() {
 # long the sender took. The receiver stops LK_UDP_IDLE ms (500) after the
 # last datagram. Returns 1 if the probe failed.
 linkem_udp() {
-	lk_probe=${LINKEM_PROBE:-${BUILD:-build}/bin/linkem-probe}
 	lk_src=$LK_NS_A lk_dst=$LK_NS_B lk_to=$LK_ADDR_B
 	if [ "${4:-}" = rev ]; then
 		lk_src=$LK_NS_B lk_dst=$LK_NS_A lk_to=$LK_ADDR_A
 	fi
 	: >"$LK_DIR/udp"
-	ip netns exec "$lk_dst" "$lk_probe" udp-recv 9700 "$1" "${LK_UDP_IDLE:-500}" >"$LK_DIR/udp" &
+	ip netns exec "$lk_dst" "$LINKEM_PROBE" udp-recv 9700 "$1" "${LK_UDP_IDLE:-500}" >"$LK_DIR/udp" &
 	lk_rp=$!
-	lk_i=0
-	while ! grep -q listening "$LK_DIR/udp" && [ $lk_i -lt 250 ]; do
-		sleep 0.02
-		lk_i=$((lk_i + 1))
-	done
-	lk_s=$(ip netns exec "$lk_src" "$lk_probe" udp-send "$lk_to" 9700 "$1" "$2" "${3:-64}")
+	lk_listening "$LK_DIR/udp"
+	lk_s=$(ip netns exec "$lk_src" "$LINKEM_PROBE" udp-send "$lk_to" 9700 "$1" "$2" "${3:-64}")
 	wait "$lk_rp" || return 1
 	LK_UDP=$(tail -n 1 "$LK_DIR/udp")
 	LK_UDP_SECS=$(lk_field "$lk_s" seconds)
 	case $LK_UDP in received=*) return 0 ;; esac
 	return 1
+}
+
+# linkem_tcp PORT SKIP_MS SECONDS: one TCP flow from A to B through the
+# link for SECONDS; LK_TCP = the receiver's line (goodput from SKIP_MS
+# after its first octet, octets corrupt: see tools/linkem/probe.c).
+# Returns 1 if the sender failed.
+linkem_tcp() {
+	: >"$LK_DIR/tcp"
+	ip netns exec "$LK_NS_B" "$LINKEM_PROBE" tcp-recv "$1" "$2" >"$LK_DIR/tcp" &
+	lk_rp=$!
+	lk_listening "$LK_DIR/tcp"
+	if ! ip netns exec "$LK_NS_A" "$LINKEM_PROBE" tcp-send "$LK_ADDR_B" "$1" "$3" >/dev/null; then
+		kill "$lk_rp" 2>/dev/null
+		wait "$lk_rp" 2>/dev/null
+		return 1
+	fi
+	wait "$lk_rp"
+	LK_TCP=$(tail -n 1 "$LK_DIR/tcp")
+}
+
+# lk_listening FILE: wait (up to 5 s) until a probe's receiver says in FILE
+# that it is bound
+lk_listening() {
+	lk_i=0
+	while ! grep -q listening "$1" && [ $lk_i -lt 250 ]; do
+		sleep 0.02
+		lk_i=$((lk_i + 1))
+	done
 }
 
 # lk_field LINE KEY: the value of KEY=VALUE in LINE

@@ -7,9 +7,7 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_delay: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
+linkem_begin test_linkem_delay
 
 linkem_up "delay=10ms" lkd || fail "link did not come up"
 out=$(ip netns exec "$LK_NS_A" ping -n -c 21 -i 0.05 "$LK_ADDR_B") || fail "ping failed: $out"

@@ -6,17 +6,13 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_dup: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
+linkem_begin test_linkem_dup
 N=100000
 
 linkem_up "dup=2%" lku || fail "link did not come up"
 linkem_udp $N 50000 || fail "udp probe failed: $LK_UDP"
-linkem_down
+linkem_done "dup=2%: $LK_UDP"
 dup=$(lk_field "$LK_UDP" dup)
-echo "dup=2%: $LK_UDP"
-echo "$LK_STATS"
 pre=$(linkem_unread $N) in=$(linkem_counter fwd reads)
 [ "$pre" -le $((N / 20)) ] || fail "$pre datagrams never reached linkem"
 lk_within "$dup" "$(awk -v n="$in" 'BEGIN { print n * 0.02 }')" 0.2 || fail "$dup copies of $in, want 2 % +- 20 %"

@@ -10,17 +10,13 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_loss: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
+linkem_begin test_linkem_loss
 N=100000
 
 linkem_up "loss=1%;rev:loss=0" lkl || fail "link did not come up"
 linkem_udp $N 50000 || fail "udp probe failed: $LK_UDP"
-linkem_down
+linkem_done "$LK_UDP"
 check_counts() {
-	echo "$LK_UDP"
-	echo "$LK_STATS"
 	pre=$(linkem_unread $N) in=$(linkem_counter fwd reads) lost=$(linkem_counter fwd lost)
 	gaps=$(lk_field "$LK_UDP" gaps)
 	[ "$pre" -le $((N / 20)) ] || fail "$pre datagrams never reached linkem"
@@ -39,7 +35,7 @@ fi
 
 linkem_up "ge=p:1%/r:30%" lkl || fail "link did not come up"
 linkem_udp $N 50000 || fail "udp probe failed: $LK_UDP"
-linkem_down
+linkem_done "$LK_UDP"
 check_counts
 echo "ge=p:1%/r:30%: $lost lost of $in in $gaps holes"
 lk_within "$lost" "$(awk -v n="$in" 'BEGIN { print n / 31 }')" 0.2 || fail "lost $lost of $in, want 3.23 % +- 20 %"

@@ -8,16 +8,12 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_outage: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
+linkem_begin test_linkem_outage
 
 linkem_up "delay=1ms,outage=1s@1s" lkt || fail "link did not come up"
 LK_UDP_IDLE=1500 linkem_udp 3000 1000 || fail "udp probe failed: $LK_UDP"
 ip netns exec "$LK_NS_A" ping -n -q -c 1 -W 2 "$LK_ADDR_B" >/dev/null || fail "no link after the outage"
-linkem_down
-echo "outage=1s@1s: $LK_UDP (sent in $LK_UDP_SECS s)"
-echo "$LK_STATS"
+linkem_done "outage=1s@1s: $LK_UDP (sent in $LK_UDP_SECS s)"
 # 3000 datagrams and the echo request of the ping
 lost=$(linkem_counter fwd outage) pre=$(linkem_unread 3001)
 [ "$pre" -le 150 ] || fail "$pre datagrams never reached linkem"

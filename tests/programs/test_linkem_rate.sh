@@ -10,32 +10,17 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_rate: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
-probe=${LINKEM_PROBE:-$BUILD/bin/linkem-probe}
+linkem_begin test_linkem_rate
 
 linkem_up "delay=5ms,rate=50mbit,queue=100" lkr || fail "link did not come up"
-out=$(mktemp)
-ip netns exec "$LK_NS_B" "$probe" tcp-recv 9701 1000 >"$out" &
-rp=$!
-i=0
-while ! grep -q listening "$out" && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
-ip netns exec "$LK_NS_A" "$probe" tcp-send "$LK_ADDR_B" 9701 4 >/dev/null || fail "tcp-send failed"
-wait $rp
-line=$(tail -n 1 "$out")
-rm -f "$out"
-linkem_down
-echo "rate=50mbit: $line"
-echo "$LK_STATS"
-bps=$(lk_field "$line" goodput_bps)
+linkem_tcp 9701 1000 4 || fail "tcp-send failed"
+linkem_done "rate=50mbit: $LK_TCP"
+bps=$(lk_field "$LK_TCP" goodput_bps)
 lk_within "$bps" 48266667 0.05 || fail "TCP goodput $bps bit/s, want 48.27 Mbit/s +- 5 %"
 
 linkem_up "rate=20mbit,queue=200" lkr || fail "link did not come up"
 linkem_udp 5000 10000 1000 || fail "udp probe failed: $LK_UDP"
-linkem_down
-echo "rate=20mbit,queue=200: $LK_UDP (sent in $LK_UDP_SECS s)"
-echo "$LK_STATS"
+linkem_done "rate=20mbit,queue=200: $LK_UDP (sent in $LK_UDP_SECS s)"
 got=$(lk_field "$LK_UDP" unique)
 # 1028 IP octets a datagram: 2432 a second leave, plus the 200 queued
 want=$(awk -v s="$LK_UDP_SECS" 'BEGIN { printf "%d", 20e6 / 8 / 1028 * s + 200 }')

@@ -7,27 +7,14 @@
 set -u
 BUILD=${BUILD:-build}
 . tests/programs/linkem_lib.sh
-fail() { echo "test_linkem_tcp: $*"; linkem_down; exit 1; }
-linkem_need
-trap linkem_down EXIT
-probe=${LINKEM_PROBE:-$BUILD/bin/linkem-probe}
+linkem_begin test_linkem_tcp
 
 linkem_up "loss=1%,dup=1%,delay=2ms,jitter=1ms,reorder=1" lkc || fail "link did not come up"
-out=$(mktemp)
-ip netns exec "$LK_NS_B" "$probe" tcp-recv 9702 0 >"$out" &
-rp=$!
-i=0
-while ! grep -q listening "$out" && [ $i -lt 250 ]; do sleep 0.02; i=$((i + 1)); done
-ip netns exec "$LK_NS_A" "$probe" tcp-send "$LK_ADDR_B" 9702 2 >/dev/null || fail "tcp-send failed"
-wait $rp
-line=$(tail -n 1 "$out")
-rm -f "$out"
-linkem_down
-echo "$line"
-echo "$LK_STATS"
-bytes=$(lk_field "$line" bytes)
+linkem_tcp 9702 0 2 || fail "tcp-send failed"
+linkem_done "$LK_TCP"
+bytes=$(lk_field "$LK_TCP" bytes)
 [ "${bytes:-0}" -gt 1000000 ] || fail "only ${bytes:-0} octets crossed"
-[ "$(lk_field "$line" corrupt)" = 0 ] || fail "$(lk_field "$line" corrupt) octets corrupt"
+[ "$(lk_field "$LK_TCP" corrupt)" = 0 ] || fail "$(lk_field "$LK_TCP" corrupt) octets corrupt"
 [ "$(linkem_counter fwd reads)" -lt "$(linkem_counter fwd passed)" ] || fail "no super-packets"
 for k in lost dup reordered; do
 	[ "$(linkem_counter fwd $k)" -gt 0 ] || fail "fwd $k is 0"
