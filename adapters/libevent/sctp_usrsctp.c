@@ -383,7 +383,14 @@ static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t po
 	struct socket *so;
 	int rc;
 	LOCK(ep);
+	/* the congestion control module: usrsctp's public interface sets it
+	 * only as the default of sockets made from now on, so it is set
+	 * and put back around our socket, under the lock every usrsctp call
+	 * of the process takes */
+	uint32_t cc0 = usrsctp_sysctl_get_sctp_default_cc_module();
+	usrsctp_sysctl_set_sctp_default_cc_module(sctp_usrsctp_cc_module(&ep->cfg));
 	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+	usrsctp_sysctl_set_sctp_default_cc_module(cc0);
 	UNLOCK();
 	if (!so)
 		return DDP_ERR_SYS;
@@ -637,9 +644,9 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	if (!ep->cfg.nstreams)
 		ep->cfg.nstreams = 64;
 	if (!ep->cfg.sndbuf)
-		ep->cfg.sndbuf = 4u << 20;
+		ep->cfg.sndbuf = 8u << 20;
 	if (!ep->cfg.rcvbuf)
-		ep->cfg.rcvbuf = 4u << 20;
+		ep->cfg.rcvbuf = 8u << 20;
 	/* slow is not dead: a 30 s stall survives */
 	if (!ep->cfg.hb_interval_ms)
 		ep->cfg.hb_interval_ms = 5000;

@@ -18,6 +18,8 @@
  */
 #include "libevent/sctp_usrsctp_int.h"
 
+#include <ddp/sctp.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
@@ -184,6 +186,23 @@ int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so,
 }
 
 /* Socket options shared by connecting and listening sockets. */
+uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
+{
+	if (cfg->stock)
+		return SCTP_CC_RFC2581;
+	switch (cfg->cc) {
+	case DDP_SCTP_CC_RFC4960:
+		return SCTP_CC_RFC2581;
+	case DDP_SCTP_CC_RTCC:
+		return SCTP_CC_RTCC;
+	case DDP_SCTP_CC_HTCP:
+		return SCTP_CC_HTCP;
+	case DDP_SCTP_CC_HSTCP:
+	default: /* chosen by measurement: docs/performance.md, "Long paths" */
+		return SCTP_CC_HSTCP;
+	}
+}
+
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 			      uint32_t payload)
 {

@@ -481,6 +481,9 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->path_max_retrans = cfg->path_max_retrans;
 	lc->assoc_max_retrans = cfg->assoc_max_retrans;
 	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
+	lc->sndbuf = cfg->sndbuf;
+	lc->rcvbuf = cfg->rcvbuf;
+	lc->cc = (unsigned)cfg->cc;
 }
 
 /* The endpoint's timer (every 100 ms): graceful closes past their
@@ -521,7 +524,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	int rc;
 
 	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
-	    !cfg->sctp.session_ctl || !cfg->ddp.deliver)
+	    !cfg->sctp.session_ctl || !cfg->ddp.deliver || (unsigned)cfg->cc > DDP_SCTP_CC_RTCC)
 		return DDP_ERR_INVAL;
 	ep = sctp_xcalloc(1, sizeof(*ep));
 	if (!ep)

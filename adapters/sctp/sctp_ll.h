@@ -57,7 +57,8 @@ typedef struct sctp_ll_config {
 				 * shows it); 0 = each peer's route alone.
 				 * SCTP packets fit it without IP
 				 * fragmentation (RFC 5043 §9) */
-	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 4 MiB */
+	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 8 MiB */
+	unsigned cc;		/* enum ddp_sctp_cc; 0 = the default */
 	int unfragmented;	/* SCTP_DISABLE_FRAGMENTS */
 	/* failure detection (RFC 4960 §8), 0 = default; see the same fields
 	 * of ddp_sctp_config (include/ddp/sctp.h) */

@@ -46,6 +46,9 @@ struct bench_params {
 	const char *tcp_cc;   /* TCP congestion control of tcp and mpa (NULL:
 			       * the system default) */
 	int no_crc;	      /* mpa: ask for no CRC (C=0); both ends must */
+	int sctp_cc;	      /* enum ddp_sctp_cc of the sctp and usrsctp
+			       * rows (0: the library's default) */
+	uint32_t sctp_buf;    /* their usrsctp socket buffers (0: default) */
 	int announce_fd;      /* server: > 0: write the port there (fork) */
 	struct bench_share *share; /* server child: totals for the client */
 };

@@ -194,6 +194,13 @@ static ddp_sctp_config base_config(struct srun *m, ddp_ctx *ctx, ddp_pd *pd, int
 	return cfg;
 }
 
+/* --sctp-cc / --sctp-buf (the usrsctp rows take the same) */
+static void tune(ddp_sctp_config *cfg, const struct bench_params *p)
+{
+	cfg->cc = (enum ddp_sctp_cc)p->sctp_cc;
+	cfg->sndbuf = cfg->rcvbuf = p->sctp_buf;
+}
+
 static sctp_ll_assoc *client_ll(void *arg)
 {
 	struct srun *m = arg;
@@ -225,6 +232,7 @@ static int run_sctp_local(struct event_base *base, const struct bench_params *p,
 	m.d.count_tx = client;
 	ddp_sctp_config cfg = base_config(&m, m.d.ctx, m.d.pd, n);
 	cfg.path_mtu = p->mtu;
+	tune(&cfg, p);
 	int rc = 0;
 	char host[INET_ADDRSTRLEN] = "127.0.0.1";
 	int port = 0;
@@ -277,6 +285,7 @@ static int serve_sctp(struct event_base *base, const struct bench_params *p, str
 	inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
 	ddp_sctp_config cfg = base_config(&m, m.ctx, m.pd, 1024);
 	cfg.path_mtu = p->mtu;
+	tune(&cfg, p);
 	cfg.addr = host;
 	cfg.port = sin->sin_port ? ntohs(sin->sin_port) : -1; /* 0: any */
 	int rc;

@@ -190,6 +190,10 @@ static void ll_config(const struct bench_params *p, int stock, int n, sctp_ll_co
 	}
 	if (n > lc->nstreams)
 		lc->nstreams = (uint16_t)n;
+	if (!stock) { /* --sctp-cc / --sctp-buf: as for the sctp rows */
+		lc->cc = (unsigned)p->sctp_cc;
+		lc->sndbuf = lc->rcvbuf = p->sctp_buf;
+	}
 }
 
 static int urun_init(struct urun *u, struct event_base *base, const struct bench_params *p,

@@ -318,7 +318,19 @@ static void usage(void)
 			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
-			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n");
+			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n"
+			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc} --sctp-buf OCTETS (usrsctp's congestion\n"
+			"                 control and socket buffers of the sctp and usrsctp rows; default: the library's)]\n");
+}
+
+/* --sctp-cc's names: enum ddp_sctp_cc, or -1. */
+static int sctp_cc_parse(const char *s)
+{
+	static const char *const names[] = { "default", "rfc4960", "hstcp", "htcp", "rtcc" };
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
 }
 
 /* "a,b,c" into at most MAX_LIST items; the count or -1. */
@@ -414,7 +426,7 @@ int main(int argc, char **argv)
 		{ "connect", 1, 0, 'C' },   { "help", 0, 0, 'h' },    { "mtu", 1, 0, 'M' },
 		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },    { "heap-trim", 0, 0, 'H' },
 		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "link", 1, 0, 'K' }, { "sizes", 1, 0, 'z' },
-		{ "llps", 1, 0, 'P' },
+		{ "llps", 1, 0, 'P' },	    { "sctp-cc", 1, 0, 'G' }, { "sctp-buf", 1, 0, 'B' },
 		{ 0, 0, 0, 0 }
 	};
 	struct runner x = { .topo = TOPO_2PROC };
@@ -445,6 +457,13 @@ int main(int argc, char **argv)
 		case 'M': one->mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': cc_want = optarg; break;
 		case 'R': one->no_crc = 1; break;
+		case 'G':
+			if ((one->sctp_cc = sctp_cc_parse(optarg)) < 0) {
+				fprintf(stderr, "ddp-perf: --sctp-cc: rfc4960, hstcp, htcp or rtcc\n");
+				return 2;
+			}
+			break;
+		case 'B': one->sctp_buf = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'H': heap_trim = 1; break;
 		case '1': one_proc = 1; break;
 		case 'N': netns = 1; break;

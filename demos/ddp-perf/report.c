@@ -172,9 +172,19 @@ static void mpa_baselines(const struct row *rows, int n)
 		printf(".\n");
 }
 
+static const char *sctp_cc_name(int cc)
+{
+	static const char *const names[] = { "the library's default (hstcp)", "rfc4960", "hstcp",
+					     "htcp", "rtcc" };
+	return cc >= 0 && cc < (int)(sizeof(names) / sizeof(names[0])) ? names[cc] : "?";
+}
+
 void report_table(const struct row *rows, int n, int reps, const struct report_info *ri)
 {
 	int any_stalled = 0, iperf3_na = 0;
+	char sctp_buf_text[48] = "8 MiB each, the library's default";
+	if (n > 0 && rows[0].p.sctp_buf)
+		snprintf(sctp_buf_text, sizeof(sctp_buf_text), "%u octets each", rows[0].p.sctp_buf);
 	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
 	       "MB/s", "msgs/s", "ratio", "vs stock", "vs udp", "copied/B", "CPU s/GB");
 	for (int i = 0; i < n; i++) {
@@ -226,11 +236,13 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 	       " read-rtt: one 64-octet RDMA Read at a time, vs the raw round trip.\n"
 	       "%s%d samples of %.1f s, taken in turns with the other rows of its size and stream count.\n"
 	       "TCP congestion control of tcp, iperf3 and mpa: %s (--tcp-cc).\n"
+	       "SCTP congestion control of sctp and usrsctp: %s (--sctp-cc), socket buffers %s (--sctp-buf).\n"
 	       "Heap: %s.\n"
 	       "Topology: %s.\n",
 	       ri->cpu, reps > 1 ? "Each row: the median of " : "One run: ", reps,
 	       n > 0 ? rows[0].p.duration : 0.0,
 	       n > 0 && rows[0].p.tcp_cc ? rows[0].p.tcp_cc : "system default",
+	       sctp_cc_name(n > 0 ? rows[0].p.sctp_cc : 0), sctp_buf_text,
 	       ri->heap_trim ? "glibc's default trimming (--heap-trim)"
 			     : "freed memory kept for reuse, M_TRIM_THRESHOLD 64 MiB (--heap-trim: glibc's default)",
 	       ri->where);

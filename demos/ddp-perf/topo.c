@@ -61,6 +61,7 @@ static void server_child(const struct topo_server *srv, const struct bench_param
 	}
 	struct bench_params p = { .llp = srv->llp, .role = 1, .mtu = tmpl->mtu,
 				  .tcp_cc = tmpl->tcp_cc, .no_crc = tmpl->no_crc,
+				  .sctp_cc = tmpl->sctp_cc, .sctp_buf = tmpl->sctp_buf,
 				  .announce_fd = wfd, .share = srv->share, .size = 64, .streams = 1 };
 	struct sockaddr_in *sin = (struct sockaddr_in *)&p.addr;
 	sin->sin_family = AF_INET;

@@ -78,6 +78,16 @@ enum ddp_sctp_event {
 	DDP_SCTP_CANCELLED = 4,
 };
 
+/* usrsctp's congestion control modules (ddp_sctp_config.cc). */
+enum ddp_sctp_cc {
+	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_HSTCP
+				  * (docs/performance.md, "Long paths") */
+	DDP_SCTP_CC_RFC4960 = 1, /* RFC 4960 §7.2 (usrsctp's "RFC 2581") */
+	DDP_SCTP_CC_HSTCP = 2,	 /* HighSpeed TCP, RFC 3649 */
+	DDP_SCTP_CC_HTCP = 3,	 /* H-TCP */
+	DDP_SCTP_CC_RTCC = 4,	 /* RTCC, usrsctp's RTT-based variant */
+};
+
 typedef struct ddp_sctp_callbacks {
 	/* Association up (status 0: s is ready, streams idle) or gone
 	 * (status < 0: DDP_ERR_CLOSED graceful, DDP_ERR_ABORTED aborted by
@@ -186,6 +196,14 @@ typedef struct ddp_sctp_config {
 	ddp_callbacks ddp;	/* data-path callbacks of every session */
 	ddp_sctp_callbacks sctp;
 	void *user;		/* passed to every callback */
+	/* Long paths (docs/performance.md, "Long paths"). usrsctp's socket
+	 * buffers, octets, 0 = the default 8 MiB each: the send buffer holds
+	 * what is unacknowledged, the receive buffer is the window the peer
+	 * may fill, so both must exceed the bandwidth-delay product (8 MiB:
+	 * 1 Gbit/s x 64 ms). They are limits, not allocations: memory is
+	 * used only while data waits. */
+	uint32_t sndbuf, rcvbuf;
+	enum ddp_sctp_cc cc;	/* congestion control of our sending side */
 } ddp_sctp_config;
 
 /* The one adapter model (ddp.h): connect to host:port (the peer's UDP
@@ -227,7 +245,7 @@ DDP_API int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const s
 				  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes);
 #define ddp_sctp_connect_addr(...) ddp_sctp_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
- * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks), DDP_ERR_NOMEM,
+ * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks, cc not a ddp_sctp_cc), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */
 DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
 		    ddp_sctp_ep **out, uint64_t sizes);
