@@ -26,7 +26,8 @@ struct row {
 	const char *llp, *side;
 	long conns, streams;   /* asked for */
 	long up;	       /* connections up when opened */
-	long kib[NPHASE];      /* -1: not measured */
+	long kib[NPHASE];      /* VmRSS (kernel: socket memory); -1: not measured */
+	long heap[NPHASE];     /* malloc's blocks in use; -1: not measured */
 	long rings[NPHASE];    /* MPA rings alive (-1: none to count) */
 	long rings_peak;
 	uint64_t msgs_rx;
@@ -129,6 +130,7 @@ static long kernel_kib(const char *proto)
 static void take(struct row *w, int ph, const struct scale_rep *r)
 {
 	w->kib[ph] = r->rss_kib;
+	w->heap[ph] = r->heap_kib;
 	w->rings[ph] = r->rings_now;
 	if (r->rings_peak > w->rings_peak)
 		w->rings_peak = r->rings_peak;
@@ -148,7 +150,7 @@ static struct row *new_row(const char *llp, const char *side, long conns, long s
 	w->conns = conns;
 	w->streams = streams;
 	for (int i = 0; i < NPHASE; i++)
-		w->kib[i] = w->rings[i] = -1;
+		w->kib[i] = w->heap[i] = w->rings[i] = -1;
 	return w;
 }
 
@@ -237,11 +239,16 @@ static void put_kib(long v)
 		printf(" %8ld", v);
 }
 
+static double per_conn_of(const struct row *w, const long *v, int ph)
+{
+	if (v[ph] < 0 || v[P_BEFORE] < 0 || !w->conns)
+		return 0;
+	return (double)(v[ph] - v[P_BEFORE]) / (double)w->conns;
+}
+
 static double per_conn(const struct row *w, int ph)
 {
-	if (w->kib[ph] < 0 || w->kib[P_BEFORE] < 0 || !w->conns)
-		return 0;
-	return (double)(w->kib[ph] - w->kib[P_BEFORE]) / (double)w->conns;
+	return per_conn_of(w, w->kib, ph);
 }
 
 static void print_table(const struct scale_opts *o)
@@ -278,6 +285,25 @@ static void print_table(const struct scale_opts *o)
 	printf("per conn = (column - before) / conns (SCTP: per association of %u streams); "
 	       "rings: MPA receive rings alive in that process, counted by the library\n",
 	       o->sctp_streams);
+	if (nrows == 0 || rows[0].heap[P_BEFORE] < 0)
+		return;
+	printf("malloc's heap in use in KiB (mallinfo2: blocks handed out and not freed); RSS above "
+	       "it is memory freed but kept by malloc, or pages outside malloc\n");
+	printf("%-5s %-7s %6s %4s", "llp", "side", "conns", "strm");
+	for (int i = 0; i < NPHASE; i++)
+		printf(" %8s", phase_name[i]);
+	printf(" | %s\n", "KiB per conn: open moving quiet closed");
+	for (int i = 0; i < nrows; i++) {
+		const struct row *w = &rows[i];
+		if (!strcmp(w->side, "kernel"))
+			continue;
+		printf("%-5s %-7s %6ld %4ld", w->llp, w->side, w->conns, w->streams);
+		for (int p = 0; p < NPHASE; p++)
+			put_kib(w->heap[p]);
+		printf(" | %6.2f %6.2f %6.2f %6.2f\n", per_conn_of(w, w->heap, P_OPEN),
+		       per_conn_of(w, w->heap, P_MOVING), per_conn_of(w, w->heap, P_QUIET),
+		       per_conn_of(w, w->heap, P_CLOSED));
+	}
 }
 
 /* --check: every connection came up, nothing failed, and, unless KIB is 0

@@ -38,6 +38,7 @@ struct scale_rep {
 	int port;	     /* server: its port (ready) */
 	int failed;	     /* the command did not complete (timeout, error) */
 	long rss_kib;	     /* VmRSS */
+	long heap_kib;	     /* malloc's blocks in use (mallinfo2), or -1 */
 	long conns;	     /* connections up (SCTP: associations) */
 	long streams;	     /* SCTP: stream sessions open */
 	long gone;	     /* connections ended */
@@ -88,6 +89,8 @@ struct side {
 /* The child: runs the side until CMD_EXIT; returns the exit status. */
 int side_main(const struct scale_opts *o, const struct side_ops *ops, int server, int fd);
 long scale_rss_kib(void);
+/* What malloc has handed out and not got back, KiB (glibc), or -1. */
+long scale_heap_kib(void);
 uint64_t scale_now_ms(void);
 /* Messages due in this tick: interval_ms per connection over n of them,
  * *acc carries the fraction. */

@@ -3,6 +3,9 @@
 #include "scale.h"
 
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -24,6 +27,16 @@ long scale_rss_kib(void)
 			break;
 	fclose(f);
 	return v;
+}
+
+long scale_heap_kib(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+	struct mallinfo2 mi = mallinfo2();
+	return (long)((mi.uordblks + mi.hblkhd) / 1024);
+#else
+	return -1;
+#endif
 }
 
 uint64_t scale_now_ms(void)
@@ -53,6 +66,7 @@ static void answer(struct side *sd, int failed)
 	sd->ops->fill(sd, &r);
 	r.failed = failed;
 	r.rss_kib = scale_rss_kib();
+	r.heap_kib = scale_heap_kib();
 	if (write(sd->fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		event_base_loopbreak(sd->base);
 	sd->pending = 0;
@@ -113,6 +127,7 @@ int side_main(const struct scale_opts *o, const struct side_ops *ops, int server
 	ops->fill(&sd, &r);
 	r.port = port;
 	r.rss_kib = scale_rss_kib();
+	r.heap_kib = scale_heap_kib();
 	if (write(fd, &r, sizeof(r)) != (ssize_t)sizeof(r))
 		return 5;
 	struct event *cmd = event_new(sd.base, fd, EV_READ | EV_PERSIST, on_cmd, &sd);
