@@ -32,7 +32,7 @@ if nm "$P" 2>/dev/null | grep -q '__asan_init'; then
 	bound=0
 	echo "note: ASan build: memory bounds not checked"
 fi
-timeout 150 "$P" --mpa 1000 --sctp 100 --streams 16 --move-s 2 --quiet-s 3 \
+timeout 150 "$P" --mpa 1000 --sctp 100 --streams 16 --move-s 2 --quiet-s 4 \
 	--check "$bound" > "$W/out" 2> "$W/err"
 rc=$?
 for l in server client kernel; do
