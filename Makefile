@@ -6,6 +6,8 @@
 #   make check      install missing packages, build, run every test
 #   make demo       run the main job
 #   make demo-net   the same between two network namespaces (root)
+#   make scale      memory at scale: 10,000 MPA connections and 1,000 SCTP
+#                   associations x 16 streams moving data (ddp-scale)
 #   make fuzz       build and run every libFuzzer target for FUZZ_SECONDS each
 #   make fuzz-build build every libFuzzer target (build-fuzz/fuzz/)
 #   make fuzz-ci    build every target, run each for FUZZ_SECONDS; fails on a
@@ -260,6 +262,13 @@ demo-net: deps all
 	$(BUILD)/bin/ddp-perf --netns --mtu 1500 --plot $(BUILD)/ddp-perf-net.png
 	@echo "plot: $(BUILD)/ddp-perf-net.png"
 
+# Resident memory of 10,000 MPA connections and 1,000 SCTP associations of
+# 16 streams, all moving data, then quiet, then closed (docs/performance.md,
+# "Memory at scale"; under a minute here, 200 MB per process; root raises the
+# descriptor limit). SCALE_ARGS adds options, e.g. SCALE_ARGS="--mpa 2000".
+scale: all
+	$(BUILD)/bin/ddp-scale $(SCALE_ARGS)
+
 fuzz: fuzz-build
 	@for f in $(FUZZ_BUILT); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
 	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
@@ -317,7 +326,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo demo-net fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
+.PHONY: all check demo demo-net scale fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include <ddp/llp.h>
+#include "common/heap_trim.h"
 #include "common/peer_addr.h"
 #include "dlist.h"
 #include "abi.h"
@@ -111,6 +112,16 @@ static void startup_done(ddp_mpa_conn *c)
 	c->sc = NULL;
 }
 
+/* connections of this process, for giving freed heap back (heap_trim.h) */
+static struct heap_trim conns_mem;
+
+/* the last free of a connection */
+static void conn_free_mem(ddp_mpa_conn *c)
+{
+	free(c);
+	heap_trim_sub(&conns_mem, 1);
+}
+
 static void conn_destroy(ddp_mpa_conn *c)
 {
 	startup_done(c);
@@ -133,7 +144,7 @@ static void conn_destroy(ddp_mpa_conn *c)
 		event_free(c->live);
 	if (c->dl)
 		event_free(c->dl);
-	free(c);
+	conn_free_mem(c);
 }
 
 /* Freed while a frame uses it: silent at once (no callback, nothing
@@ -589,6 +600,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	ddp_mpa_conn *c = calloc(1, sizeof(*c));
 	if (!c)
 		return DDP_ERR_NOMEM;
+	heap_trim_add(&conns_mem, 1);
 	c->base = base;
 	c->ctx = ctx;
 	c->born_ms = mpa_tcp_now_ms();
@@ -602,7 +614,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	c->dead_ms = cfg->dead_peer_timeout_ms ? cfg->dead_peer_timeout_ms : 8000;
 	int rc = mpa_proto_new(&mc, &sock_io, c, &c->mc);
 	if (rc < 0) {
-		free(c);
+		conn_free_mem(c);
 		return rc;
 	}
 	ddp_session_config sc = cfg->session;
@@ -611,7 +623,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 			     c, &c->s);
 	if (rc < 0) {
 		mpa_proto_free(c->mc);
-		free(c);
+		conn_free_mem(c);
 		return rc;
 	}
 	mpa_proto_attach(c->mc, c->s);

@@ -4,12 +4,31 @@
  */
 #include "mpa/mpa_readahead.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "mpa/mpa_fpdu.h"
+
+/* Rings of our own alive in this process, and the most alive at once
+ * (mpa_ra_rings). */
+static atomic_long rings_now, rings_peak;
+
+static void ring_count(long d)
+{
+	long n = atomic_fetch_add(&rings_now, d) + d;
+	long p = atomic_load(&rings_peak);
+	while (n > p && !atomic_compare_exchange_weak(&rings_peak, &p, n))
+		;
+}
+
+void mpa_ra_rings(long *now, long *peak)
+{
+	*now = atomic_load(&rings_now);
+	*peak = atomic_load(&rings_peak);
+}
 
 void mpa_ra_init(mpa_readahead *r)
 {
@@ -59,6 +78,7 @@ static void want_ring(mpa_readahead *r, uint16_t ulpdu_len)
 	uint8_t *ring = malloc(MPA_RING_ALLOC);
 	if (!ring)
 		return; /* the inline buffers serve */
+	ring_count(1);
 	r->ring_own = 1;
 	mpa_ra_set_ring(r, ring);
 }
@@ -90,13 +110,16 @@ int mpa_ra_release(mpa_readahead *r)
 	r->ring_own = 0;
 	mpa_ra_set_ring(r, NULL);
 	free_ring(ring);
+	ring_count(-1);
 	return 1;
 }
 
 void mpa_ra_fini(mpa_readahead *r)
 {
-	if (r->ring && r->ring_own)
+	if (r->ring && r->ring_own) {
 		free(r->ring);
+		ring_count(-1);
+	}
 	r->ring = NULL;
 	r->ring_own = 0;
 }

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #endif
 
+#include "common/heap_trim.h"
 #include "sctp/sctp_ddp_int.h"
 #include "failmalloc.h"
 
@@ -36,6 +37,10 @@ void *sctp_xcalloc(size_t nmemb, size_t size)
 }
 
 
+/* streams of the associations of this process, for giving freed heap
+ * back when many went (heap_trim.h) */
+static struct heap_trim streams_mem;
+
 /* Per-stream state, lazily. An association asking for 65,535 streams
  * used to get 65,535 x 560 octets at once (36 MB, all touched by the
  * init loop); now it gets a table of pointers (8 octets a stream), a
@@ -54,6 +59,7 @@ int sctp_ss_table_new(struct ddp_sctp_assoc *a)
 		sctp_ss_table_free(a);
 		return DDP_ERR_NOMEM;
 	}
+	heap_trim_add(&streams_mem, a->nstreams);
 	return 0;
 }
 
@@ -64,6 +70,7 @@ int sctp_ss_table_new(struct ddp_sctp_assoc *a)
 void sctp_ss_table_free(struct ddp_sctp_assoc *a)
 {
 	int big = a->st && a->nstreams >= SCTP_TRIM_STREAMS;
+	int counted = a->st && a->live && a->term_q && a->idle_tx; /* table_new passed */
 	if (a->st)
 		for (uint32_t i = 0; i < a->nlive; i++)
 			free(a->st[a->live[i]]);
@@ -83,11 +90,15 @@ void sctp_ss_table_free(struct ddp_sctp_assoc *a)
 	 * 65,535-stream associations left 41 MB resident after they closed).
 	 * This is the last free of the association (assoc_free): hand the
 	 * free pages back. It walks the heap once, for large associations
-	 * only. */
-	if (big)
+	 * only. Many small associations add up the same way (measured: 1,000
+	 * of 16 streams left 75 MB resident after they closed): when half of
+	 * the streams went, heap_trim_sub trims. */
+	if (counted && !heap_trim_sub(&streams_mem, a->nstreams) && big)
 		malloc_trim(0);
 #else
 	(void)big;
+	if (counted)
+		heap_trim_sub(&streams_mem, a->nstreams);
 #endif
 }
 
