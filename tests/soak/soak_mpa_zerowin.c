@@ -323,7 +323,7 @@ void soak_mpa_zerowin_tick(void)
 			if (p->fd >= 0 && (now - p->t0 > FLOOD_LIFE_S ||
 			                   (now - p->t0 > 0.5 && !peer_alive(p))))
 				peer_close(p);
-			if (p->fd < 0 && opened < 2 &&
+			if (p->fd < 0 && !opened &&
 			    peer_open(p, 0x7f000004u + (uint32_t)a, 0) == 0)
 				opened++;
 		}

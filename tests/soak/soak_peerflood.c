@@ -26,7 +26,7 @@
 
 #include "rawudp.h"
 
-#define PER_TICK      100
+#define PER_TICK      40
 #define PF_PEER_BOUND (4096 + 16) /* PEER_IDLE_MAX + the associations' */
 
 static int raw = -1;

@@ -47,6 +47,7 @@ static int stopping;
 static int churning;    /* the client closed the association on purpose */
 static double assoc_t0; /* when the current association came up */
 #define ASSOC_LIFE_S 10 /* association churn: a new one every 10 s */
+#define DRAIN_S      2  /* at most, for the messages sent to complete */
 
 /* a payload or protocol surprise, with where it was seen */
 #define SCTP_BAD()                                                                                 \
@@ -268,6 +269,14 @@ static int assoc_churn(void)
 		return 1;
 	}
 	if (cli.up && srv.up && soak_now() - assoc_t0 > ASSOC_LIFE_S) {
+		/* send nothing more; SHUTDOWN once every message we sent
+		 * completed: a graceful ddp_sctp_close while DDP still holds
+		 * messages for the association ends it with an ABORT */
+		int busy = 0;
+		for (uint32_t st = 0; st < NST; st++)
+			busy |= cout[st] != 0;
+		if (busy && soak_now() - assoc_t0 < ASSOC_LIFE_S + DRAIN_S)
+			return 1;
 		churning = 1;
 		if (ddp_sctp_close(cli.a, 0))
 			SCTP_BAD();

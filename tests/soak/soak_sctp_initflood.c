@@ -38,13 +38,13 @@
 #if HAVE_USRSCTP
 
 #define IF_NST       16
-#define IF_LIVE      2
+#define IF_LIVE      1
 #define IF_PD        480
 #define IF_CTL_BOUND 16384
 #define IF_PENDING   64      /* max_pending_initiates */
 #define IF_RCVBUF    (16u << 10) /* the attacker's usrsctp buffers */
-#define BURST        64      /* Initiates per tick */
-#define HOLD_S       4.0
+#define BURST        32      /* Initiate + Terminate pairs per tick */
+#define HOLD_S       8.0
 #define CONNECT_S    5.0
 #define MAX_V        (4 * IF_LIVE)
 /* what may be queued: the bound, the answers to the Initiates already

@@ -33,10 +33,10 @@
 #if HAVE_USRSCTP
 
 #define SF_ASK         65535
-#define SF_NST         4096
+#define SF_NST         1024
 #define SF_MAX_STREAMS (2 * SF_NST)
 #define SF_LIVE        3
-#define BURST          512
+#define BURST          256
 #define HOLD_S         3.0
 #define CONNECT_S      5.0
 #define CLOSE_S        10.0
