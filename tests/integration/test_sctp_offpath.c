@@ -40,10 +40,10 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
 
-#define NBUF 8
-#define BUFLEN 2048
-#define CLIENT_IP 0x7f000002u
-#define NFLOOD 300
+#define NBUF            8
+#define BUFLEN          2048
+#define CLIENT_IP       0x7f000002u
+#define NFLOOD          300
 #define NOTICES_PER_SEC 4 /* adapters/libevent/sctp_udp_rx.c */
 
 struct side {
@@ -90,7 +90,7 @@ static void post_all(struct side *p)
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-		   const void *pd, size_t len, void *user)
+                   const void *pd, size_t len, void *user)
 {
 	struct side *p = user;
 	(void)status, (void)pd, (void)len;
@@ -219,7 +219,7 @@ static void setup_pair(void)
 	side_init(&srv, "127.0.0.1", 1);
 	side_init(&cli, "127.0.0.2", 0);
 	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep), &cli.a),
-			 0);
+	                 0);
 	assert_true(run_until(&cli.up, 5));
 	assert_int_equal(ddp_sctp_initiate(cli.a, 0, NULL, 0), 0);
 	assert_true(run_until(&cli.open, 5));
@@ -259,12 +259,12 @@ static int teardown(void **st)
 	return 0;
 }
 
-#define NEED_NETNS()                                                         \
-	do {                                                                 \
-		if (!base) {                                                 \
-			print_message("not root / no namespace: skipped\n"); \
-			skip();                                              \
-		}                                                            \
+#define NEED_NETNS()                                                                               \
+	do {                                                                                       \
+		if (!base) {                                                                       \
+			print_message("not root / no namespace: skipped\n");                       \
+			skip();                                                                    \
+		}                                                                                  \
 	} while (0)
 
 /* RFC 9260 §8.5: a packet whose verification tag is not the association's
@@ -302,10 +302,10 @@ static void test_wrong_tag_from_known_peer_is_dropped(void **st)
 	run_for(1.0);
 	sctp_ll_io_stats s1 = io(&srv);
 	print_message("%d packets with a wrong tag from the peer's address and port: rx %lu, "
-		      "unproven %lu, peers %lu -> %lu\n",
-		      nsent, (unsigned long)(s1.rx_pkts - s0.rx_pkts),
-		      (unsigned long)(s1.rx_unproven - s0.rx_unproven), (unsigned long)s0.peers,
-		      (unsigned long)s1.peers);
+	              "unproven %lu, peers %lu -> %lu\n",
+	              nsent, (unsigned long)(s1.rx_pkts - s0.rx_pkts),
+	              (unsigned long)(s1.rx_unproven - s0.rx_unproven), (unsigned long)s0.peers,
+	              (unsigned long)s1.peers);
 	/* they reached usrsctp as the known peer's */
 	assert_true(s1.rx_pkts - s0.rx_pkts >= (uint64_t)nsent);
 	assert_int_equal(s1.rx_unproven, s0.rx_unproven);
@@ -321,7 +321,7 @@ static void test_wrong_tag_from_known_peer_is_dropped(void **st)
 	assert_int_equal(rawudp_send(ru, CLIENT_IP, cport, sport, pkt, n), 0);
 	assert_true(run_until(&srv.down, 2.0));
 	print_message("the ABORT with the right tag: server association down (%s)\n",
-		      ddp_strerror(srv.down_status));
+	              ddp_strerror(srv.down_status));
 	close(ru);
 	side_fini(&cli);
 	side_fini(&srv);
@@ -352,16 +352,16 @@ static void test_new_port_of_known_host_is_unknown_source(void **st)
 		uint16_t len;
 	} kinds[] = {{0, 32}, {7, 8}, {6, 4}};
 	for (size_t i = 0; i < 3; i++) {
-		size_t n = rawudp_sctp(pkt, ssp, sdp, tag, kinds[i].type, kinds[i].len,
-				       (uint32_t)i);
+		size_t n =
+		    rawudp_sctp(pkt, ssp, sdp, tag, kinds[i].type, kinds[i].len, (uint32_t)i);
 		assert_int_equal(rawudp_send(ru, CLIENT_IP, nport, sport, pkt, n), 0);
 	}
 	run_for(1.0);
 	sctp_ll_io_stats s1 = io(&srv);
 	print_message("3 packets with the association's tag from %u (its port %u): unproven "
-		      "%lu, peers %lu -> %lu\n",
-		      nport, cport, (unsigned long)(s1.rx_unproven - s0.rx_unproven),
-		      (unsigned long)s0.peers, (unsigned long)s1.peers);
+	              "%lu, peers %lu -> %lu\n",
+	              nport, cport, (unsigned long)(s1.rx_unproven - s0.rx_unproven),
+	              (unsigned long)s0.peers, (unsigned long)s1.peers);
 	assert_int_equal(s1.rx_unproven - s0.rx_unproven, 3);
 	assert_int_equal(s1.peers, s0.peers);
 	assert_false(srv.down);
@@ -373,7 +373,7 @@ static void test_new_port_of_known_host_is_unknown_source(void **st)
 	run_for(0.5);
 	sctp_ll_io_stats s2 = io(&srv);
 	print_message("a lone INIT from %u: peers %lu, unproven %lu\n", nport,
-		      (unsigned long)s2.peers, (unsigned long)(s2.rx_unproven - s0.rx_unproven));
+	              (unsigned long)s2.peers, (unsigned long)(s2.rx_unproven - s0.rx_unproven));
 	assert_int_equal(s2.peers, s0.peers + 1);
 	assert_int_equal(s2.rx_unproven, s1.rx_unproven);
 	assert_false(srv.down);
@@ -399,8 +399,8 @@ static void test_icmp_notices_are_rate_limited(void **st)
 	uint64_t unv0 = io(&srv).icmp_unverified;
 	double t0 = net_now_s();
 	for (int i = 0; i < NFLOOD; i++) {
-		assert_int_equal(icmp_forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0),
-				 0);
+		assert_int_equal(
+		    icmp_forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0), 0);
 		if (i % 50 == 49)
 			run_for(0.01);
 	}
@@ -413,9 +413,9 @@ static void test_icmp_notices_are_rate_limited(void **st)
 	assert_int_equal(icmp_forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0), 0);
 	run_for(0.3);
 	print_message("%llu ICMP errors discarded in %.2f s: %d log lines, then %d line(s) "
-		      "counting %lu left out (%d lines after the next one)\n",
-		      (unsigned long long)discarded, secs, lines, log_summary, log_left_out,
-		      log_icmp);
+	              "counting %lu left out (%d lines after the next one)\n",
+	              (unsigned long long)discarded, secs, lines, log_summary, log_left_out,
+	              log_icmp);
 	assert_true(discarded >= NFLOOD * 9 / 10); /* the error queue may drop a few */
 	assert_true(lines >= 1);
 	/* at most 4 in each second the flood touched */
@@ -434,12 +434,11 @@ static void test_icmp_notices_are_rate_limited(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_wrong_tag_from_known_peer_is_dropped, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_new_port_of_known_host_is_unknown_source,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_icmp_notices_are_rate_limited, setup,
-						teardown),
+	    cmocka_unit_test_setup_teardown(test_wrong_tag_from_known_peer_is_dropped, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_new_port_of_known_host_is_unknown_source, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_icmp_notices_are_rate_limited, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,8 +114,7 @@ static void z_error(ddp_session *s, const ddp_error_info *e, void *user)
 	ddp_session_close(s, 1);
 }
 
-static const ddp_callbacks z_cbs = {
-    .deliver = z_deliver, .error = z_error, .writable = z_writable};
+static const ddp_callbacks z_cbs = {.deliver = z_deliver, .error = z_error, .writable = z_writable};
 
 static void z_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
@@ -320,11 +319,10 @@ void soak_mpa_zerowin_tick(void)
 	for (int a = 0; a < FLOOD_ADDRS; a++)
 		for (int i = 0; i < FLOOD_PER_ADDR; i++) {
 			struct zpeer *p = &flooders[a][i];
-			if (p->fd >= 0 && (now - p->t0 > FLOOD_LIFE_S ||
-			                   (now - p->t0 > 0.5 && !peer_alive(p))))
+			if (p->fd >= 0 &&
+			    (now - p->t0 > FLOOD_LIFE_S || (now - p->t0 > 0.5 && !peer_alive(p))))
 				peer_close(p);
-			if (p->fd < 0 && !opened &&
-			    peer_open(p, 0x7f000004u + (uint32_t)a, 0) == 0)
+			if (p->fd < 0 && !opened && peer_open(p, 0x7f000004u + (uint32_t)a, 0) == 0)
 				opened++;
 		}
 }

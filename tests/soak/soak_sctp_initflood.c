@@ -41,9 +41,9 @@
 #define IF_LIVE      1
 #define IF_PD        480
 #define IF_CTL_BOUND 16384
-#define IF_PENDING   64      /* max_pending_initiates */
+#define IF_PENDING   64          /* max_pending_initiates */
 #define IF_RCVBUF    (16u << 10) /* the attacker's usrsctp buffers */
-#define BURST        32      /* Initiate + Terminate pairs per tick */
+#define BURST        32          /* Initiate + Terminate pairs per tick */
 #define HOLD_S       8.0
 #define CONNECT_S    5.0
 #define MAX_V        (4 * IF_LIVE)
@@ -78,8 +78,8 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		soak_st.bad++; /* more than MAX_V alive: the attacker has IF_LIVE */
 }
 
-static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
-                  const void *p, size_t len, void *user)
+static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status, const void *p,
+                  size_t len, void *user)
 {
 	(void)status, (void)p, (void)len, (void)user;
 	if (st >= IF_NST) {

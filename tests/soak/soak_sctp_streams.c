@@ -52,8 +52,8 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		soak_st.sf_vdown++;
 }
 
-static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
-                  const void *p, size_t len, void *user)
+static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status, const void *p,
+                  size_t len, void *user)
 {
 	(void)status, (void)p, (void)len, (void)user;
 	if (st >= SF_NST) {
