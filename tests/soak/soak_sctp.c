@@ -270,8 +270,10 @@ static int assoc_churn(void)
 	}
 	if (cli.up && srv.up && soak_now() - assoc_t0 > ASSOC_LIFE_S) {
 		/* send nothing more; SHUTDOWN once every message we sent
-		 * completed: a graceful ddp_sctp_close while DDP still holds
-		 * messages for the association ends it with an ABORT */
+		 * completed: a graceful ddp_sctp_close while DDP still queues
+		 * messages SCTP has not taken ends the association with an
+		 * ABORT (usrsctp refuses them after the SHUTDOWN began, the
+		 * failed stream makes the session's close abortive) */
 		int busy = 0;
 		for (uint32_t st = 0; st < NST; st++)
 			busy |= cout[st] != 0;
