@@ -8,13 +8,17 @@
 #                                 mix (invalid FPDUs, half-open TCP, invalid
 #                                 SCTP segments, SCTP associations pinning
 #                                 reorder rings or idling, forged ICMP errors
-#                                 about the legitimate association's
-#                                 datagrams: as root the run is in a network
-#                                 namespace of its own); each
-#                                 prints its legitimate rate. VmRSS sampled
-#                                 every 5 s; fails when RSS after the warm-up
-#                                 grows > 10 %, or a reorder probe of the
-#                                 legitimate peer is not served.
+#                                 and spoofed-source floods at the legitimate
+#                                 association's port (as root, in a network
+#                                 namespace of its own), an SCTP peer that
+#                                 floods Initiates and never reads, 65,535-
+#                                 stream associations, MPA peers that never
+#                                 read); each prints its legitimate rates.
+#                                 VmRSS sampled every 5 s; fails when RSS
+#                                 after the warm-up grows > 10 %, a load
+#                                 breaks its bound, or a reorder probe of the
+#                                 legitimate peer is not served
+#                                 (docs/reliability.md, "Soak").
 #                                 Then the scale tests (10,000 MPA connections,
 #                                 1,024 SCTP streams; also part of `make check`,
 #                                 each takes a few seconds).

@@ -6,7 +6,12 @@
  * drives one SCTP association (stream-session churn, tagged + untagged);
  * soak_sctp_flood.c floods a second SCTP listener with hostile associations;
  * soak_sctp_pin.c pins reorder rings and idles associations on a third one
- * beside a legitimate peer whose segments come out of order (issue 15).
+ * beside a legitimate peer whose segments come out of order (issue 15);
+ * soak_peerflood.c spoofs very many UDP sources at the SCTP load's port;
+ * soak_sctp_initflood.c floods session Initiates and never reads the
+ * answers; soak_sctp_streams.c opens associations asking for 65,535
+ * streams and Initiates on all it gets; soak_mpa_zerowin.c keeps MPA
+ * connections that never read (zero window).
  */
 #ifndef DDP_SOAK_H
 #define DDP_SOAK_H
@@ -37,6 +42,15 @@ struct soak_stats {
 	long sctpp_evicted, sctpp_ended, sctpp_legit_ok, sctpp_legit_fail;
 	/* forged ICMP errors (soak_icmp.c) */
 	long icmp_forged;
+	/* spoofed UDP sources (soak_peerflood.c) */
+	long pf_sent, pf_inits, pf_peers_max, pf_unproven, pf_bad_crc;
+	/* Initiates never answered by reading (soak_sctp_initflood.c) */
+	long if_assocs, if_initiates, if_again, if_ctl_max, if_over, if_vdown;
+	/* 65,535-stream associations (soak_sctp_streams.c) */
+	long sf_assocs, sf_streams_max, sf_initiates, sf_accepted, sf_capped, sf_vdown;
+	/* zero-window MPA peers (soak_mpa_zerowin.c) */
+	long zw_conns, zw_capped, zw_keep_lost, zw_keep_live, zw_limit, zw_queued_max;
+	long zw_over;
 	/* payload or protocol surprises */
 	long bad;
 };
@@ -55,7 +69,14 @@ enum {
 			    * out of order (served beside sctppin) */
 	SOAK_ICMP = 128,   /* forged ICMP errors about the SCTP load's
 			    * datagrams (root; its own network namespace) */
-	SOAK_ALL = 255,
+	SOAK_PEERFLOOD = 256, /* spoofed UDP sources at the SCTP load's port:
+			       * junk and lone INITs (root; own netns) */
+	SOAK_INITFLOOD = 512, /* an SCTP peer floods session Initiates and
+			       * never reads the answers */
+	SOAK_STREAMFLOOD = 1024, /* associations asking for 65,535 streams,
+				  * Initiating on all of them */
+	SOAK_ZEROWIN = 2048,  /* MPA peers that never read (zero window) */
+	SOAK_ALL = 4095,
 };
 extern unsigned soak_loads;
 
@@ -89,5 +110,29 @@ void soak_sctp_pin_tick(void);
 void soak_sctp_pin_stop(void);
 /* the context's log hook (counts the SCTP slot events) */
 void soak_sctp_pin_log(void *user, enum ddp_log_level level, const char *msg);
+
+/* the SCTP load's server endpoint's UDP statistics: 0, or -1 while none */
+struct sctp_ll_io_stats;
+int soak_sctp_srv_io(struct sctp_ll_io_stats *out);
+
+int soak_peerflood_start(void);
+void soak_peerflood_tick(void);
+void soak_peerflood_stop(void);
+
+int soak_sctp_initflood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_sctp_initflood_tick(void);
+void soak_sctp_initflood_stop(void);
+
+int soak_sctp_streams_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_sctp_streams_tick(void);
+void soak_sctp_streams_stop(void);
+/* counts the stream-cap log lines */
+void soak_sctp_streams_log(const char *msg);
+
+int soak_mpa_zerowin_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_mpa_zerowin_tick(void);
+void soak_mpa_zerowin_stop(void);
+/* counts the MPA connection-cap log lines */
+void soak_mpa_zerowin_log(const char *msg);
 
 #endif

@@ -1,9 +1,11 @@
 /* ddp-soak main: runs MPA and SCTP load on one event_base for N seconds
  * (argv[1], default 60), samples VmRSS every 5 s and prints the curve.
  * argv[2] picks the loads: "all" (default) or a comma list of good,
- * garbage, halfopen, sctp, sctpgarbage, sctppin, reorder (e.g. "garbage"
- * alone measures the MPA flood, "sctpgarbage" the SCTP one; "good,sctp,
- * reorder" the legitimate loads alone). The legitimate rate (MPA rounds,
+ * garbage, halfopen, sctp, sctpgarbage, sctppin, reorder, icmp, peerflood,
+ * initflood, streamflood, zerowin (e.g. "garbage" alone measures the MPA
+ * flood, "sctpgarbage" the SCTP one; "good,sctp,reorder" the legitimate
+ * loads alone; icmp and peerflood aim at the sctp load, which they bring
+ * along). The legitimate rate (MPA rounds,
  * SCTP messages, SCTP reorder probes per second) is printed at the end.
  * Fails (exit 1) when RSS at the end (the smaller of the last two samples)
  * is more than 10 % over RSS after the warm-up (the first quarter), or any
@@ -69,6 +71,13 @@ static void print_sample(double t, long rss)
 	       s->cli_conns_live, s->srv_conns_live, s->garbage_conns, s->garbage_reaped,
 	       s->garbage_errors, s->halfopen_conns, s->halfopen_reaped, s->sctp_assocs,
 	       s->sctp_initiated, s->sctp_closed, s->sctp_msgs, s->sctp_tagged, s->bad);
+	if (soak_loads & (SOAK_PEERFLOOD | SOAK_INITFLOOD | SOAK_STREAMFLOOD | SOAK_ZEROWIN))
+		printf("        peerflood %ld peers<=%ld | initflood assoc %ld init %ld "
+		       "refused %ld ctlq<=%ld | streamflood assoc %ld init %ld capped %ld | "
+		       "zerowin conns %ld capped %ld keepers %ld queued<=%ld\n",
+		       s->pf_sent, s->pf_peers_max, s->if_assocs, s->if_initiates, s->if_again,
+		       s->if_ctl_max, s->sf_assocs, s->sf_initiates, s->sf_capped, s->zw_conns,
+		       s->zw_capped, s->zw_keep_live, s->zw_queued_max);
 	if (soak_loads & SOAK_SCTPGARBAGE)
 		printf("        sctpgarbage assoc %ld msgs %ld | victim initiates %ld errs %ld "
 		       "dlv %ld ended %ld live %ld | connfail %ld stuck %ld\n",
@@ -86,6 +95,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	soak_sctp_flood_tick();
 	soak_sctp_pin_tick();
 	soak_icmp_tick();
+	soak_peerflood_tick();
+	soak_sctp_initflood_tick();
+	soak_sctp_streams_tick();
+	soak_mpa_zerowin_tick();
 	if (t >= t_next_sample) {
 		long r = proc_rss_kib();
 		if (nsamples < MAX_SAMPLES)
@@ -158,6 +171,15 @@ static int verdict(int secs)
 		NEED(s->sctpp_legit_ok > 0);
 	if (soak_loads & SOAK_ICMP)
 		NEED(s->icmp_forged > 0);
+	if (soak_loads & SOAK_PEERFLOOD)
+		NEED(s->pf_sent > 0 && s->pf_unproven > 0);
+	if (soak_loads & SOAK_INITFLOOD)
+		NEED(s->if_assocs > 0 && s->if_again > 0 && s->if_over == 0);
+	if (soak_loads & SOAK_STREAMFLOOD)
+		NEED(s->sf_assocs > 0 && s->sf_capped > 0 && s->sf_streams_max > 0);
+	if (soak_loads & SOAK_ZEROWIN)
+		NEED(s->zw_capped > 0 && s->zw_limit > 0 && s->zw_keep_lost == 0 &&
+		     s->zw_keep_live > 0 && s->zw_over == 0);
 	if (s->sctpp_legit_fail) {
 		printf("FAIL: %ld reorder probes of the legitimate SCTP peer not served\n",
 		       s->sctpp_legit_fail);
@@ -170,8 +192,7 @@ static int verdict(int secs)
 	       "probes %.1f/s (loads:%s)\n",
 	       (double)s->mpa_rounds / secs, (double)s->sctp_msgs / secs,
 	       (double)s->sctpp_legit_ok / secs,
-	       (soak_loads & (SOAK_GARBAGE | SOAK_HALFOPEN | SOAK_SCTPGARBAGE | SOAK_SCTPPIN |
-			      SOAK_ICMP))
+	       (soak_loads & ~(unsigned)(SOAK_GOOD | SOAK_SCTP | SOAK_REORDER))
 	           ? " with the hostile mix"
 	           : " legitimate only");
 	if (s->sctpf_stuck) {
@@ -190,6 +211,19 @@ static int verdict(int secs)
 	return fail;
 }
 
+/* the context's log hook: the loads that count log lines */
+static void soak_log(void *user, enum ddp_log_level level, const char *msg)
+{
+	static int show = -1;
+	if (show < 0)
+		show = getenv("SOAK_LOG") != NULL;
+	if (show) /* SOAK_LOG in the environment: every line to stderr */
+		fprintf(stderr, "log: %s\n", msg);
+	soak_sctp_pin_log(user, level, msg);
+	soak_sctp_streams_log(msg);
+	soak_mpa_zerowin_log(msg);
+}
+
 static unsigned parse_loads(const char *arg)
 {
 	static const struct {
@@ -203,7 +237,11 @@ static unsigned parse_loads(const char *arg)
 	             {"sctpgarbage", SOAK_SCTPGARBAGE},
 	             {"sctppin", SOAK_SCTPPIN},
 	             {"reorder", SOAK_REORDER},
-	             {"icmp", SOAK_ICMP}};
+	             {"icmp", SOAK_ICMP},
+	             {"peerflood", SOAK_PEERFLOOD},
+	             {"initflood", SOAK_INITFLOOD},
+	             {"streamflood", SOAK_STREAMFLOOD},
+	             {"zerowin", SOAK_ZEROWIN}};
 	unsigned m = 0;
 	char buf[128];
 	snprintf(buf, sizeof(buf), "%s", arg);
@@ -228,18 +266,21 @@ int main(int argc, char **argv)
 		secs = 10;
 	if (argc > 2 && !(soak_loads = parse_loads(argv[2]))) {
 		fprintf(stderr, "usage: ddp-soak [seconds] "
-		                "[all|good,garbage,halfopen,sctp,sctpgarbage,sctppin,reorder,icmp]\n");
+		                "[all|good,garbage,halfopen,sctp,sctpgarbage,sctppin,reorder,icmp,"
+		                "peerflood,initflood,streamflood,zerowin]\n");
 		return 2;
 	}
+	if (soak_loads & (SOAK_ICMP | SOAK_PEERFLOOD))
+		soak_loads |= SOAK_SCTP; /* their target */
 	signal(SIGPIPE, SIG_IGN);
 	alarm((unsigned)secs + 60); /* nothing can hang */
 	/* forged frag-needed messages lower the kernel's route MTU of the
 	 * address they name: the ICMP load runs the whole soak in a network
 	 * namespace of its own, before any socket is made */
-	if ((soak_loads & SOAK_ICMP) && !icmp_own_netns()) {
-		printf("soak: the icmp load needs root (a raw socket and a network namespace): "
-		       "skipped\n");
-		soak_loads &= ~(unsigned)SOAK_ICMP;
+	if ((soak_loads & (SOAK_ICMP | SOAK_PEERFLOOD)) && !icmp_own_netns()) {
+		printf("soak: the icmp and peerflood loads need root (a raw socket and a network "
+		       "namespace): skipped\n");
+		soak_loads &= ~(unsigned)(SOAK_ICMP | SOAK_PEERFLOOD);
 	}
 	base = event_base_new();
 	/* out-of-order memory of all sessions capped at 8 MiB (default
@@ -247,16 +288,23 @@ int main(int argc, char **argv)
 	 * and with a cap the soak shows they cannot take more than their
 	 * shares; its headroom (1/8: 4 rings of 224 KiB) serves the reorder
 	 * probes' first rings (docs/fairness.md) */
-	ddp_ctx_config cc = { .max_reorder_bytes = SOAK_REORDER_BYTES,
-			      .log = soak_sctp_pin_log };
+	ddp_ctx_config cc = { .max_reorder_bytes = SOAK_REORDER_BYTES, .log = soak_log };
 	if (!base || ddp_ctx_new(&cc, &ctx) || ddp_pd_new(ctx, &pd)) {
 		fprintf(stderr, "soak: setup failed\n");
 		return 2;
 	}
-	if (soak_mpa_start(base, ctx, pd) || soak_sctp_start(base, ctx, pd) ||
-	    soak_sctp_flood_start(base, ctx, pd) || soak_sctp_pin_start(base, ctx, pd) ||
-	    soak_icmp_start()) {
-		fprintf(stderr, "soak: start failed\n");
+	int rc;
+	const char *what;
+	if ((rc = soak_mpa_start(base, ctx, pd)) ? (what = "mpa", 1) :
+	    (rc = soak_sctp_start(base, ctx, pd)) ? (what = "sctp", 1) :
+	    (rc = soak_sctp_flood_start(base, ctx, pd)) ? (what = "sctpgarbage", 1) :
+	    (rc = soak_sctp_pin_start(base, ctx, pd)) ? (what = "sctppin", 1) :
+	    (rc = soak_icmp_start()) ? (what = "icmp", 1) :
+	    (rc = soak_peerflood_start()) ? (what = "peerflood", 1) :
+	    (rc = soak_sctp_initflood_start(base, ctx, pd)) ? (what = "initflood", 1) :
+	    (rc = soak_sctp_streams_start(base, ctx, pd)) ? (what = "streamflood", 1) :
+	    (rc = soak_mpa_zerowin_start(base, ctx, pd)) ? (what = "zerowin", 1) : 0) {
+		fprintf(stderr, "soak: start of the %s load failed (%d)\n", what, rc);
 		return 2;
 	}
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
@@ -265,7 +313,7 @@ int main(int argc, char **argv)
 	t_start = soak_now();
 	t_end = t_start + secs;
 	t_next_sample = t_start + SAMPLE_S;
-	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s%s%s%s%s, RSS every %d s\n", secs,
+	printf("soak: %d s on 127.0.0.1, loads:%s%s%s%s%s%s%s%s%s%s%s%s, RSS every %d s\n", secs,
 	       soak_loads & SOAK_GOOD ? " mpa-churn" : "",
 	       soak_loads & SOAK_GARBAGE ? " invalid-fpdu-flood" : "",
 	       soak_loads & SOAK_HALFOPEN ? " half-open-flood" : "",
@@ -273,15 +321,23 @@ int main(int argc, char **argv)
 	       soak_loads & SOAK_SCTPGARBAGE ? " sctp-invalid-flood" : "",
 	       soak_loads & SOAK_SCTPPIN ? " sctp-pin-and-idle" : "",
 	       soak_loads & SOAK_REORDER ? " sctp-reorder-probes" : "",
-	       soak_loads & SOAK_ICMP ? " forged-icmp" : "", SAMPLE_S);
+	       soak_loads & SOAK_ICMP ? " forged-icmp" : "",
+	       soak_loads & SOAK_PEERFLOOD ? " spoofed-peer-flood" : "",
+	       soak_loads & SOAK_INITFLOOD ? " sctp-initiate-flood" : "",
+	       soak_loads & SOAK_STREAMFLOOD ? " sctp-65535-streams" : "",
+	       soak_loads & SOAK_ZEROWIN ? " mpa-zero-window" : "", SAMPLE_S);
 	event_base_dispatch(base);
 	event_free(tick);
-	int rc = verdict(secs);
+	rc = verdict(secs);
 	soak_mpa_stop();
 	soak_sctp_stop();
 	soak_sctp_flood_stop();
 	soak_sctp_pin_stop();
 	soak_icmp_stop();
+	soak_peerflood_stop();
+	soak_sctp_initflood_stop();
+	soak_sctp_streams_stop();
+	soak_mpa_zerowin_stop();
 	/* drain what the stops scheduled */
 	struct timeval z = {0, 200000};
 	event_base_loopexit(base, &z);

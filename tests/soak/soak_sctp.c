@@ -9,6 +9,7 @@
  * itself: RFC 5041 §3 item 10 (DDP-LLP-10) tears the association down once
  * every stream is closed.
  * Every payload is checked by the server. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,8 @@
 
 #if HAVE_USRSCTP
 #include <ddp/sctp.h>
+
+#include "sctp/sctp_ddp.h"
 #endif
 
 #include "soak.h"
@@ -44,6 +47,14 @@ static int stopping;
 static int churning;    /* the client closed the association on purpose */
 static double assoc_t0; /* when the current association came up */
 #define ASSOC_LIFE_S 10 /* association churn: a new one every 10 s */
+#define DRAIN_S      2  /* at most, for the messages sent to complete */
+
+/* a payload or protocol surprise, with where it was seen */
+#define SCTP_BAD()                                                                                 \
+	do {                                                                                       \
+		soak_st.bad++;                                                                     \
+		fprintf(stderr, "sctp: bad at line %d\n", __LINE__);                              \
+	} while (0)
 
 /* server side, per stream */
 static uint8_t srx[NST][NBUF][MAXLEN];
@@ -64,26 +75,26 @@ static uint8_t pat(uint32_t st, size_t i)
 static void srv_release(uint32_t st)
 {
 	if (shave[st] && ddp_stag_invalidate(ctx, sstag[st]) != 0)
-		soak_st.bad++;
+		SCTP_BAD();
 	shave[st] = 0;
 }
 
 static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	if (user != &srv) {
-		soak_st.bad++; /* the server never sends */
+		SCTP_BAD(); /* the server never sends */
 		return;
 	}
 	if (d->status != 0 || d->stream >= NST)
 		return;
 	const uint8_t *b = d->tagged ? stag_buf[d->stream] : d->buf;
 	if (d->len > MAXLEN) {
-		soak_st.bad++;
+		SCTP_BAD();
 		return;
 	}
 	for (uint32_t i = 0; i < d->len; i++)
 		if (b[i] != pat(d->stream, i)) {
-			soak_st.bad++;
+			SCTP_BAD();
 			break;
 		}
 	if (d->tagged) {
@@ -93,7 +104,7 @@ static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	soak_st.sctp_msgs++;
 	int rc = ddp_post_recv(s, d->stream, 0, d->buf, MAXLEN, NULL);
 	if (rc != 0 && rc != DDP_ERR_CLOSED)
-		soak_st.bad++;
+		SCTP_BAD();
 }
 
 static void send_done(ddp_session *s, uint32_t st, void *mctx, int status, void *user)
@@ -105,7 +116,7 @@ static void send_done(ddp_session *s, uint32_t st, void *mctx, int status, void 
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	soak_st.sctp_errors++;
-	soak_st.bad++;
+	SCTP_BAD();
 }
 
 static void stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
@@ -124,7 +135,7 @@ static void stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, 
 		cstate[st] = C_IDLE;
 		soak_st.sctp_closed++;
 	} else if (ev == DDP_EV_ABORTED && !stopping && !churning) {
-		soak_st.bad++;
+		SCTP_BAD();
 	}
 }
 
@@ -144,15 +155,18 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	e->a = NULL;
 	e->s = NULL;
 	e->up = 0;
-	if (!stopping && !(churning && status == DDP_ERR_CLOSED))
-		soak_st.bad++;
+	if (!stopping && !(churning && status == DDP_ERR_CLOSED)) {
+		fprintf(stderr, "sctp: %s association ended: %s%s\n", e == &cli ? "client" : "server",
+		        ddp_strerror(status), churning ? " (while closing it in order)" : "");
+		SCTP_BAD();
+	}
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
                    const void *p, size_t len, void *user)
 {
 	if (st >= NST) {
-		soak_st.bad++;
+		SCTP_BAD();
 		return;
 	}
 	if (user == &srv && ev == DDP_SCTP_INITIATE) {
@@ -163,19 +177,19 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 		uint8_t b[4];
 		srv_release(st);
 		if (ddp_stag_register(ctx, &mr, &sstag[st]) != 0) {
-			soak_st.bad++;
+			SCTP_BAD();
 			return;
 		}
 		shave[st] = 1;
 		for (int k = 0; k < NBUF; k++)
 			if (ddp_post_recv(srv.s, st, 0, srx[st][k], MAXLEN, NULL) != 0)
-				soak_st.bad++;
+				SCTP_BAD();
 		b[0] = (uint8_t)(sstag[st] >> 24);
 		b[1] = (uint8_t)(sstag[st] >> 16);
 		b[2] = (uint8_t)(sstag[st] >> 8);
 		b[3] = (uint8_t)sstag[st];
 		if (ddp_sctp_accept(a, st, b, 4) != 0)
-			soak_st.bad++;
+			SCTP_BAD();
 		return;
 	}
 	if (user == &cli && ev == DDP_SCTP_ACCEPTED && len == 4) {
@@ -186,7 +200,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 		cmsgs[st] = 0;
 		return;
 	}
-	soak_st.bad++; /* rejected, cancelled or malformed */
+	SCTP_BAD(); /* rejected, cancelled or malformed */
 }
 
 static int ep_new(struct event_base *base, struct end *e)
@@ -229,7 +243,7 @@ static void send_some(uint32_t st)
 		struct iovec v = {ctx_buf[st], 1 + soak_rand() % MAXLEN};
 		if (ddp_send_tagged(cli.s, st, cstag[st], 0, 0, &v, 1, NULL) ||
 		    ddp_send_untagged(cli.s, st, 0, 0, &v, 1, NULL)) {
-			soak_st.bad++;
+			SCTP_BAD();
 			return;
 		}
 		cout[st] += 2;
@@ -251,13 +265,23 @@ static int assoc_churn(void)
 		}
 		churning = 0;
 		if (ddp_sctp_connect(cli.ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep), &cli.a))
-			soak_st.bad++;
+			SCTP_BAD();
 		return 1;
 	}
 	if (cli.up && srv.up && soak_now() - assoc_t0 > ASSOC_LIFE_S) {
+		/* send nothing more; SHUTDOWN once every message we sent
+		 * completed: a graceful ddp_sctp_close while DDP still queues
+		 * messages SCTP has not taken ends the association with an
+		 * ABORT (usrsctp refuses them after the SHUTDOWN began, the
+		 * failed stream makes the session's close abortive) */
+		int busy = 0;
+		for (uint32_t st = 0; st < NST; st++)
+			busy |= cout[st] != 0;
+		if (busy && soak_now() - assoc_t0 < ASSOC_LIFE_S + DRAIN_S)
+			return 1;
 		churning = 1;
 		if (ddp_sctp_close(cli.a, 0))
-			soak_st.bad++;
+			SCTP_BAD();
 		return 1;
 	}
 	return 0;
@@ -275,7 +299,7 @@ void soak_sctp_tick(void)
 				cstate[st] = C_OPENING;
 				soak_st.sctp_initiated++;
 			} else if (rc != DDP_ERR_BUSY) {
-				soak_st.bad++;
+				SCTP_BAD();
 			}
 			break;
 		}
@@ -284,7 +308,7 @@ void soak_sctp_tick(void)
 			if (st != 0 && cmsgs[st] >= MSGS_PER_SESSION && cout[st] == 0) {
 				cstate[st] = C_CLOSING;
 				if (ddp_stream_close(cli.s, st) != 0)
-					soak_st.bad++;
+					SCTP_BAD();
 			}
 			break;
 		default:
@@ -300,6 +324,14 @@ int soak_sctp_ports(int *srv_port, int *cli_port)
 	*srv_port = ddp_sctp_ep_port(srv.ep);
 	*cli_port = ddp_sctp_ep_port(cli.ep);
 	return *srv_port > 0 && *cli_port > 0 ? 0 : -1;
+}
+
+int soak_sctp_srv_io(struct sctp_ll_io_stats *out)
+{
+	if (!(soak_loads & SOAK_SCTP) || stopping || !srv.ep)
+		return -1;
+	sctp_ll_ep_io_stats(sctp_ddp_ep_ll(srv.ep), out);
+	return 0;
 }
 
 void soak_sctp_stop(void)
@@ -332,6 +364,12 @@ void soak_sctp_stop(void)
 int soak_sctp_ports(int *srv_port, int *cli_port)
 {
 	(void)srv_port, (void)cli_port;
+	return -1;
+}
+
+int soak_sctp_srv_io(struct sctp_ll_io_stats *out)
+{
+	(void)out;
 	return -1;
 }
 #endif
