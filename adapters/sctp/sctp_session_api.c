@@ -179,8 +179,16 @@ int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)
 {
 	if (!a)
 		return DDP_ERR_INVAL;
-	if (!a->down)
-		sctp_ll_close(a->ll, abortive);
+	if (a->down)
+		return 0;
+	/* Graceful: what DDP still queues goes first. The session closes
+	 * every stream (its Terminate after its last segment, RFC 5043 §6.2)
+	 * and asks for the SHUTDOWN once all of them drained; a SHUTDOWN at
+	 * once made usrsctp refuse the queued segments, and the failed
+	 * streams turned the close into an ABORT. */
+	if (!abortive && a->s)
+		return ddp_session_close(a->s, 0);
+	sctp_ll_close(a->ll, abortive);
 	return 0;
 }
 

@@ -327,8 +327,10 @@ DDP_API int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
 DDP_API int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 			  ddp_sctp_ird_ord *out);
 
-/* End the association: graceful SHUTDOWN (abortive == 0) or ABORT. The
- * assoc callback reports the end. Errors: DDP_ERR_INVAL. */
+/* End the association: graceful (abortive == 0: every message already
+ * queued is sent first, each stream session ends with its Terminate, then
+ * the SHUTDOWN; the same as ddp_session_close(s, 0)) or ABORT at once.
+ * The assoc callback reports the end. Errors: DDP_ERR_INVAL. */
 DDP_API int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
 
 /* Statistics of an association. */
