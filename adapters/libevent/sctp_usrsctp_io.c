@@ -191,15 +191,15 @@ uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
 	if (cfg->stock)
 		return SCTP_CC_RFC2581;
 	switch (cfg->cc) {
-	case DDP_SCTP_CC_RFC4960:
-		return SCTP_CC_RFC2581;
+	case DDP_SCTP_CC_HSTCP:
+		return SCTP_CC_HSTCP;
 	case DDP_SCTP_CC_RTCC:
 		return SCTP_CC_RTCC;
 	case DDP_SCTP_CC_HTCP:
 		return SCTP_CC_HTCP;
-	case DDP_SCTP_CC_HSTCP:
+	case DDP_SCTP_CC_RFC4960:
 	default: /* chosen by measurement: docs/performance.md, "Long paths" */
-		return SCTP_CC_HSTCP;
+		return SCTP_CC_RFC2581;
 	}
 }
 

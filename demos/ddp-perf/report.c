@@ -174,7 +174,7 @@ static void mpa_baselines(const struct row *rows, int n)
 
 static const char *sctp_cc_name(int cc)
 {
-	static const char *const names[] = { "the library's default (hstcp)", "rfc4960", "hstcp",
+	static const char *const names[] = { "the library's default (rfc4960)", "rfc4960", "hstcp",
 					     "htcp", "rtcc" };
 	return cc >= 0 && cc < (int)(sizeof(names) / sizeof(names[0])) ? names[cc] : "?";
 }
