@@ -10,6 +10,7 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,26 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 		return DDP_ERR_LLP;
 	sctp_stream_tx_data(&ss->sm, &ssn);
 	ss->inflight++;
-	return 0;
+	/* usrsctp copied the message, but its completion (send_done) is
+	 * reported from the loop, as over MPA: no ddp_send_*() runs a
+	 * callback (ddp.h, "Callbacks") */
+	ss->sent++;
+	sctp_ll_sent_later(a->ll);
+	return DDP_LLP_PENDING;
+}
+
+/* SCTP_LL_EV_SENT: the segments taken since the last one are done. The
+ * callbacks may send (more segments, counted for the next event), reset
+ * or close streams and free the endpoint (the session is silenced). */
+static void report_sent(struct ddp_sctp_assoc *a)
+{
+	for (uint32_t i = 0; i < a->nlive && a->s && !a->down; i++) {
+		struct sctp_sstream *ss = a->st[a->live[i]];
+		for (uint32_t n = ss->sent; n && ss->sent && a->s && !a->down; n--) {
+			ss->sent--;
+			ddp_llp_tx_done(a->s, a->live[i]);
+		}
+	}
 }
 
 static void llp_close_stream(void *llp, uint32_t stream, int abortive)
@@ -252,18 +272,29 @@ static void ep_destroy(ddp_sctp_ep *ep);
 
 static void ep_finish(void *arg)
 {
-	ep_destroy(arg);
+	ddp_sctp_ep *ep = arg;
+	ep->fin = NULL; /* ran: nothing to cancel */
+	ep_destroy(ep);
+}
+
+static void ep_release_now(ddp_llp_release *r)
+{
+	ep_destroy((ddp_sctp_ep *)((char *)r - offsetof(ddp_sctp_ep, rel)));
 }
 
 static void ep_leave(ddp_sctp_ep *ep)
 {
 	if (!life_leave(&ep->life))
 		return;
-	if (sctp_ll_ep_defer(ep->ll, ep_finish, ep) != 0)
-		/* no memory for the deferral: leak rather than free what
-		 * the frames below still use */
+	ep->rel.release = ep_release_now;
+	ddp_llp_release_defer(ep->cfg.ctx, &ep->rel);
+	ep->fin = sctp_ll_ep_defer(ep->ll, ep_finish, ep);
+	if (!ep->fin)
+		/* no memory for the deferral: ddp_ctx_free() releases it
+		 * rather than free here what the frames below still use */
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_ERROR,
-			    "ddp-sctp: endpoint free deferred without memory: leaked");
+			    "ddp-sctp: endpoint free deferred without memory: "
+			    "released by ddp_ctx_free()");
 }
 
 /* The DDP callbacks of the sessions, through the endpoint's frame. */
@@ -358,6 +389,9 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 	case SCTP_LL_EV_READABLE:
 		if (a->s)
 			sctp_ddp_readable(a);
+		return;
+	case SCTP_LL_EV_SENT:
+		report_sent(a);
 		return;
 	case SCTP_LL_EV_DRY:
 		/* everything sent was acknowledged: the streams with state
@@ -557,6 +591,9 @@ static void ep_destroy(ddp_sctp_ep *ep)
 	/* freed outside its callbacks, the sessions' frees flush their work
 	 * through the callbacks; a ddp_sctp_ep_free() from there is a no-op */
 	ep->life.closing = ep->life.released = 1;
+	ddp_llp_release_done(&ep->rel);
+	sctp_ll_defer_cancel(ep->fin);
+	ep->fin = NULL;
 	while (ep->assocs) {
 		struct ddp_sctp_assoc *a = ep->assocs;
 		a->down = 1; /* no association callbacks from here on */

@@ -185,6 +185,26 @@ DDP_API void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
 /* The LLP finished a graceful close of the stream (both halves). */
 DDP_API void ddp_llp_closed(ddp_session *s, uint32_t stream);
 
+/* An adapter object freed inside a callback whose memory the event loop
+ * releases later (its last frame unwound inside an application's call,
+ * with frames of the core still below: src/life.h). The adapter registers
+ * it here when it schedules that release, and ddp_ctx_free() runs
+ * release() itself for every one still registered, so that the context
+ * can be freed without another pass of the loop. release must free the
+ * object and cancel its scheduled release (the deferred event);
+ * ddp_llp_release_done() was called before it. */
+typedef struct ddp_llp_release {
+	void (*release)(struct ddp_llp_release *r);
+	/* private to the core */
+	struct ddp_llp_release *next_, *prev_;
+	ddp_ctx *ctx_;
+} ddp_llp_release;
+/* Register r with ctx (no-op when NULL or already registered). */
+DDP_API void ddp_llp_release_defer(ddp_ctx *ctx, ddp_llp_release *r);
+/* Unregister r: the release ran from the loop, or ran now. Idempotent;
+ * NULL is a no-op. */
+DDP_API void ddp_llp_release_done(ddp_llp_release *r);
+
 /* Adapters: report through ctx's log hook (ddp_ctx_config.log), printf
  * style, cut at 255 octets. Nothing is formatted without a hook. ctx may
  * be NULL (no-op). */
