@@ -699,11 +699,11 @@ void sctp_ll_want_writable(sctp_ll_assoc *a)
 		a->want_write = 1;
 }
 
-void sctp_ll_sent_later(sctp_ll_assoc *a)
+void sctp_ll_later(sctp_ll_assoc *a)
 {
-	if (!a || a->pend_sent)
+	if (!a || a->pend_later)
 		return;
-	a->pend_sent = 1;
+	a->pend_later = 1;
 	event_active(a->work, EV_TIMEOUT, 0);
 }
 

@@ -127,20 +127,26 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	 * reported from the loop, as over MPA: no ddp_send_*() runs a
 	 * callback (ddp.h, "Callbacks") */
 	ss->sent++;
-	sctp_ll_sent_later(a->ll);
+	sctp_ll_later(a->ll);
 	return DDP_LLP_PENDING;
 }
 
-/* SCTP_LL_EV_SENT: the segments taken since the last one are done. The
- * callbacks may send (more segments, counted for the next event), reset
- * or close streams and free the endpoint (the session is silenced). */
-static void report_sent(struct ddp_sctp_assoc *a)
+/* SCTP_LL_EV_LATER: the segments taken since the last one are done, and
+ * stream sessions that ended inside a call of the application are closed
+ * for DDP. The callbacks may send (more segments, counted for the next
+ * event), reset or close streams and free the endpoint (the session is
+ * silenced). */
+static void run_later(struct ddp_sctp_assoc *a)
 {
 	for (uint32_t i = 0; i < a->nlive && a->s && !a->down; i++) {
 		struct sctp_sstream *ss = a->st[a->live[i]];
 		for (uint32_t n = ss->sent; n && ss->sent && a->s && !a->down; n--) {
 			ss->sent--;
 			ddp_llp_tx_done(a->s, a->live[i]);
+		}
+		if (ss->closed_later && a->s && !a->down) {
+			ss->closed_later = 0;
+			ddp_llp_closed(a->s, a->live[i]);
 		}
 	}
 }
@@ -390,8 +396,8 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		if (a->s)
 			sctp_ddp_readable(a);
 		return;
-	case SCTP_LL_EV_SENT:
-		report_sent(a);
+	case SCTP_LL_EV_LATER:
+		run_later(a);
 		return;
 	case SCTP_LL_EV_DRY:
 		/* everything sent was acknowledged: the streams with state

@@ -68,7 +68,9 @@ struct sctp_sstream {
 	struct sctp_stream sm;
 	uint32_t inflight; /* chunks sent since the association was dry */
 	uint32_t sent;	   /* segments taken (DDP_LLP_PENDING) and not yet
-			    * reported with ddp_llp_tx_done (SCTP_LL_EV_SENT) */
+			    * reported with ddp_llp_tx_done (SCTP_LL_EV_LATER) */
+	uint8_t closed_later; /* its session ended in our call: ddp_llp_closed
+			       * from SCTP_LL_EV_LATER */
 	uint8_t used;	   /* had a session before (reset the core's stream) */
 	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
 	uint8_t has_peer_io; /* peer_io valid (RFC 6581 enhanced session) */

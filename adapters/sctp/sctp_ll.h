@@ -82,7 +82,7 @@ enum sctp_ll_event {
 	SCTP_LL_EV_READABLE,	 /* sctp_ll_recv has something */
 	SCTP_LL_EV_WRITABLE,	 /* send space again after DDP_ERR_AGAIN */
 	SCTP_LL_EV_DRY,		 /* everything sent was acknowledged */
-	SCTP_LL_EV_SENT,	 /* asked for by sctp_ll_sent_later() */
+	SCTP_LL_EV_LATER,	 /* asked for by sctp_ll_later() */
 	SCTP_LL_EV_DOWN,	 /* gone: status DDP_ERR_CLOSED (shutdown),
 				  * DDP_ERR_LLP (lost, refused, aborted),
 				  * DDP_ERR_PROTO (adaptation mismatch),
@@ -208,10 +208,11 @@ void sctp_ll_test_force_copy(int on);
 
 /* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
 void sctp_ll_want_writable(sctp_ll_assoc *a);
-/* Ask for one SCTP_LL_EV_SENT from the loop (the association's work
- * event): the messages handed over until then are reported to DDP as
- * sent there, never inside the application's call that sent them. */
-void sctp_ll_sent_later(sctp_ll_assoc *a);
+/* Ask for one SCTP_LL_EV_LATER from the loop (the association's work
+ * event): what the DDP layer reports there (messages sent, a stream
+ * session closed) is never reported inside the application's call that
+ * caused it. */
+void sctp_ll_later(sctp_ll_assoc *a);
 
 /* What one sctp_ll_recv call returned. */
 typedef struct sctp_ll_rinfo {

@@ -119,7 +119,7 @@ sctp_ll_defer *sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *), void *arg)
 	return (sctp_ll_defer *)&defer_token;
 }
 void sctp_ll_defer_cancel(sctp_ll_defer *d) { (void)d; }
-void sctp_ll_sent_later(sctp_ll_assoc *a) { (void)a; }
+void sctp_ll_later(sctp_ll_assoc *a) { (void)a; }
 const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
 {
 	(void)a;
