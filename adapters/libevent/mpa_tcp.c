@@ -274,8 +274,14 @@ static void on_finish(evutil_socket_t fd, short what, void *arg)
 		return;
 	}
 	enter(c);
-	if (c->ev && life_live(&c->life))
+	if (c->up_later && c->ev && life_live(&c->life)) {
+		c->up_later = 0;
+		c->ev(c, DDP_MPA_CONNECTED, 0, 0, c->user);
+	}
+	if (c->fin_later && c->ev && life_live(&c->life)) {
+		c->fin_later = 0;
 		c->ev(c, c->fin_e, c->fin_err, c->fin_code, c->user);
+	}
 	leave(c);
 }
 
@@ -300,6 +306,15 @@ static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 		c->fin_e = e;
 		c->fin_err = err;
 		c->fin_code = code;
+		c->fin_later = 1;
+		event_active(c->fin, EV_TIMEOUT, 1);
+		return;
+	}
+	if (c->in_api) {
+		/* full operation reached inside ddp_mpa_accept(): reported
+		 * from the loop too. The peer sends nothing before our
+		 * Reply arrived, so nothing is read before this event. */
+		c->up_later = 1;
 		event_active(c->fin, EV_TIMEOUT, 1);
 		return;
 	}
@@ -722,7 +737,9 @@ int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
+	c->in_api++;
 	int rc = mpa_proto_accept(c->mc, priv, len);
+	c->in_api--;
 	leave_cb(c);
 	return rc;
 }
@@ -732,7 +749,9 @@ int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
+	c->in_api++;
 	int rc = mpa_proto_reject(c->mc, priv, len);
+	c->in_api--;
 	leave_cb(c);
 	return rc;
 }

@@ -93,6 +93,10 @@ struct ddp_mpa_conn {
 	enum ddp_mpa_event fin_e;
 	int fin_err;
 	uint8_t fin_code;
+	uint8_t fin_later; /* fin_e waits for fin */
+	uint8_t up_later;  /* CONNECTED waits for fin (it came inside
+			    * ddp_mpa_accept) */
+	uint8_t in_api;	   /* inside ddp_mpa_accept / ddp_mpa_reject */
 	ddp_llp_release rel; /* that release, registered with ctx */
 	int finished;		/* FAILED/REJECTED/CLOSED reported */
 	int app_owned;		/* the application has seen this conn; before
