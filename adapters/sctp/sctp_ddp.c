@@ -113,11 +113,14 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	rc = sctp_ll_sendv(a->ll, (uint16_t)stream, SCTP_PPID_DDP, v, iovcnt + 1);
 	if (v != small)
 		free(v);
-	if (rc == DDP_ERR_AGAIN) {
+	if (rc == DDP_ERR_AGAIN || rc == DDP_ERR_CLOSED) {
+		/* closed: the association is going down and its end comes
+		 * from the loop (SCTP_LL_EV_DOWN fails the streams there),
+		 * not inside the ULP's ddp_send_*() */
 		a->blocked = 1;
-		return rc;
+		return DDP_ERR_AGAIN;
 	}
-	if (rc == DDP_ERR_TOOBIG || rc == DDP_ERR_CLOSED)
+	if (rc == DDP_ERR_TOOBIG)
 		return rc;
 	if (rc)
 		return DDP_ERR_LLP;

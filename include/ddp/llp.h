@@ -10,6 +10,16 @@
  * it is inside ddp_llp_rx_begin/end or a pump (queue the work, or return
  * DDP_ERR_AGAIN from send). No callback may free the session.
  *
+ * The ops run inside the application's calls (ddp_send_*, ddp_stream_close,
+ * ddp_session_close, ...), and ddp.h ("Callbacks") promises that those run
+ * no callback beyond their flush. So an op reports nothing back before it
+ * returns: no ddp_llp_tx_done / _closed / _failed / _peer_closed and no
+ * event of the adapter's own (a connection's end) from inside send, close,
+ * close_stream or close_deadline; the adapter reports them from its event
+ * loop (both adapters of this library: an event made active at once). A
+ * send the LLP cannot take because the connection is ending returns
+ * DDP_ERR_AGAIN; the end, reported later, fails the stream.
+ *
  * After the core called ops->close_stream(abortive=1) / ops->close(1), or
  * after the adapter reported ddp_llp_failed(), the adapter must not touch the
  * payload of segments it took with DDP_LLP_PENDING: the core hands that
