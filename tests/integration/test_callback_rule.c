@@ -34,7 +34,7 @@
 #include "net_helpers.h"
 
 enum llp { MPA, SCTP };
-static const char *const llp_name[] = { "MPA", "SCTP" };
+static const char *const llp_name[] = {"MPA", "SCTP"};
 
 /* ------------------------------------------------------------ the rule */
 
@@ -50,17 +50,16 @@ enum cb {
 	CB_RELEASED,
 	CB_COMPLETE,
 	CB_TERMINATE,
-	CB_EVENT,	/* MPA connection event, SCTP assoc */
-	CB_ACCEPT,	/* MPA Request to accept */
+	CB_EVENT,       /* MPA connection event, SCTP assoc */
+	CB_ACCEPT,      /* MPA Request to accept */
 	CB_SESSION_CTL, /* SCTP session control */
 	CB_N
 };
 static const char *const cb_name[CB_N] = {
-	"deliver", "send_done", "error",    "stream_event", "writable", "up",
-	"stream_open", "down", "released", "complete",	   "terminate", "event",
-	"accept",      "session_ctl",
+    "deliver", "send_done", "error",    "stream_event", "writable", "up",     "stream_open",
+    "down",    "released",  "complete", "terminate",    "event",    "accept", "session_ctl",
 };
-#define B(c) (1u << (c))
+#define B(c)  (1u << (c))
 #define FLUSH (B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_STREAM_EVENT))
 
 /* ddp.h "Callbacks", the table: the calls that may run a callback before
@@ -70,14 +69,14 @@ static const struct rule {
 	const char *call;
 	unsigned may;
 } rule[] = {
-	{ "ddp_session_close(s, 1)", FLUSH },
-	{ "ddp_stream_abort", FLUSH },
-	{ "ddp_stag_invalidate", B(CB_RELEASED) },
-	{ "ddp_stag_invalidate_remote", B(CB_RELEASED) },
-	{ "ddp_stag_unhold", B(CB_RELEASED) },
-	{ "ddp_rdmap_qp_free", B(CB_COMPLETE) | B(CB_TERMINATE) | B(CB_RELEASED) },
-	{ "ddp_mpa_conn_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED) },
-	{ "ddp_sctp_ep_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED) },
+    {"ddp_session_close(s, 1)", FLUSH},
+    {"ddp_stream_abort", FLUSH},
+    {"ddp_stag_invalidate", B(CB_RELEASED)},
+    {"ddp_stag_invalidate_remote", B(CB_RELEASED)},
+    {"ddp_stag_unhold", B(CB_RELEASED)},
+    {"ddp_rdmap_qp_free", B(CB_COMPLETE) | B(CB_TERMINATE) | B(CB_RELEASED)},
+    {"ddp_mpa_conn_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED)},
+    {"ddp_sctp_ep_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED)},
 };
 
 static const char *inside; /* the public call running now, NULL: the loop */
@@ -103,31 +102,31 @@ static void saw(enum cb c)
 	}
 	violations++;
 	print_message("%s: %s ran inside %s, which the rule does not allow\n", llp_name[cur],
-		      cb_name[c], inside);
+	              cb_name[c], inside);
 }
 
 /* Run a public call with the marker set (nested calls restore it). */
-#define CALL(name, expr)                                                                        \
-	__extension__({                                                                          \
-		const char *saved_ = inside;                                                     \
-		inside = (name);                                                                 \
-		__typeof__(expr) r_ = (expr);                                                    \
-		inside = saved_;                                                                 \
-		r_;                                                                              \
+#define CALL(name, expr)                                                                           \
+	__extension__({                                                                            \
+		const char *saved_ = inside;                                                       \
+		inside = (name);                                                                   \
+		__typeof__(expr) r_ = (expr);                                                      \
+		inside = saved_;                                                                   \
+		r_;                                                                                \
 	})
-#define VCALL(name, stmt)                                                                       \
-	do {                                                                                     \
-		const char *saved_ = inside;                                                     \
-		inside = (name);                                                                 \
-		stmt;                                                                            \
-		inside = saved_;                                                                 \
+#define VCALL(name, stmt)                                                                          \
+	do {                                                                                       \
+		const char *saved_ = inside;                                                       \
+		inside = (name);                                                                   \
+		stmt;                                                                              \
+		inside = saved_;                                                                   \
 	} while (0)
 
 /* ------------------------------------------------------------ the ULP */
 
-#define NCONN 9	     /* connections per LLP */
-#define NLOOPED 4    /* of them, closed in the list loop */
-#define BIG (1u << 20) /* a message that keeps MPA's queue busy */
+#define NCONN   9          /* connections per LLP */
+#define NLOOPED 4          /* of them, closed in the list loop */
+#define BIG     (1u << 20) /* a message that keeps MPA's queue busy */
 
 /* A connection's end, listed while it is up; down() unlinks and frees it. */
 struct end {
@@ -187,7 +186,7 @@ static void error_cb(ddp_session *s, const ddp_error_info *e, void *user)
 }
 
 static void stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
-			 void *user)
+                         void *user)
 {
 	(void)status, (void)user;
 	saw(CB_STREAM_EVENT);
@@ -227,8 +226,8 @@ static void stream_open(ddp_session *s, uint32_t stream, void *user)
 	T.opens++;
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(CALL("ddp_post_recv", ddp_post_recv(s, stream, 0, e->buf[i],
-								     sizeof(e->buf[i]), NULL)),
-				 0);
+		                                                     sizeof(e->buf[i]), NULL)),
+		                 0);
 }
 
 static void down(ddp_session *s, int status, void *user)
@@ -236,9 +235,6 @@ static void down(ddp_session *s, int status, void *user)
 	(void)status;
 	saw(CB_DOWN);
 	T.downs++;
-	if (getenv("CBRULE_DEBUG"))
-		print_message("down %s %d status %d\n", user ? "client" : "server",
-			      user ? ((struct end *)user)->idx : -1, status);
 	if (user) {
 		((struct end *)user)->s = NULL;
 		return;
@@ -252,11 +248,14 @@ static void down(ddp_session *s, int status, void *user)
 }
 
 static const ddp_conn_callbacks ulp = {
-	.ddp = { .deliver = deliver, .send_done = send_done, .error = error_cb,
-		 .stream_event = stream_event, .writable = writable },
-	.up = up,
-	.stream_open = stream_open,
-	.down = down,
+    .ddp = {.deliver = deliver,
+            .send_done = send_done,
+            .error = error_cb,
+            .stream_event = stream_event,
+            .writable = writable},
+    .up = up,
+    .stream_open = stream_open,
+    .down = down,
 };
 
 static void released(ddp_ctx *ctx, uint32_t stag, void *addr, void *user)
@@ -270,22 +269,18 @@ static void released(ddp_ctx *ctx, uint32_t stag, void *addr, void *user)
 
 static void q_complete(ddp_rdmap_qp *qp, const ddp_rdmap_wc *wc, void *user)
 {
-	(void)qp, (void)user;
-	if (getenv("CBRULE_DEBUG"))
-		print_message("complete kind %d status %d\n", wc->kind, wc->status);
+	(void)qp, (void)wc, (void)user;
 	saw(CB_COMPLETE);
 	T.completes++;
 }
 
 static void q_terminate(ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent, void *user)
 {
-	(void)qp, (void)user;
-	if (getenv("CBRULE_DEBUG") && t)
-		print_message("terminate sent %d: %d/%d/%d\n", sent, t->layer, t->etype, t->code);
+	(void)qp, (void)t, (void)sent, (void)user;
 	saw(CB_TERMINATE);
 }
 
-static const ddp_rdmap_callbacks qcb = { q_complete, q_terminate };
+static const ddp_rdmap_callbacks qcb = {q_complete, q_terminate};
 
 /* The one adapter model's callbacks with libddp-rdmap on the data path:
  * user is the dispatcher. Side 0 connects, side 1 listens. */
@@ -307,14 +302,14 @@ static void q_open(ddp_session *s, uint32_t stream, void *user)
 {
 	saw(CB_STREAM_OPEN);
 	int k = q_side(s);
-	ddp_rdmap_config c = { .ird = 2, .ord = 2 };
-	assert_int_equal(CALL("ddp_rdmap_qp_new", ddp_rdmap_qp_new(user, s, stream, &c, &qcb,
-								    NULL, &T.qp[k])),
-			 0);
+	ddp_rdmap_config c = {.ird = 2, .ord = 2};
+	assert_int_equal(
+	    CALL("ddp_rdmap_qp_new", ddp_rdmap_qp_new(user, s, stream, &c, &qcb, NULL, &T.qp[k])),
+	    0);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(CALL("ddp_rdmap_post_recv",
-				      ddp_rdmap_post_recv(T.qp[k], q_rbuf[k][i], 256, NULL)),
-				 0);
+		                      ddp_rdmap_post_recv(T.qp[k], q_rbuf[k][i], 256, NULL)),
+		                 0);
 	T.qopens++;
 }
 
@@ -344,31 +339,30 @@ static void no_violation(const char *phase)
 {
 	if (violations)
 		print_message("%s, %s: %d callback(s) inside calls the rule forbids\n",
-			      llp_name[cur], phase, violations);
+		              llp_name[cur], phase, violations);
 	assert_int_equal(violations, 0);
 }
 
-static const ddp_sctp_config sctp_cfg = { .nstreams = 1 };
+static const ddp_sctp_config sctp_cfg = {.nstreams = 1};
 
 static int listen_on(enum llp l, const ddp_conn_callbacks *cb, void *user, ddp_listener **out)
 {
-	int rc = l == MPA ? CALL("ddp_mpa_listen_on", ddp_mpa_listen_on(T.base, T.ctx, "127.0.0.1",
-									  0, NULL, cb, user, out))
-			  : CALL("ddp_sctp_listen_on",
-				 ddp_sctp_listen_on(T.base, T.ctx, "127.0.0.1", 0, &sctp_cfg, cb,
-						    user, out));
+	int rc = l == MPA
+	             ? CALL("ddp_mpa_listen_on",
+	                    ddp_mpa_listen_on(T.base, T.ctx, "127.0.0.1", 0, NULL, cb, user, out))
+	             : CALL("ddp_sctp_listen_on", ddp_sctp_listen_on(T.base, T.ctx, "127.0.0.1", 0,
+	                                                             &sctp_cfg, cb, user, out));
 	assert_int_equal(rc, 0);
 	return CALL("ddp_listener_port", ddp_listener_port(*out));
 }
 
 static void connect_to(enum llp l, int port, const ddp_conn_callbacks *cb, void *user)
 {
-	int rc = l == MPA ? CALL("ddp_mpa_connect_to", ddp_mpa_connect_to(T.base, T.ctx,
-									    "127.0.0.1", port, NULL,
-									    cb, user))
-			  : CALL("ddp_sctp_connect_to",
-				 ddp_sctp_connect_to(T.base, T.ctx, "127.0.0.1", port, &sctp_cfg,
-						     cb, user));
+	int rc = l == MPA
+	             ? CALL("ddp_mpa_connect_to",
+	                    ddp_mpa_connect_to(T.base, T.ctx, "127.0.0.1", port, NULL, cb, user))
+	             : CALL("ddp_sctp_connect_to", ddp_sctp_connect_to(T.base, T.ctx, "127.0.0.1",
+	                                                               port, &sctp_cfg, cb, user));
 	assert_int_equal(rc, 0);
 }
 
@@ -400,12 +394,13 @@ static void cancelled_connects(enum llp l)
 	struct sockaddr_in sa = net_lo(port);
 	ddp_connecting *h = NULL;
 	for (int i = 0; i < 2; i++) {
-		int rc = l == MPA ? CALL("ddp_mpa_connect_addr",
-					 ddp_mpa_connect_addr(T.base, T.ctx, (struct sockaddr *)&sa,
-							      sizeof(sa), NULL, &ulp, NULL, &h))
-				  : CALL("ddp_sctp_connect_addr",
-					 ddp_sctp_connect_addr(T.base, T.ctx, (struct sockaddr *)&sa,
-							       sizeof(sa), &sctp_cfg, &ulp, NULL, &h));
+		int rc = l == MPA
+		             ? CALL("ddp_mpa_connect_addr",
+		                    ddp_mpa_connect_addr(T.base, T.ctx, (struct sockaddr *)&sa,
+		                                         sizeof(sa), NULL, &ulp, NULL, &h))
+		             : CALL("ddp_sctp_connect_addr",
+		                    ddp_sctp_connect_addr(T.base, T.ctx, (struct sockaddr *)&sa,
+		                                          sizeof(sa), &sctp_cfg, &ulp, NULL, &h));
 		assert_int_equal(rc, 0);
 		if (i)
 			net_run_for(T.base, 0.05);
@@ -437,8 +432,9 @@ static void run_llp(enum llp l)
 		connect_to(l, port, &ulp, T.cli[i]);
 	}
 	cancelled_connects(l);
-	assert_int_equal(CALL("ddp_rdmap_dev_new", ddp_rdmap_dev_new(T.ctx, NULL, NULL, &T.dev)), 0);
-	ddp_conn_callbacks qulp = { .up = q_up, .stream_open = q_open, .down = q_down };
+	assert_int_equal(CALL("ddp_rdmap_dev_new", ddp_rdmap_dev_new(T.ctx, NULL, NULL, &T.dev)),
+	                 0);
+	ddp_conn_callbacks qulp = {.up = q_up, .stream_open = q_open, .down = q_down};
 	VCALL("ddp_rdmap_dev_callbacks", ddp_rdmap_dev_callbacks(&qulp.ddp));
 	ddp_listener *qls;
 	int qport = listen_on(l, &qulp, T.dev, &qls);
@@ -452,16 +448,18 @@ static void run_llp(enum llp l)
 	/* the data path: sends, posts, a tagged write, STags */
 	uint32_t stag;
 	struct end *se = T.srv;
-	ddp_mr_attr mr = { .addr = tagged_buf, .len = sizeof(tagged_buf),
-			   .access = DDP_ACCESS_REMOTE_WRITE, .session = se->s,
-			   .released = released };
+	ddp_mr_attr mr = {.addr = tagged_buf,
+	                  .len = sizeof(tagged_buf),
+	                  .access = DDP_ACCESS_REMOTE_WRITE,
+	                  .session = se->s,
+	                  .released = released};
 	assert_int_equal(CALL("ddp_stag_register", ddp_stag_register(T.ctx, &mr, &stag)), 0);
-	struct iovec v = { payload, 100 };
+	struct iovec v = {payload, 100};
 	int want = T.delivered;
 	for (int i = 0; i < NCONN; i++) {
 		ddp_session *s = T.cli[i]->s;
-		assert_int_equal(CALL("ddp_send_untagged",
-				      ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL)), 0);
+		assert_int_equal(
+		    CALL("ddp_send_untagged", ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL)), 0);
 		want++;
 		char a[64];
 		ddp_stats st;
@@ -481,21 +479,22 @@ static void run_llp(enum llp l)
 		    !strcmp(strrchr(local, ':'), strrchr(peer, ':'))) /* the port */
 			tc = T.cli[i]->s;
 	assert_non_null(tc);
-	struct iovec tv = { payload, 64 };
+	struct iovec tv = {payload, 64};
 	int sent0 = T.sent;
 	assert_int_equal(CALL("ddp_send_tagged", ddp_send_tagged(tc, 0, stag, 0, 0, &tv, 1, NULL)),
-			 0);
+	                 0);
 	run_until(&T.sent, sent0 + 1, 10);
-	assert_int_equal(CALL("ddp_stag_set_access",
-			      ddp_stag_set_access(T.ctx, stag, DDP_ACCESS_REMOTE_WRITE)), 0);
+	assert_int_equal(
+	    CALL("ddp_stag_set_access", ddp_stag_set_access(T.ctx, stag, DDP_ACCESS_REMOTE_WRITE)),
+	    0);
 	assert_int_equal(CALL("ddp_stag_invalidate", ddp_stag_invalidate(T.ctx, stag)), 0);
 	assert_int_equal(T.released, 1); /* inside the call, as the table allows */
 
 	/* backpressure: a big message, then ask for writable */
-	struct iovec bv = { payload, BIG };
+	struct iovec bv = {payload, BIG};
 	ddp_session *c0 = T.cli[0]->s;
 	assert_int_equal(CALL("ddp_send_untagged", ddp_send_untagged(c0, 0, 1, 0, &bv, 1, NULL)),
-			 0);
+	                 0);
 	int wr = CALL("ddp_stream_notify_writable", ddp_stream_notify_writable(c0, 0, 0));
 	assert_true(wr == 0 || wr == 1);
 	if (wr == 0)
@@ -504,58 +503,50 @@ static void run_llp(enum llp l)
 	/* RDMAP: a Send and a Write each way, then a Read */
 	uint32_t qstag;
 	static uint8_t qbuf[4096];
-	ddp_mr_attr qmr = { .addr = qbuf, .len = sizeof(qbuf),
-			    .access = DDP_ACCESS_REMOTE_WRITE | DDP_ACCESS_REMOTE_READ,
-			    .session = T.qs[1], .released = released };
+	ddp_mr_attr qmr = {.addr = qbuf,
+	                   .len = sizeof(qbuf),
+	                   .access = DDP_ACCESS_REMOTE_WRITE | DDP_ACCESS_REMOTE_READ,
+	                   .session = T.qs[1],
+	                   .released = released};
 	assert_int_equal(CALL("ddp_stag_register", ddp_stag_register(T.ctx, &qmr, &qstag)), 0);
 	uint32_t sink;
 	static uint8_t sinkbuf[4096];
-	ddp_mr_attr smr = { .addr = sinkbuf, .len = sizeof(sinkbuf),
-			    .access = DDP_ACCESS_REMOTE_WRITE, .session = T.qs[0],
-			    .released = released };
+	ddp_mr_attr smr = {.addr = sinkbuf,
+	                   .len = sizeof(sinkbuf),
+	                   .access = DDP_ACCESS_REMOTE_WRITE,
+	                   .session = T.qs[0],
+	                   .released = released};
 	assert_int_equal(CALL("ddp_stag_register", ddp_stag_register(T.ctx, &smr, &sink)), 0);
 	int c_before = T.completes;
 	/* both ways: over MPA the Responder's first FPDU waits for the
 	 * Initiator's (RFC 5044 §7.1.4), and either end may be qp[0] */
 	for (int k = 0; k < 2; k++)
-		assert_int_equal(CALL("ddp_rdmap_post_send",
-				      ddp_rdmap_post_send(T.qp[k], 0, 0, &tv, 1, NULL)), 0);
+		assert_int_equal(
+		    CALL("ddp_rdmap_post_send", ddp_rdmap_post_send(T.qp[k], 0, 0, &tv, 1, NULL)),
+		    0);
 	run_until(&T.completes, c_before + 4, 10); /* 2 sends, 2 receives */
 	assert_int_equal(T.completes, c_before + 4);
 	c_before = T.completes;
-	assert_int_equal(CALL("ddp_rdmap_post_write",
-			      ddp_rdmap_post_write(T.qp[0], qstag, 0, &tv, 1, NULL)), 0);
-	assert_int_equal(CALL("ddp_rdmap_post_read",
-			      ddp_rdmap_post_read(T.qp[0], sink, 0, qstag, 0, 64, NULL)), 0);
+	assert_int_equal(
+	    CALL("ddp_rdmap_post_write", ddp_rdmap_post_write(T.qp[0], qstag, 0, &tv, 1, NULL)), 0);
+	assert_int_equal(
+	    CALL("ddp_rdmap_post_read", ddp_rdmap_post_read(T.qp[0], sink, 0, qstag, 0, 64, NULL)),
+	    0);
 	(void)CALL("ddp_rdmap_qp_failed", ddp_rdmap_qp_failed(T.qp[0]));
 	run_until(&T.completes, c_before + 2, 10); /* write, read */
-	if (getenv("CBRULE_DEBUG"))
-		print_message("completes %d (before %d), qp %p %p, failed %d %d\n", T.completes,
-			      c_before, (void *)T.qp[0], (void *)T.qp[1],
-			      ddp_rdmap_qp_failed(T.qp[0]), ddp_rdmap_qp_failed(T.qp[1]));
-	if (getenv("CBRULE_DEBUG"))
-		for (int k = 0; k < 2; k++) {
-			ddp_stats st;
-			ddp_session_get_stats(T.qs[k], &st);
-			print_message("qs[%d] %p qp session %p: tx %llu rx %llu err %llu queued %llu\n", k,
-				      (void *)T.qs[k], (void *)ddp_rdmap_qp_session(T.qp[k]),
-				      (unsigned long long)st.msgs_tx, (unsigned long long)st.msgs_rx,
-				      (unsigned long long)st.errors,
-				      (unsigned long long)st.queued_msgs);
-		}
 	assert_int_equal(T.completes, c_before + 2);
 	no_violation("data path");
 
 	/* the ends, one call each, on connections with work queued */
 	for (int i = 0; i < 5; i++)
-		assert_int_equal(CALL("ddp_send_untagged", ddp_send_untagged(T.cli[i]->s, 0, 0, 0,
-									     &v, 1, NULL)),
-				 0);
+		assert_int_equal(
+		    CALL("ddp_send_untagged", ddp_send_untagged(T.cli[i]->s, 0, 0, 0, &v, 1, NULL)),
+		    0);
 	assert_int_equal(CALL("ddp_session_close(s, 0)", ddp_session_close(T.cli[0]->s, 0)), 0);
 	assert_int_equal(CALL("ddp_session_close(s, 1)", ddp_session_close(T.cli[1]->s, 1)), 0);
 	assert_int_equal(CALL("ddp_stream_abort", ddp_stream_abort(T.cli[2]->s, 0)), 0);
-	assert_int_equal(CALL("ddp_session_close_deadline",
-			      ddp_session_close_deadline(T.cli[3]->s, 50)), 0);
+	assert_int_equal(
+	    CALL("ddp_session_close_deadline", ddp_session_close_deadline(T.cli[3]->s, 50)), 0);
 	assert_int_equal(CALL("ddp_stream_close", ddp_stream_close(T.cli[4]->s, 0)), 0);
 	run_until(&T.downs, 10, 20);
 	assert_int_equal(T.downs, 10);
@@ -581,8 +572,8 @@ static void run_llp(enum llp l)
 
 	/* RDMAP ends: the queue pair freed with work queued (its flush runs
 	 * inside, as the table allows), then the connection */
-	assert_int_equal(CALL("ddp_rdmap_post_send",
-			      ddp_rdmap_post_send(T.qp[0], 0, 0, &bv, 1, NULL)), 0);
+	assert_int_equal(
+	    CALL("ddp_rdmap_post_send", ddp_rdmap_post_send(T.qp[0], 0, 0, &bv, 1, NULL)), 0);
 	assert_int_equal(CALL("ddp_rdmap_qp_free", ddp_rdmap_qp_free(T.qp[0])), 0);
 	T.qp[0] = NULL;
 	assert_int_equal(CALL("ddp_session_close(s, 1)", ddp_session_close(T.qs[0], 1)), 0);
@@ -593,10 +584,10 @@ static void run_llp(enum llp l)
 	no_violation("RDMAP ends");
 
 	print_message("%s: allowed callbacks seen inside calls: deliver %d, send_done %d, "
-		      "stream_event %d, released %d, complete %d\n",
-		      llp_name[l], allowed_hits[CB_DELIVER], allowed_hits[CB_SEND_DONE],
-		      allowed_hits[CB_STREAM_EVENT], allowed_hits[CB_RELEASED],
-		      allowed_hits[CB_COMPLETE]);
+	              "stream_event %d, released %d, complete %d\n",
+	              llp_name[l], allowed_hits[CB_DELIVER], allowed_hits[CB_SEND_DONE],
+	              allowed_hits[CB_STREAM_EVENT], allowed_hits[CB_RELEASED],
+	              allowed_hits[CB_COMPLETE]);
 	/* the table's allowances are exercised, not vacuous */
 	assert_true(allowed_hits[CB_DELIVER] > 0);
 	assert_true(allowed_hits[CB_SEND_DONE] > 0);
@@ -642,16 +633,14 @@ static void ll_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	L.req[L.nreq++] = c;
 }
 
-static void ll_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code,
-			 void *user)
+static void ll_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
 {
 	(void)err, (void)code, (void)user;
 	saw(CB_EVENT);
 	if (ev == DDP_MPA_CONNECTED) {
 		ddp_session *s = CALL("ddp_mpa_session", ddp_mpa_session(c));
-		assert_int_equal(CALL("ddp_post_recv", ddp_post_recv(s, 0, 0, L.buf[L.nup], 256,
-								      NULL)),
-				 0);
+		assert_int_equal(
+		    CALL("ddp_post_recv", ddp_post_recv(s, 0, 0, L.buf[L.nup], 256, NULL)), 0);
 		L.up[L.nup++] = c;
 		return;
 	}
@@ -659,9 +648,11 @@ static void ll_mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_
 	VCALL("ddp_mpa_conn_free", ddp_mpa_conn_free(c));
 }
 
-static const ddp_callbacks ll_ddp = { .deliver = deliver, .send_done = send_done,
-				      .error = error_cb, .stream_event = stream_event,
-				      .writable = writable };
+static const ddp_callbacks ll_ddp = {.deliver = deliver,
+                                     .send_done = send_done,
+                                     .error = error_cb,
+                                     .stream_event = stream_event,
+                                     .writable = writable};
 
 static void run_mpa_low(void)
 {
@@ -673,27 +664,27 @@ static void run_mpa_low(void)
 	assert_int_equal(ddp_ctx_new(NULL, &T.ctx), 0);
 	struct sockaddr_in sa = net_lo(0);
 	ddp_mpa_listener *l;
-	assert_int_equal(CALL("ddp_mpa_listen", ddp_mpa_listen(T.base, T.ctx, (struct sockaddr *)&sa,
-							       sizeof(sa), NULL, &ll_ddp, ll_accept,
-							       ll_mpa_event, NULL, &l)),
-			 0);
+	assert_int_equal(CALL("ddp_mpa_listen",
+	                      ddp_mpa_listen(T.base, T.ctx, (struct sockaddr *)&sa, sizeof(sa),
+	                                     NULL, &ll_ddp, ll_accept, ll_mpa_event, NULL, &l)),
+	                 0);
 	sa = net_lo(CALL("ddp_mpa_listener_port", ddp_mpa_listener_port(l)));
 	ddp_mpa_conn *c[2];
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(CALL("ddp_mpa_connect",
-				      ddp_mpa_connect(T.base, T.ctx, (struct sockaddr *)&sa,
-						      sizeof(sa), NULL, &ll_ddp, ll_mpa_event, NULL,
-						      &c[i])),
-				 0);
+		assert_int_equal(
+		    CALL("ddp_mpa_connect",
+		         ddp_mpa_connect(T.base, T.ctx, (struct sockaddr *)&sa, sizeof(sa), NULL,
+		                         &ll_ddp, ll_mpa_event, NULL, &c[i])),
+		    0);
 	/* a third over a socket pair: ddp_mpa_wrap_fd in both roles */
 	int sv[2];
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	ddp_mpa_conn *w[2];
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(CALL("ddp_mpa_wrap_fd",
-				      ddp_mpa_wrap_fd(T.base, T.ctx, sv[i], i == 0, NULL, &ll_ddp,
-						      NULL, ll_mpa_event, NULL, &w[i])),
-				 0);
+		                      ddp_mpa_wrap_fd(T.base, T.ctx, sv[i], i == 0, NULL, &ll_ddp,
+		                                      NULL, ll_mpa_event, NULL, &w[i])),
+		                 0);
 	run_until(&L.nreq, 2, 10);
 	assert_int_equal(L.nreq, 2);
 	ddp_mpa_info info;
@@ -708,12 +699,11 @@ static void run_mpa_low(void)
 
 	/* free connections with a posted buffer and a send queued: the
 	 * flush runs inside the free (the table allows it) */
-	struct iovec v = { payload, 100 };
+	struct iovec v = {payload, 100};
 	for (int i = 0; i < 4; i++) {
 		ddp_session *s = ddp_mpa_session(L.up[i]);
-		assert_int_equal(CALL("ddp_send_untagged", ddp_send_untagged(s, 0, 0, 0, &v, 1,
-									     NULL)),
-				 0);
+		assert_int_equal(
+		    CALL("ddp_send_untagged", ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL)), 0);
 		VCALL("ddp_mpa_conn_free", ddp_mpa_conn_free(L.up[i]));
 	}
 	VCALL("ddp_mpa_listener_free", ddp_mpa_listener_free(l));
@@ -729,10 +719,10 @@ static void ll_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	saw(CB_EVENT);
 	if (status == 0) {
 		for (uint32_t i = 0; i < 4; i++)
-			assert_int_equal(CALL("ddp_post_recv", ddp_post_recv(s, i, 0,
-									      L.buf[L.na * 2 % 8],
-									      256, NULL)),
-					 0);
+			assert_int_equal(
+			    CALL("ddp_post_recv",
+			         ddp_post_recv(s, i, 0, L.buf[L.na * 2 % 8], 256, NULL)),
+			    0);
 		L.assoc_up++;
 		if (user) /* the connecting endpoint */
 			L.a[L.na++] = a;
@@ -742,7 +732,7 @@ static void ll_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 }
 
 static void ll_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-		   const void *priv, size_t priv_len, void *user)
+                   const void *priv, size_t priv_len, void *user)
 {
 	(void)a, (void)status, (void)priv, (void)priv_len, (void)user;
 	saw(CB_SESSION_CTL);
@@ -762,8 +752,10 @@ static void run_sctp_low(void)
 	cur = SCTP;
 	T.base = event_base_new();
 	assert_int_equal(ddp_ctx_new(NULL, &T.ctx), 0);
-	ddp_sctp_config c = { .nstreams = 4, .ctx = T.ctx, .ddp = ll_ddp,
-			      .sctp = { .assoc = ll_assoc, .session_ctl = ll_ctl } };
+	ddp_sctp_config c = {.nstreams = 4,
+	                     .ctx = T.ctx,
+	                     .ddp = ll_ddp,
+	                     .sctp = {.assoc = ll_assoc, .session_ctl = ll_ctl}};
 	ddp_sctp_ep *srv, *cli;
 	assert_int_equal(CALL("ddp_sctp_ep_new", ddp_sctp_ep_new(T.base, &c, &srv)), 0);
 	assert_int_equal(CALL("ddp_sctp_listen", ddp_sctp_listen(srv)), 0);
@@ -772,32 +764,31 @@ static void run_sctp_low(void)
 	int port = CALL("ddp_sctp_ep_port", ddp_sctp_ep_port(srv));
 	ddp_sctp_assoc *a;
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(CALL("ddp_sctp_connect",
-				      ddp_sctp_connect(cli, "127.0.0.1", port, &a)),
-				 0);
+		assert_int_equal(
+		    CALL("ddp_sctp_connect", ddp_sctp_connect(cli, "127.0.0.1", port, &a)), 0);
 	run_until(&L.assoc_up, 4, 10);
 	assert_int_equal(L.assoc_up, 4);
 	ddp_sctp_assoc *ca = L.a[0];
 	/* stream sessions: plain and enhanced, accepted and rejected */
-	ddp_sctp_ird_ord io = { .ird = 1, .ord = 1 };
+	ddp_sctp_ird_ord io = {.ird = 1, .ord = 1};
 	assert_int_equal(CALL("ddp_sctp_initiate", ddp_sctp_initiate(ca, 0, "a", 1)), 0);
 	assert_int_equal(CALL("ddp_sctp_initiate", ddp_sctp_initiate(ca, 1, "b", 1)), 0);
-	assert_int_equal(CALL("ddp_sctp_initiate_enhanced",
-			      ddp_sctp_initiate_enhanced(ca, 2, &io, "c", 1)), 0);
+	assert_int_equal(
+	    CALL("ddp_sctp_initiate_enhanced", ddp_sctp_initiate_enhanced(ca, 2, &io, "c", 1)), 0);
 	run_until(&L.ninit, 3, 10);
 	assert_int_equal(L.ninit, 3);
 	ddp_sctp_assoc *pa = L.a[3];
 	assert_int_equal(CALL("ddp_sctp_accept", ddp_sctp_accept(pa, 0, NULL, 0)), 0);
 	assert_int_equal(CALL("ddp_sctp_reject", ddp_sctp_reject(pa, 1, NULL, 0)), 0);
-	assert_int_equal(CALL("ddp_sctp_accept_enhanced",
-			      ddp_sctp_accept_enhanced(pa, 2, &io, NULL, 0)), 0);
+	assert_int_equal(
+	    CALL("ddp_sctp_accept_enhanced", ddp_sctp_accept_enhanced(pa, 2, &io, NULL, 0)), 0);
 	run_until(&L.ctl, 6, 10); /* 3 initiates, accepted, rejected, accepted */
 	ddp_sctp_ird_ord pio;
 	(void)CALL("ddp_sctp_peer_ird_ord", ddp_sctp_peer_ird_ord(pa, 2, &pio));
 	ddp_sctp_stats st;
 	VCALL("ddp_sctp_get_stats", ddp_sctp_get_stats(ca, &st));
 	ddp_session *cs = CALL("ddp_sctp_session", ddp_sctp_session(ca));
-	struct iovec v = { payload, 100 };
+	struct iovec v = {payload, 100};
 	int d0 = T.delivered;
 	assert_int_equal(CALL("ddp_send_untagged", ddp_send_untagged(cs, 0, 0, 0, &v, 1, NULL)), 0);
 	run_until(&T.delivered, d0 + 1, 10);
@@ -835,10 +826,10 @@ int main(void)
 	for (size_t i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)i;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_callback_inside_a_call_the_rule_forbids_mpa),
-		cmocka_unit_test(test_no_callback_inside_a_call_the_rule_forbids_sctp),
-		cmocka_unit_test(test_mpa_own_calls_follow_the_rule),
-		cmocka_unit_test(test_sctp_own_calls_follow_the_rule),
+	    cmocka_unit_test(test_no_callback_inside_a_call_the_rule_forbids_mpa),
+	    cmocka_unit_test(test_no_callback_inside_a_call_the_rule_forbids_sctp),
+	    cmocka_unit_test(test_mpa_own_calls_follow_the_rule),
+	    cmocka_unit_test(test_sctp_own_calls_follow_the_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,17 +97,17 @@ static void mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t c
 
 static void mpa_case(int with_listener)
 {
-	static const ddp_callbacks cb = { .deliver = mpa_deliver };
+	static const ddp_callbacks cb = {.deliver = mpa_deliver};
 	struct sockaddr_in sa = net_lo(0);
 	start();
 	free_listener = with_listener;
 	assert_int_equal(ddp_mpa_listen(T.base, T.ctx, (struct sockaddr *)&sa, sizeof(sa), NULL,
-					&cb, NULL, mpa_event, &T, &T.l),
-			 0);
+	                                &cb, NULL, mpa_event, &T, &T.l),
+	                 0);
 	sa = net_lo(ddp_mpa_listener_port(T.l));
 	assert_int_equal(ddp_mpa_connect(T.base, T.ctx, (struct sockaddr *)&sa, sizeof(sa), NULL,
-					 &cb, mpa_event, NULL, &T.cli),
-			 0);
+	                                 &cb, mpa_event, NULL, &T.cli),
+	                 0);
 	run_until(&T.ups, 2);
 	assert_int_equal(ddp_session_close(T.ss, 1), 0);
 	ddp_mpa_conn_free(T.cli);
@@ -151,7 +151,7 @@ static void sctp_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user
 }
 
 static void sctp_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-		     const void *priv, size_t priv_len, void *user)
+                     const void *priv, size_t priv_len, void *user)
 {
 	(void)a, (void)stream, (void)ev, (void)status, (void)priv, (void)priv_len, (void)user;
 }
@@ -160,8 +160,10 @@ static void test_sctp_ep_freed_in_a_callback_needs_no_loop_pass(void **state)
 {
 	(void)state;
 	start();
-	ddp_sctp_config c = { .nstreams = 1, .ctx = T.ctx, .ddp = { .deliver = sctp_deliver },
-			      .sctp = { .assoc = sctp_assoc, .session_ctl = sctp_ctl } };
+	ddp_sctp_config c = {.nstreams = 1,
+	                     .ctx = T.ctx,
+	                     .ddp = {.deliver = sctp_deliver},
+	                     .sctp = {.assoc = sctp_assoc, .session_ctl = sctp_ctl}};
 	c.user = &T;
 	assert_int_equal(ddp_sctp_ep_new(T.base, &c, &T.sep), 0);
 	assert_int_equal(ddp_sctp_listen(T.sep), 0);
@@ -178,9 +180,9 @@ static void test_sctp_ep_freed_in_a_callback_needs_no_loop_pass(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mpa_conn_freed_in_a_callback_needs_no_loop_pass),
-		cmocka_unit_test(test_mpa_listener_freed_in_a_callback_needs_no_loop_pass),
-		cmocka_unit_test(test_sctp_ep_freed_in_a_callback_needs_no_loop_pass),
+	    cmocka_unit_test(test_mpa_conn_freed_in_a_callback_needs_no_loop_pass),
+	    cmocka_unit_test(test_mpa_listener_freed_in_a_callback_needs_no_loop_pass),
+	    cmocka_unit_test(test_sctp_ep_freed_in_a_callback_needs_no_loop_pass),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
