@@ -57,8 +57,8 @@
  *    list's `next` after ddp_session_close(). The same holds inside
  *    callbacks: a call made in a callback runs only what the table lists.
  *    ddp_ctx_free() runs none of them (it answers DDP_ERR_BUSY instead).
- *    tests/integration/test_callback_rule.c checks this table call by
- *    call on both LLPs.
+ *    tests/integration/test_callback_rule.c and _llp.c check this table
+ *    call by call on both LLPs.
  *  - Lifetime, one rule for every object that calls back (MPA connection,
  *    SCTP endpoint and association, listener, RDMAP queue pair): freeing
  *    it inside any of its callbacks is safe and silences it at once: no
