@@ -45,10 +45,12 @@
  *      ddp_send_*(), ddp_rdmap_    only when the LLP refuses a segment
  *      post_*(), ddp_stream_       for good inside the call (no memory,
  *      close(), ddp_session_       a local LLP error): the stream fails
- *      close(s, 0)                 as by ddp_stream_abort() with that
- *                                  error (never for a connection that
+ *      close(s, 0), ddp_session_   as by ddp_stream_abort() with that
+ *      close_deadline()            error (never for a connection that
  *                                  is merely ending: that is reported
- *                                  from the loop)
+ *                                  from the loop); MPA without memory
+ *                                  for the deadline's timer aborts at
+ *                                  once, as ddp_session_close(s, 1)
  *
  *    What the caller may touch after such a call: everything it could
  *    before. A session, stream or connection stays valid until its
