@@ -134,16 +134,21 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	return DDP_LLP_PENDING;
 }
 
+/* Segments one SCTP_LL_EV_LATER reports at most per stream: what the
+ * callbacks send meanwhile is reported in the same event up to this, the
+ * rest in the next (the loop's other events are not starved). */
+#define SCTP_LATER_BUDGET 4096u
+
 /* SCTP_LL_EV_LATER: the segments taken since the last one are done, and
  * stream sessions that ended inside a call of the application are closed
- * for DDP. The callbacks may send (more segments, counted for the next
- * event), reset or close streams and free the endpoint (the session is
- * silenced). */
+ * for DDP. The callbacks may send (more segments, reported here too, after
+ * the call that sent them returned), reset or close streams and free the
+ * endpoint (the session is silenced). */
 static void run_later(struct ddp_sctp_assoc *a)
 {
 	for (uint32_t i = 0; i < a->nlive && a->s && !a->down; i++) {
 		struct sctp_sstream *ss = a->st[a->live[i]];
-		for (uint32_t n = ss->sent; n && ss->sent && a->s && !a->down; n--) {
+		for (uint32_t n = SCTP_LATER_BUDGET; n && ss->sent && a->s && !a->down; n--) {
 			ss->sent--;
 			ddp_llp_tx_done(a->s, a->live[i]);
 		}
