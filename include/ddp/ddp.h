@@ -30,7 +30,9 @@
  *      ddp_session_close(s, 1),    deliver and send_done with status
  *      ddp_stream_abort()          DDP_ERR_ABORTED (the stream's posted
  *                                  buffers and queued sends), then
- *                                  stream_event DDP_EV_ABORTED; never
+ *                                  stream_event DDP_EV_ABORTED (through
+ *                                  an RDMAP queue pair on the stream:
+ *                                  its terminate and complete); never
  *                                  down(), which follows from the loop
  *      ddp_session_free(),         deliver and send_done with
  *      ddp_mpa_conn_free(),        DDP_ERR_ABORTED, released of the
@@ -51,6 +53,10 @@
  *                                  from the loop); MPA without memory
  *                                  for the deadline's timer aborts at
  *                                  once, as ddp_session_close(s, 1)
+ *      ddp_ctx_free()              released of the STags bound to the
+ *                                  sessions of adapter objects freed in
+ *                                  a callback whose release it completes
+ *                                  (the loop had not run since)
  *
  *    What the caller may touch after such a call: everything it could
  *    before. A session, stream or connection stays valid until its
@@ -58,7 +64,6 @@
  *    a call, so a loop that closes every session of a list may read the
  *    list's `next` after ddp_session_close(). The same holds inside
  *    callbacks: a call made in a callback runs only what the table lists.
- *    ddp_ctx_free() runs none of them (it answers DDP_ERR_BUSY instead).
  *    tests/integration/test_callback_rule.c and _llp.c check this table
  *    call by call on both LLPs.
  *  - Lifetime, one rule for every object that calls back (MPA connection,
@@ -262,8 +267,9 @@ DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out);
  * through the log hook (DDP_LOG_ERROR) and ddp_ctx_live(). An adapter
  * object (MPA connection, SCTP endpoint) freed inside one of its
  * callbacks whose release still waits for the event loop is released
- * here first: no extra pass of the loop is needed. Not from inside a
- * callback. Runs no callback. NULL is a no-op. */
+ * here first: no extra pass of the loop is needed (the released callbacks
+ * of STags bound to their sessions run then, inside this call). Not from
+ * inside a callback. NULL is a no-op. */
 DDP_API int ddp_ctx_free(ddp_ctx *ctx);
 
 /* What still holds a context alive (see ddp_ctx_free()). */

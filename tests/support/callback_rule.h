@@ -36,8 +36,10 @@ static const char *const cb_name[CB_N] = {
     "deliver", "send_done", "error",    "stream_event", "writable", "up",     "stream_open",
     "down",    "released",  "complete", "terminate",    "event",    "accept", "session_ctl",
 };
-#define B(c)  (1u << (c))
-#define FLUSH (B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_STREAM_EVENT))
+#define B(c) (1u << (c))
+/* a stream's flush; an RDMAP queue pair on it reports it as its own */
+#define FLUSH                                                                                      \
+	(B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_STREAM_EVENT) | B(CB_COMPLETE) | B(CB_TERMINATE))
 
 /* ddp.h "Callbacks", the table: the calls that may run a callback before
  * they return, and which; every other public call runs none, on either
@@ -54,6 +56,8 @@ static const struct rule {
     {"ddp_rdmap_qp_free", B(CB_COMPLETE) | B(CB_TERMINATE) | B(CB_RELEASED)},
     {"ddp_mpa_conn_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED)},
     {"ddp_sctp_ep_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED)},
+    {"ddp_session_free", B(CB_DELIVER) | B(CB_SEND_DONE) | B(CB_RELEASED)},
+    {"ddp_ctx_free", B(CB_RELEASED)},
 };
 
 static const char *inside; /* the public call running now, NULL: the loop */
