@@ -66,6 +66,7 @@ struct ddp_ctx {
 	uint32_t npds, nsessions;
 	uint32_t ndying; /* invalidated regions still held (struct ddp_mr.dying) */
 	ddp_session *sessions; /* for revocation of in-flight placements */
+	ddp_llp_release *releases; /* adapter objects the loop frees later */
 	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values (FIFO) */
 	uint32_t revoked_pos, revoked_n;
 	uint32_t revoked_set[2 * REVOKED_RING]; /* the same values, hashed */

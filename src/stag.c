@@ -75,17 +75,49 @@ int ddp_ctx_free(ddp_ctx *ctx)
 {
 	if (!ctx)
 		return 0;
+	/* adapter objects freed inside a callback whose release waits for
+	 * the event loop: done here, the loop need not run again */
+	while (ctx->releases) {
+		ddp_llp_release *r = ctx->releases;
+		ddp_llp_release_done(r);
+		r->release(r);
+	}
 	if (ctx->nsessions || ctx->npds || ctx->map.used || ctx->ndying) {
 		ddp_llp_log(ctx, DDP_LOG_ERROR,
 			    "ddp_ctx_free: still alive: %u session(s), %u PD(s), %u STag(s)%s",
 			    ctx->nsessions, ctx->npds, ctx->map.used + ctx->ndying,
-			    ctx->nsessions ? " (an adapter object freed inside a callback is "
-					     "released on the next event-loop pass)" : "");
+			    ctx->nsessions ? " (sessions of live adapter objects)" : "");
 		return DDP_ERR_BUSY;
 	}
 	stag_map_free(&ctx->map);
 	free(ctx);
 	return 0;
+}
+
+void ddp_llp_release_defer(ddp_ctx *ctx, ddp_llp_release *r)
+{
+	if (!ctx || !r || r->ctx_)
+		return;
+	r->ctx_ = ctx;
+	r->prev_ = NULL;
+	r->next_ = ctx->releases;
+	if (ctx->releases)
+		ctx->releases->prev_ = r;
+	ctx->releases = r;
+}
+
+void ddp_llp_release_done(ddp_llp_release *r)
+{
+	if (!r || !r->ctx_)
+		return;
+	if (r->prev_)
+		r->prev_->next_ = r->next_;
+	else
+		r->ctx_->releases = r->next_;
+	if (r->next_)
+		r->next_->prev_ = r->prev_;
+	r->next_ = r->prev_ = NULL;
+	r->ctx_ = NULL;
 }
 
 static int ctx_live_objects_in(const ddp_ctx *ctx, ddp_ctx_live *out)

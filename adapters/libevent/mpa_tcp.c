@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -124,6 +125,7 @@ static void conn_free_mem(ddp_mpa_conn *c)
 
 static void conn_destroy(ddp_mpa_conn *c)
 {
+	ddp_llp_release_done(&c->rel);
 	startup_done(c);
 	mpa_tcp_startup_put(mpa_conns_remove(c));
 	close_socket(c, !c->finished);
@@ -144,6 +146,8 @@ static void conn_destroy(ddp_mpa_conn *c)
 		event_free(c->live);
 	if (c->dl)
 		event_free(c->dl);
+	if (c->fin)
+		event_free(c->fin);
 	conn_free_mem(c);
 }
 
@@ -168,22 +172,22 @@ void mpa_tcp_evict(ddp_mpa_conn *c)
 		conn_stop(c);
 }
 
-static void deferred_destroy(evutil_socket_t fd, short what, void *arg)
+static void release_now(ddp_llp_release *r)
 {
-	conn_destroy(arg);
+	conn_destroy((ddp_mpa_conn *)((char *)r - offsetof(ddp_mpa_conn, rel)));
 }
 
 /* Leave a callback made from inside the DDP core or the MPA state machine:
  * when the connection was freed in it and no frame of ours is left, the
- * core's frames may still be below, so it is released from the loop. */
+ * core's frames may still be below (the callback ran inside one of the
+ * application's calls), so it is released from the loop (on_finish), or
+ * by ddp_ctx_free() when that comes first. */
 static void leave_cb(ddp_mpa_conn *c)
 {
 	if (life_leave(&c->life)) {
-		const struct timeval zero = { 0, 0 };
-		if (event_base_once(c->base, -1, EV_TIMEOUT, deferred_destroy,
-				    c, &zero) < 0)
-			ddp_llp_log(c->ctx, DDP_LOG_ERROR,
-				    "MPA connection release deferred without memory: leaked");
+		c->rel.release = release_now;
+		ddp_llp_release_defer(c->ctx, &c->rel);
+		event_active(c->fin, EV_TIMEOUT, 1);
 	}
 }
 
@@ -270,6 +274,29 @@ static void io_shutdown(void *io, int abortive)
 		shutdown(c->fd, SHUT_WR);
 }
 
+/* The connection's end for the application, or its release (leave_cb),
+ * from the loop: no frame of the core or of the application's calls is
+ * below. */
+static void on_finish(evutil_socket_t fd, short what, void *arg)
+{
+	ddp_mpa_conn *c = arg;
+	(void)fd, (void)what;
+	if (c->life.released) {
+		conn_destroy(c);
+		return;
+	}
+	enter(c);
+	if (c->up_later && c->ev && life_live(&c->life)) {
+		c->up_later = 0;
+		c->ev(c, DDP_MPA_CONNECTED, 0, 0, c->user);
+	}
+	if (c->fin_later && c->ev && life_live(&c->life)) {
+		c->fin_later = 0;
+		c->ev(c, c->fin_e, c->fin_err, c->fin_code, c->user);
+	}
+	leave(c);
+}
+
 static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 		       uint8_t code)
 {
@@ -281,6 +308,26 @@ static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
 			mpa_tcp_evict(c);
 			leave_cb(c);
 		}
+		return;
+	}
+	if (e != DDP_MPA_CONNECTED) {
+		/* the end (down() in the one adapter model) comes from the
+		 * loop on both LLPs, never inside the call that caused it
+		 * (ddp_session_close(s, 1), ddp_stream_abort(), ...): ddp.h,
+		 * "Callbacks" */
+		c->fin_e = e;
+		c->fin_err = err;
+		c->fin_code = code;
+		c->fin_later = 1;
+		event_active(c->fin, EV_TIMEOUT, 1);
+		return;
+	}
+	if (c->in_api) {
+		/* full operation reached inside ddp_mpa_accept(): reported
+		 * from the loop too. The peer sends nothing before our
+		 * Reply arrived, so nothing is read before this event. */
+		c->up_later = 1;
+		event_active(c->fin, EV_TIMEOUT, 1);
 		return;
 	}
 	if (c->ev && life_live(&c->life)) {
@@ -631,7 +678,8 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
 	c->tmo = evtimer_new(base, on_timeout, c);
 	c->live = event_new(base, -1, EV_PERSIST, on_live, c);
-	if (!c->rev || !c->wev || !c->tmo || !c->live) {
+	c->fin = event_new(base, -1, 0, on_finish, c);
+	if (!c->rev || !c->wev || !c->tmo || !c->live || !c->fin) {
 		c->fd = -1; /* not ours to close on failure */
 		c->finished = 1;
 		conn_destroy(c);
@@ -730,7 +778,9 @@ int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
+	c->in_api++;
 	int rc = mpa_proto_accept(c->mc, priv, len);
+	c->in_api--;
 	leave_cb(c);
 	return rc;
 }
@@ -740,7 +790,9 @@ int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	if (!c)
 		return DDP_ERR_INVAL;
 	enter(c);
+	c->in_api++;
 	int rc = mpa_proto_reject(c->mc, priv, len);
+	c->in_api--;
 	leave_cb(c);
 	return rc;
 }

@@ -12,6 +12,8 @@
 
 #include <event2/event.h>
 
+#include <ddp/llp.h>
+
 #include "libevent/mpa_tcp.h"
 #include "life.h"
 
@@ -84,6 +86,18 @@ struct ddp_mpa_conn {
 	void *user;
 	unsigned timeout_ms;
 	struct ddp_life life;	/* frames on the stack, freed (src/life.h) */
+	/* from the loop: the connection's end (REJECTED, FAILED, CLOSED,
+	 * never inside the application's call that caused it), or its
+	 * release after a free inside a callback made in such a call */
+	struct event *fin;
+	enum ddp_mpa_event fin_e;
+	int fin_err;
+	uint8_t fin_code;
+	uint8_t fin_later; /* fin_e waits for fin */
+	uint8_t up_later;  /* CONNECTED waits for fin (it came inside
+			    * ddp_mpa_accept) */
+	uint8_t in_api;	   /* inside ddp_mpa_accept / ddp_mpa_reject */
+	ddp_llp_release rel; /* that release, registered with ctx */
 	int finished;		/* FAILED/REJECTED/CLOSED reported */
 	int app_owned;		/* the application has seen this conn; before
 				 * that (listener, start-up) it is ours */

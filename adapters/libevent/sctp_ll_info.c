@@ -112,31 +112,43 @@ const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
 			    a->peer->salen, buf);
 }
 
-struct ll_defer {
+struct sctp_ll_defer {
+	struct event *ev;
 	void (*fn)(void *arg);
 	void *arg;
 };
 
 static void defer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct ll_defer d = *(struct ll_defer *)arg;
+	struct sctp_ll_defer d = *(struct sctp_ll_defer *)arg;
 	(void)fd;
 	(void)what;
+	event_free(d.ev);
 	free(arg);
 	d.fn(d.arg);
 }
 
-int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg)
+sctp_ll_defer *sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg)
 {
-	struct ll_defer *d = malloc(sizeof(*d));
+	struct sctp_ll_defer *d = malloc(sizeof(*d));
 	if (!d)
-		return DDP_ERR_NOMEM;
+		return NULL;
 	d->fn = fn;
 	d->arg = arg;
-	/* no timeout: active at once, runs from the loop */
-	if (event_base_once(ep->base, -1, EV_TIMEOUT, defer_cb, d, NULL) < 0) {
+	d->ev = event_new(ep->base, -1, 0, defer_cb, d);
+	if (!d->ev) {
 		free(d);
-		return DDP_ERR_NOMEM;
+		return NULL;
 	}
-	return 0;
+	/* active at once, runs from the loop */
+	event_active(d->ev, EV_TIMEOUT, 1);
+	return d;
+}
+
+void sctp_ll_defer_cancel(sctp_ll_defer *d)
+{
+	if (!d)
+		return;
+	event_free(d->ev);
+	free(d);
 }

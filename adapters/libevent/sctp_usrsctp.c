@@ -315,6 +315,12 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 	life_enter(&a->life);
 	if (a->so && (a->state == A_CONNECTING || a->state == A_UP_PENDING))
 		pre_up(a);
+	if (a->pend_later) {
+		/* before a DOWN of the same pass: what usrsctp took was
+		 * sent, whatever happens to the association after */
+		a->pend_later = 0;
+		emit(a, SCTP_LL_EV_LATER, 0);
+	}
 	if (a->state == A_UP && a->so) {
 		LOCK(a->ep);
 		ev = usrsctp_get_events(a->so);

@@ -37,7 +37,7 @@ struct sctp_ll_assoc {
 	int graceful; /* a SHUTDOWN is under way or done: close without ABORT */
 	uint32_t adapt_val;
 	int want_write;
-	int pend_dry, pend_down;
+	int pend_dry, pend_down, pend_later;
 	int down_status;
 	struct ddp_life life; /* work_cb's frame, freed (src/life.h) */
 	int mid_msg; /* a data message is partly read */

@@ -718,6 +718,14 @@ void sctp_ll_want_writable(sctp_ll_assoc *a)
 		a->want_write = 1;
 }
 
+void sctp_ll_later(sctp_ll_assoc *a)
+{
+	if (!a || a->pend_later)
+		return;
+	a->pend_later = 1;
+	event_active(a->work, EV_TIMEOUT, 0);
+}
+
 /* ------------------------------------------------------------ receive */
 
 int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,

@@ -248,10 +248,11 @@ static void llp_close(void *llp, int abortive)
 	c->closing = 1;
 	if (c->blocked)
 		c->blocked = 0;
-	if (c->q_head)
-		set_want_write(c, 1);
-	else
-		maybe_shutdown(c);
+	/* the FIN goes from the next flush, after what is queued: from the
+	 * loop, so that a close completed by it (the peer's FIN came first)
+	 * is reported there, never inside the ULP's close call (ddp.h,
+	 * "Callbacks") */
+	set_want_write(c, 1);
 }
 
 static void llp_close_stream(void *llp, uint32_t stream, int abortive)

@@ -188,6 +188,8 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
 		if (ss->used)
 			ddp_llp_stream_reset(a->s, sid);
+		ss->sent = 0; /* the reset flushed them */
+		ss->closed_later = 0; /* the old session's end is moot */
 		ss->used = 1;
 		ss->has_peer_io = 0;
 	}

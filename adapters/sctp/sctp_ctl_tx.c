@@ -125,8 +125,13 @@ void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 	unsigned f;
 	if (ss && sctp_stream_tx_terminate(&ss->sm, &ssn, &f) == 0) {
 		sctp_ctl_send(a, sid, SCTP_CTL_TERMINATE, ssn, NULL, 0);
-		if (f & SCTP_ACT_CLOSED)
-			ddp_llp_closed(a->s, sid);
+		if (f & SCTP_ACT_CLOSED) {
+			/* our Terminate answered the peer's: the session is
+			 * closed, for DDP from the loop (we run inside the
+			 * ULP's ddp_stream_close / ddp_session_close) */
+			ss->closed_later = 1;
+			sctp_ll_later(a->ll);
+		}
 	}
 }
 

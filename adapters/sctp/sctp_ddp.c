@@ -10,6 +10,7 @@
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,17 +132,50 @@ static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
 	rc = sctp_ll_sendv(a->ll, (uint16_t)stream, SCTP_PPID_DDP, v, iovcnt + 1);
 	if (v != small)
 		free(v);
-	if (rc == DDP_ERR_AGAIN) {
+	if (rc == DDP_ERR_AGAIN || rc == DDP_ERR_CLOSED) {
+		/* closed: the association is going down and its end comes
+		 * from the loop (SCTP_LL_EV_DOWN fails the streams there),
+		 * not inside the ULP's ddp_send_*() */
 		a->blocked = 1;
-		return rc;
+		return DDP_ERR_AGAIN;
 	}
-	if (rc == DDP_ERR_TOOBIG || rc == DDP_ERR_CLOSED)
+	if (rc == DDP_ERR_TOOBIG)
 		return rc;
 	if (rc)
 		return DDP_ERR_LLP;
 	sctp_stream_tx_data(&ss->sm, &ssn);
 	ss->inflight++;
-	return 0;
+	/* usrsctp copied the message, but its completion (send_done) is
+	 * reported from the loop, as over MPA: no ddp_send_*() runs a
+	 * callback (ddp.h, "Callbacks") */
+	ss->sent++;
+	sctp_ll_later(a->ll);
+	return DDP_LLP_PENDING;
+}
+
+/* Segments one SCTP_LL_EV_LATER reports at most per stream: what the
+ * callbacks send meanwhile is reported in the same event up to this, the
+ * rest in the next (the loop's other events are not starved). */
+#define SCTP_LATER_BUDGET 4096u
+
+/* SCTP_LL_EV_LATER: the segments taken since the last one are done, and
+ * stream sessions that ended inside a call of the application are closed
+ * for DDP. The callbacks may send (more segments, reported here too, after
+ * the call that sent them returned), reset or close streams and free the
+ * endpoint (the session is silenced). */
+static void run_later(struct ddp_sctp_assoc *a)
+{
+	for (uint32_t i = 0; i < a->nlive && a->s && !a->down; i++) {
+		struct sctp_sstream *ss = a->st[a->live[i]];
+		for (uint32_t n = SCTP_LATER_BUDGET; n && ss->sent && a->s && !a->down; n--) {
+			ss->sent--;
+			ddp_llp_tx_done(a->s, a->live[i]);
+		}
+		if (ss->closed_later && a->s && !a->down) {
+			ss->closed_later = 0;
+			ddp_llp_closed(a->s, a->live[i]);
+		}
+	}
 }
 
 static void llp_close_stream(void *llp, uint32_t stream, int abortive)
@@ -271,18 +305,29 @@ static void ep_destroy(ddp_sctp_ep *ep);
 
 static void ep_finish(void *arg)
 {
-	ep_destroy(arg);
+	ddp_sctp_ep *ep = arg;
+	ep->fin = NULL; /* ran: nothing to cancel */
+	ep_destroy(ep);
+}
+
+static void ep_release_now(ddp_llp_release *r)
+{
+	ep_destroy((ddp_sctp_ep *)((char *)r - offsetof(ddp_sctp_ep, rel)));
 }
 
 static void ep_leave(ddp_sctp_ep *ep)
 {
 	if (!life_leave(&ep->life))
 		return;
-	if (sctp_ll_ep_defer(ep->ll, ep_finish, ep) != 0)
-		/* no memory for the deferral: leak rather than free what
-		 * the frames below still use */
+	ep->rel.release = ep_release_now;
+	ddp_llp_release_defer(ep->cfg.ctx, &ep->rel);
+	ep->fin = sctp_ll_ep_defer(ep->ll, ep_finish, ep);
+	if (!ep->fin)
+		/* no memory for the deferral: ddp_ctx_free() releases it
+		 * rather than free here what the frames below still use */
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_ERROR,
-			    "ddp-sctp: endpoint free deferred without memory: leaked");
+			    "ddp-sctp: endpoint free deferred without memory: "
+			    "released by ddp_ctx_free()");
 }
 
 /* The DDP callbacks of the sessions, through the endpoint's frame. */
@@ -377,6 +422,9 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 	case SCTP_LL_EV_READABLE:
 		if (a->s)
 			sctp_ddp_readable(a);
+		return;
+	case SCTP_LL_EV_LATER:
+		run_later(a);
 		return;
 	case SCTP_LL_EV_DRY:
 		/* everything sent was acknowledged: the streams with state
@@ -589,6 +637,9 @@ static void ep_destroy(ddp_sctp_ep *ep)
 	/* freed outside its callbacks, the sessions' frees flush their work
 	 * through the callbacks; a ddp_sctp_ep_free() from there is a no-op */
 	ep->life.closing = ep->life.released = 1;
+	ddp_llp_release_done(&ep->rel);
+	sctp_ll_defer_cancel(ep->fin);
+	ep->fin = NULL;
 	while (ep->assocs) {
 		struct ddp_sctp_assoc *a = ep->assocs;
 		a->down = 1; /* no association callbacks from here on */

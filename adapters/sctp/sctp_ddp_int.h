@@ -67,6 +67,10 @@ struct sctp_rxm {
 struct sctp_sstream {
 	struct sctp_stream sm;
 	uint32_t inflight; /* chunks sent since the association was dry */
+	uint32_t sent;	   /* segments taken (DDP_LLP_PENDING) and not yet
+			    * reported with ddp_llp_tx_done (SCTP_LL_EV_LATER) */
+	uint8_t closed_later; /* its session ended in our call: ddp_llp_closed
+			       * from SCTP_LL_EV_LATER */
 	uint8_t used;	   /* had a session before (reset the core's stream) */
 	uint8_t ulp_pending; /* INITIATE given to the ULP, not answered */
 	uint8_t has_peer_io; /* peer_io valid (RFC 6581 enhanced session) */
@@ -137,6 +141,10 @@ struct ddp_sctp_ep {
 	struct ddp_sctp_assoc *assocs;
 	uint32_t nassocs; /* associations alive (capped by cfg.max_assocs) */
 	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
+	/* freed inside a callback made in an application's call: released
+	 * from the loop (fin), or by ddp_ctx_free() when that comes first */
+	sctp_ll_defer *fin;
+	ddp_llp_release rel;
 	int unlistened; /* ddp_sctp_unlisten: no new associations */
 	ddp_callbacks wcb; /* the sessions' callbacks: cfg.ddp in our frames */
 	uint32_t nleaving; /* of them ended by sctp_slots.c, not gone yet */

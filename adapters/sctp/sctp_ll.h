@@ -83,6 +83,7 @@ enum sctp_ll_event {
 	SCTP_LL_EV_READABLE,	 /* sctp_ll_recv has something */
 	SCTP_LL_EV_WRITABLE,	 /* send space again after DDP_ERR_AGAIN */
 	SCTP_LL_EV_DRY,		 /* everything sent was acknowledged */
+	SCTP_LL_EV_LATER,	 /* asked for by sctp_ll_later() */
 	SCTP_LL_EV_DOWN,	 /* gone: status DDP_ERR_CLOSED (shutdown),
 				  * DDP_ERR_LLP (lost, refused, aborted),
 				  * DDP_ERR_PROTO (adaptation mismatch),
@@ -165,9 +166,13 @@ uint32_t sctp_ll_max_msg_rx(const sctp_ll_assoc *a);
 struct ddp_ctx;
 void sctp_ll_ep_set_log(sctp_ll_ep *ep, struct ddp_ctx *ctx);
 /* Run fn(arg) once from the endpoint's event loop, after every callback
- * frame on the stack now has unwound (fn may free the endpoint).
- * Errors: DDP_ERR_NOMEM. */
-int sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg);
+ * frame on the stack now has unwound (fn may free the endpoint). Returns
+ * a handle valid until fn runs or sctp_ll_defer_cancel(), NULL without
+ * memory. The deferral does not need the endpoint to live on. */
+typedef struct sctp_ll_defer sctp_ll_defer;
+sctp_ll_defer *sctp_ll_ep_defer(sctp_ll_ep *ep, void (*fn)(void *arg), void *arg);
+/* fn will not run; d is freed. NULL: no-op. */
+void sctp_ll_defer_cancel(sctp_ll_defer *d);
 /* The association's remote UDP endpoint as text for log messages
  * ("127.0.0.1:9899", "[::1]:9899", "?"): written into buf
  * (SCTP_LL_ADDR_STRLEN octets), which is returned. */
@@ -204,6 +209,11 @@ void sctp_ll_test_force_copy(int on);
 
 /* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
 void sctp_ll_want_writable(sctp_ll_assoc *a);
+/* Ask for one SCTP_LL_EV_LATER from the loop (the association's work
+ * event): what the DDP layer reports there (messages sent, a stream
+ * session closed) is never reported inside the application's call that
+ * caused it. */
+void sctp_ll_later(sctp_ll_assoc *a);
 
 /* What one sctp_ll_recv call returned. */
 typedef struct sctp_ll_rinfo {

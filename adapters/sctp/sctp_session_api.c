@@ -65,6 +65,8 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 		return rc;
 	if (ss->used) /* RFC 5043 §6.1: the new session starts fresh */
 		ddp_llp_stream_reset(a->s, stream);
+	ss->sent = 0; /* the reset flushed them */
+	ss->closed_later = 0; /* the old session's end is moot */
 	ss->used = 1;
 	ss->has_peer_io = 0;
 	if (!io)

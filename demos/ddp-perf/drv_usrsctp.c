@@ -129,6 +129,7 @@ static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *
 			pump(u);
 		break;
 	case SCTP_LL_EV_DRY:
+	case SCTP_LL_EV_LATER: /* never asked for here */
 		break;
 	case SCTP_LL_EV_DOWN:
 		if (!u->stop && !u->serving)

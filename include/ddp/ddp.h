@@ -17,6 +17,55 @@
  *    "Threading", has what this costs); a thread with SCTP endpoints
  *    keeps running its event_base, else the peers of its associations
  *    stall. The core and MPA share nothing between threads.
+ *  - Callbacks, one rule for both LLPs: a call of this library runs none
+ *    of the application's callbacks before it returns, except the calls
+ *    of the table below, which hand work back to the caller at once.
+ *    Everything else comes from the event loop (event_base_loop): every
+ *    end of a connection (down(), the MPA events, the SCTP assoc
+ *    callback), send_done (over SCTP too), writable, a stream's graceful
+ *    end (also when the peer had closed first), up / stream_open / the
+ *    MPA CONNECTED event (also after ddp_mpa_accept()), deliveries.
+ *
+ *      call (any LLP)              may run inside, before it returns
+ *      ddp_session_close(s, 1),    deliver and send_done with status
+ *      ddp_stream_abort()          DDP_ERR_ABORTED (the stream's posted
+ *                                  buffers and queued sends), then
+ *                                  stream_event DDP_EV_ABORTED (through
+ *                                  an RDMAP queue pair on the stream:
+ *                                  its terminate and complete); never
+ *                                  down(), which follows from the loop
+ *      ddp_session_free(),         deliver and send_done with
+ *      ddp_mpa_conn_free(),        DDP_ERR_ABORTED, released of the
+ *      ddp_sctp_ep_free()          STags bound to its streams (outside
+ *                                  the object's own callbacks; inside
+ *                                  them: nothing, see Lifetime)
+ *      ddp_stag_invalidate(),      released of that region (when the
+ *      _invalidate_remote(),       call returns 0, resp. drops the last
+ *      ddp_stag_unhold()           hold)
+ *      ddp_rdmap_qp_free()         complete (DDP_ERR_ABORTED),
+ *                                  terminate, released (ddp/rdmap.h)
+ *      ddp_send_*(), ddp_rdmap_    only when the LLP refuses a segment
+ *      post_*(), ddp_stream_       for good inside the call (no memory,
+ *      close(), ddp_session_       a local LLP error): the stream fails
+ *      close(s, 0), ddp_session_   as by ddp_stream_abort() with that
+ *      close_deadline()            error (never for a connection that
+ *                                  is merely ending: that is reported
+ *                                  from the loop); MPA without memory
+ *                                  for the deadline's timer aborts at
+ *                                  once, as ddp_session_close(s, 1)
+ *      ddp_ctx_free()              released of the STags bound to the
+ *                                  sessions of adapter objects freed in
+ *                                  a callback whose release it completes
+ *                                  (the loop had not run since)
+ *
+ *    What the caller may touch after such a call: everything it could
+ *    before. A session, stream or connection stays valid until its
+ *    down() (or the adapter object's free), and down() never runs inside
+ *    a call, so a loop that closes every session of a list may read the
+ *    list's `next` after ddp_session_close(). The same holds inside
+ *    callbacks: a call made in a callback runs only what the table lists.
+ *    tests/integration/test_callback_rule.c and _llp.c check this table
+ *    call by call on both LLPs.
  *  - Lifetime, one rule for every object that calls back (MPA connection,
  *    SCTP endpoint and association, listener, RDMAP queue pair): freeing
  *    it inside any of its callbacks is safe and silences it at once: no
@@ -24,7 +73,9 @@
  *    application's buffers, nothing more is read from or written to the
  *    wire; its memory goes when the library's frames that use it have
  *    unwound (at once, or on the next pass of the event loop where the
- *    free was made inside a DDP-core callback). The buffers it still held
+ *    free was made inside a callback that ran inside one of the
+ *    application's calls; ddp_ctx_free() completes such a release itself
+ *    if the loop has not run yet). The buffers it still held
  *    are the application's again when the free returns. Freed outside its
  *    callbacks, work still queued completes with DDP_ERR_ABORTED through
  *    the callbacks during the free. A session the application made itself
@@ -219,10 +270,11 @@ DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes
 /* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
  * created from it still exist (nothing is freed then), and says which
  * through the log hook (DDP_LOG_ERROR) and ddp_ctx_live(). An adapter
- * object freed inside one of its callbacks is released when that
- * callback's frame unwinds or, for MPA connections, on the next pass of
- * the event loop: run the loop once more (EVLOOP_NONBLOCK) before this
- * call. NULL is a no-op. */
+ * object (MPA connection, SCTP endpoint) freed inside one of its
+ * callbacks whose release still waits for the event loop is released
+ * here first: no extra pass of the loop is needed (the released callbacks
+ * of STags bound to their sessions run then, inside this call). Not from
+ * inside a callback. NULL is a no-op. */
 DDP_API int ddp_ctx_free(ddp_ctx *ctx);
 
 /* What still holds a context alive (see ddp_ctx_free()). */
@@ -388,10 +440,10 @@ typedef struct ddp_callbacks {
 	void (*deliver)(ddp_session *s, const ddp_delivery *d, void *user);
 	/* Source completion: the LLP accepted every segment of the message
 	 * (DDP-DLV-4), or status < 0 when it was flushed/failed. Completions come
-	 * in submission order per stream. With an LLP that takes segments at
-	 * once (SCTP) it runs inside ddp_send_*(); a send from inside send_done
-	 * completes after the running send_done returns, never nested in it.
-	 * Optional. */
+	 * in submission order per stream, from the event loop on both LLPs
+	 * (never inside ddp_send_*(); flushes: see "Callbacks" at the top);
+	 * a send from inside send_done completes after the running send_done
+	 * returns, never nested in it. Optional. */
 	void (*send_done)(ddp_session *s, uint32_t stream, void *msg_ctx,
 			  int status, void *user);
 	/* First error on a stream (DDP-ERR-1, first error wins). After it the
@@ -440,7 +492,7 @@ DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
 
 /* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
  * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
- * and may not post or send again);
+ * the "Callbacks" table at the top, and may not post or send again);
  * STags bound to its streams are invalidated. Does not call the LLP; use
  * ddp_session_close() first for an orderly end. NULL is a no-op (0).
  * Sessions an adapter made (MPA, SCTP) are freed by the adapter.
@@ -546,17 +598,26 @@ DDP_API int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag,
 
 /* Graceful close of one stream (RFC 5041 §6, DDP-TRD-2): messages already
  * submitted are sent first, later sends fail with DDP_ERR_CLOSED; reception
- * continues until the peer closes too. Errors: DDP_ERR_INVAL. */
+ * continues until the peer closes too. The stream's end (stream_event
+ * DDP_EV_CLOSED, buffers back with DDP_ERR_CLOSED) comes from the loop,
+ * also when the peer had closed first. Errors: DDP_ERR_INVAL. */
 DDP_API int ddp_stream_close(ddp_session *s, uint32_t stream);
 
 /* Abortive teardown of one stream: flushes sends and posted buffers with
- * DDP_ERR_ABORTED and asks the LLP to stop the stream. Errors: INVAL. */
+ * DDP_ERR_ABORTED (deliver / send_done, then stream_event DDP_EV_ABORTED,
+ * inside this call) and asks the LLP to stop the stream; what follows
+ * (down() when it was the last stream) comes from the loop.
+ * Errors: INVAL. */
 DDP_API int ddp_stream_abort(ddp_session *s, uint32_t stream);
 
 /* Close every stream gracefully (abortive != 0: abort them) and ask the LLP
  * to end the connection. An abortive close works at any time, also after a
  * graceful one started (a peer that stopped answering cannot hold the
- * close: MPA resets TCP, SCTP sends ABORT). Errors: DDP_ERR_INVAL. */
+ * close: MPA resets TCP, SCTP sends ABORT). Abortive, the streams' flush
+ * runs inside this call as for ddp_stream_abort(); graceful, nothing
+ * calls back inside it. down() (the one adapter model) and the LLP's own
+ * end events always come later, from the loop: s stays valid until then.
+ * Errors: DDP_ERR_INVAL. */
 DDP_API int ddp_session_close(ddp_session *s, int abortive);
 
 /* A graceful close with a deadline: as ddp_session_close(s, 0) now, and
@@ -612,7 +673,10 @@ typedef struct ddp_conn_callbacks {
 	 * stopped answering; a connect that got no answer), DDP_ERR_PROTO,
 	 * DDP_ERR_LIMIT (ended to make room under a listener's cap), ...
 	 * Also for a connect that never came up (s may be NULL then: SCTP
-	 * without an association). When it returns, the adapter frees the
+	 * without an association). Always from the event loop, never inside
+	 * a call of the application ("Callbacks" at the top): after
+	 * ddp_session_close(s, 1) the session is still valid until this
+	 * runs. When it returns, the adapter frees the
 	 * connection and the session; posted buffers and unfinished sends are
 	 * not reported any more: their memory is the ULP's again. Required. */
 	void (*down)(ddp_session *s, int status, void *user);
@@ -630,9 +694,13 @@ DDP_API int ddp_listener_port(const ddp_listener *l);
 /* Stop listening (allowed inside any callback): no new connection; the
  * connections already up live on, on both LLPs, each until its down()
  * (SCTP: the listener's UDP port stays bound until the last one went).
- * Part of it is freed by the event loop: run it once more
- * (EVLOOP_NONBLOCK) before ddp_ctx_free() / event_base_free(). NULL:
- * no-op. */
+ * Runs no callback. ddp_ctx_free() may follow at once. One small block
+ * of the setup (the callbacks and user pointer the listener shares with
+ * its connections, a few hundred octets) goes on the next pass of the
+ * event loop, as does each outgoing connection's after its down(): a
+ * callback frame that still uses it may be below the call. Run the loop
+ * once more (EVLOOP_NONBLOCK) before event_base_free() or that block is
+ * not freed. NULL: no-op. */
 DDP_API void ddp_listener_free(ddp_listener *l);
 
 #ifdef __cplusplus

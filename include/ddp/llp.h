@@ -10,6 +10,16 @@
  * it is inside ddp_llp_rx_begin/end or a pump (queue the work, or return
  * DDP_ERR_AGAIN from send). No callback may free the session.
  *
+ * The ops run inside the application's calls (ddp_send_*, ddp_stream_close,
+ * ddp_session_close, ...), and ddp.h ("Callbacks") promises that those run
+ * no callback beyond their flush. So an op reports nothing back before it
+ * returns: no ddp_llp_tx_done / _closed / _failed / _peer_closed and no
+ * event of the adapter's own (a connection's end) from inside send, close,
+ * close_stream or close_deadline; the adapter reports them from its event
+ * loop (both adapters of this library: an event made active at once). A
+ * send the LLP cannot take because the connection is ending returns
+ * DDP_ERR_AGAIN; the end, reported later, fails the stream.
+ *
  * After the core called ops->close_stream(abortive=1) / ops->close(1), or
  * after the adapter reported ddp_llp_failed(), the adapter must not touch the
  * payload of segments it took with DDP_LLP_PENDING: the core hands that
@@ -184,6 +194,26 @@ DDP_API void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);
 DDP_API void ddp_llp_failed(ddp_session *s, uint32_t stream, int err);
 /* The LLP finished a graceful close of the stream (both halves). */
 DDP_API void ddp_llp_closed(ddp_session *s, uint32_t stream);
+
+/* An adapter object freed inside a callback whose memory the event loop
+ * releases later (its last frame unwound inside an application's call,
+ * with frames of the core still below: src/life.h). The adapter registers
+ * it here when it schedules that release, and ddp_ctx_free() runs
+ * release() itself for every one still registered, so that the context
+ * can be freed without another pass of the loop. release must free the
+ * object and cancel its scheduled release (the deferred event);
+ * ddp_llp_release_done() was called before it. */
+typedef struct ddp_llp_release {
+	void (*release)(struct ddp_llp_release *r);
+	/* private to the core */
+	struct ddp_llp_release *next_, *prev_;
+	ddp_ctx *ctx_;
+} ddp_llp_release;
+/* Register r with ctx (no-op when NULL or already registered). */
+DDP_API void ddp_llp_release_defer(ddp_ctx *ctx, ddp_llp_release *r);
+/* Unregister r: the release ran from the loop, or ran now. Idempotent;
+ * NULL is a no-op. */
+DDP_API void ddp_llp_release_done(ddp_llp_release *r);
 
 /* Adapters: report through ctx's log hook (ddp_ctx_config.log), printf
  * style, cut at 255 octets. Nothing is formatted without a hook. ctx may

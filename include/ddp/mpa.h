@@ -169,9 +169,12 @@ enum ddp_mpa_event {
 	DDP_MPA_CLOSED = 4,    /* the connection ended in order */
 };
 
-/* Connection events. After FAILED, REJECTED or CLOSED the socket is closed
- * and the only thing left to do is ddp_mpa_conn_free() (which may be called
- * from inside this callback). */
+/* Connection events, always from the event loop (ddp.h, "Callbacks"): never
+ * inside a call of the application, not even the CONNECTED that
+ * ddp_mpa_accept() leads to, nor the CLOSED after ddp_session_close().
+ * After FAILED, REJECTED or CLOSED the socket is closed and the only thing
+ * left to do is ddp_mpa_conn_free() (which may be called from inside this
+ * callback). */
 typedef void (*ddp_mpa_event_cb)(ddp_mpa_conn *c, enum ddp_mpa_event ev,
 				 int err, uint8_t mpa_code, void *user);
 
@@ -263,7 +266,8 @@ DDP_API int ddp_mpa_connect_addr(struct event_base *base, ddp_ctx *ctx, const st
 #define ddp_mpa_connect_addr(...) ddp_mpa_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
 
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
- * with optional private data (copied; <= 512 octets, 508 with rev 2).
+ * with optional private data (copied; <= 512 octets, 508 with rev 2). The
+ * event that follows (CONNECTED, REJECTED) comes from the loop.
  * Errors: DDP_ERR_STATE (no Request waiting), DDP_ERR_INVAL. */
 DDP_API int ddp_mpa_accept(ddp_mpa_conn *c, const void *priv, uint16_t len);
 DDP_API int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len);
@@ -283,7 +287,9 @@ DDP_API void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
  * with DDP_ERR_ABORTED during this call. Inside any callback of this
  * connection (its own and its session's): silent at once (ddp.h,
  * "Lifetime"), no callback follows, nothing more is placed, read or sent;
- * the memory goes when the callback has unwound. NULL is a no-op. */
+ * the memory goes when the callback has unwound (from the loop when the
+ * callback ran inside one of the application's calls, or in
+ * ddp_ctx_free() if that comes first). NULL is a no-op. */
 DDP_API void ddp_mpa_conn_free(ddp_mpa_conn *c);
 
 #ifdef __cplusplus

@@ -260,11 +260,12 @@ DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
  * session_ctl callback runs after this call. Outside callbacks all of it
  * happens during this call. Safe inside any callback of this endpoint
  * (assoc, session_ctl, and the DDP callbacks of its sessions, also those
- * that run inside your own ddp_* call, such as send_done inside
- * ddp_send_*): silent at once (ddp.h, "Lifetime": no callback of any kind
- * follows, nothing more is placed into its sessions' buffers or sent);
- * the endpoint is freed from the event loop once the callback has
- * returned (run the loop again before ddp_ctx_free()). NULL is a no-op. */
+ * that run inside your own ddp_* call, such as a deliver flushed by
+ * ddp_session_close(s, 1)): silent at once (ddp.h, "Lifetime": no
+ * callback of any kind follows, nothing more is placed into its sessions'
+ * buffers or sent); the endpoint is freed from the event loop once the
+ * callback has returned, or by ddp_ctx_free() if that comes first (no
+ * extra pass of the loop is needed). NULL is a no-op. */
 DDP_API void ddp_sctp_ep_free(ddp_sctp_ep *ep);
 /* The bound UDP port. */
 DDP_API int ddp_sctp_ep_port(const ddp_sctp_ep *ep);
@@ -333,7 +334,8 @@ DDP_API int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 /* End the association: graceful (abortive == 0: every message already
  * queued is sent first, each stream session ends with its Terminate, then
  * the SHUTDOWN; the same as ddp_session_close(s, 0)) or ABORT at once.
- * The assoc callback reports the end. Errors: DDP_ERR_INVAL. */
+ * The assoc callback reports the end, from the loop (never inside this
+ * call). Errors: DDP_ERR_INVAL. */
 DDP_API int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
 
 /* Statistics of an association. */

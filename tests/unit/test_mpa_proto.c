@@ -217,10 +217,11 @@ static void run(struct pair *p)
 		for (int i = 0; i < 2; i++) {
 			struct end *e = ends[i];
 			size_t h = e->out->tail;
+			int fin = e->out->fin;
 			if (e->want_write)
 				mpa_proto_on_writable(e->c);
-			if (e->out->tail != h)
-				moved = 1;
+			if (e->out->tail != h || e->out->fin != fin)
+				moved = 1; /* octets, or a FIN from a flush */
 			size_t before = e->in->head;
 			if (!e->stop_read && (e->in->tail > e->in->head ||
 					      e->in->fin))
