@@ -14,6 +14,7 @@
 
 #include "common/peer_addr.h"
 #include "libevent/conn_async.h"
+#include "libevent/glue_free.h"
 #include "abi.h"
 #include "conn_glue.h"
 
@@ -32,23 +33,17 @@ struct mpa_glue {
 	ddp_mpa_config cfg;
 	uint8_t priv[512];
 	ddp_mpa_conn *c;
+	struct glue_free gf;
 };
 
-static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what;
-	free(arg);
-}
-
-/* After the last reference: freed from the loop, once the connection
- * freed inside this callback frame is gone (its flushes may still run the
- * trampolines, which see g.dead). */
+/* After the last reference: freed from the loop (or by ddp_ctx_free),
+ * once the connection freed inside this callback frame is gone (its
+ * flushes may still run the trampolines, which see g.dead). */
 static void glue_put(struct mpa_glue *m)
 {
 	if (--m->refs)
 		return;
-	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
-		free(m); /* no memory for the deferral: nothing runs the loop's frees either */
+	glue_free_later(&m->gf, m->base, m->ctx, m);
 }
 
 static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t code, void *user)
@@ -77,8 +72,8 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 	glue_put(m);
 }
 
-static int glue_new(struct event_base *base, const ddp_conn_callbacks *cb, void *user,
-		    struct mpa_glue **out)
+static int glue_new(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callbacks *cb,
+		    void *user, struct mpa_glue **out)
 {
 	if (!base || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
 		return DDP_ERR_INVAL;
@@ -88,6 +83,7 @@ static int glue_new(struct event_base *base, const ddp_conn_callbacks *cb, void 
 	m->g.cb = *cb;
 	m->g.user = user;
 	m->base = base;
+	m->ctx = ctx;
 	m->refs = 1;
 	*out = m;
 	return 0;
@@ -105,7 +101,7 @@ static int mpa_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
 	if (rc == 0)
-		rc = glue_new(base, cb, user, &m);
+		rc = glue_new(base, ctx, cb, user, &m);
 	if (rc)
 		return rc;
 	rc = ddp_mpa_connect(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,
@@ -154,7 +150,7 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config
 	struct mpa_glue *m;
 	if (!ctx)
 		return DDP_ERR_INVAL;
-	int rc = glue_new(base, cb, user, &m);
+	int rc = glue_new(base, ctx, cb, user, &m);
 	if (rc)
 		return rc;
 	m->ctx = ctx;
@@ -251,7 +247,7 @@ static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *h
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 1, &ss, &sl);
 	if (rc == 0)
-		rc = glue_new(base, cb, user, &m);
+		rc = glue_new(base, ctx, cb, user, &m);
 	if (rc)
 		return rc;
 	rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,

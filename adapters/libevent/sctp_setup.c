@@ -16,6 +16,7 @@
 
 #include "common/peer_addr.h"
 #include "libevent/conn_async.h"
+#include "libevent/glue_free.h"
 #include "abi.h"
 #include "conn_glue.h"
 
@@ -37,15 +38,10 @@ struct sctp_glue {
 	int port;
 	ddp_ctx *ctx;
 	ddp_sctp_config cfg;
+	struct glue_free gf;
 };
 
 static void glue_release(struct sctp_glue *m);
-
-static void glue_free_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what;
-	free(arg);
-}
 
 static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
@@ -77,12 +73,11 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 }
 
 /* The endpoint goes (its free is deferred to the loop inside a callback,
- * and so is the glue's, after it). */
+ * and so is the glue's, after it, or ddp_ctx_free frees both). */
 static void glue_release(struct sctp_glue *m)
 {
 	ddp_sctp_ep_free(m->ep);
-	if (event_base_once(m->base, -1, EV_TIMEOUT, glue_free_cb, m, NULL) < 0)
-		m->g.user = NULL; /* leaked rather than used after a free */
+	glue_free_later(&m->gf, m->base, m->ctx, m);
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,

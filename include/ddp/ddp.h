@@ -697,10 +697,11 @@ DDP_API int ddp_listener_port(const ddp_listener *l);
  * Runs no callback. ddp_ctx_free() may follow at once. One small block
  * of the setup (the callbacks and user pointer the listener shares with
  * its connections, a few hundred octets) goes on the next pass of the
- * event loop, as does each outgoing connection's after its down(): a
- * callback frame that still uses it may be below the call. Run the loop
- * once more (EVLOOP_NONBLOCK) before event_base_free() or that block is
- * not freed. NULL: no-op. */
+ * event loop, as does each outgoing connection's after its down() (a
+ * callback frame that still uses it may be below the call), or in
+ * ddp_ctx_free() when that comes first: no shutdown needs another pass
+ * of the loop, as long as ddp_ctx_free() comes before event_base_free().
+ * NULL: no-op. */
 DDP_API void ddp_listener_free(ddp_listener *l);
 
 #ifdef __cplusplus
