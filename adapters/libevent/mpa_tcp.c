@@ -1,9 +1,10 @@
 /*
- * An MPA connection over a TCP socket on a libevent event_base: connect,
- * wrap an fd, lifetime; EV_READ runs the deframer (recv straight into the
+ * An MPA connection over a TCP socket on a libevent event_base: its
+ * making and lifetime; EV_READ runs the deframer (recv straight into the
  * placement destination), EV_WRITE flushes the FPDU queue with writev; a
- * start-up timer and the dead-peer check. Socket I/O is in mpa_sock_io.c,
- * the listener in mpa_listener.c, everything protocol related in
+ * start-up timer and the dead-peer check. The application's connect and
+ * wrap calls are in mpa_conn_open.c, socket I/O in mpa_sock_io.c, the
+ * listener in mpa_listener.c, everything protocol related in
  * adapters/mpa/mpa_proto.c.
  */
 #include "libevent/mpa_tcp_int.h"
@@ -26,7 +27,6 @@
 #include "common/heap_trim.h"
 #include "common/peer_addr.h"
 #include "dlist.h"
-#include "abi.h"
 
 mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -35,7 +35,6 @@ mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 
 /* ------------------------------------------------------ lifetime guard */
 
-static void conn_destroy(ddp_mpa_conn *c);
 
 uint64_t mpa_tcp_now_ms(void)
 {
@@ -60,7 +59,7 @@ static void enter(ddp_mpa_conn *c)
 static int leave(ddp_mpa_conn *c)
 {
 	if (life_leave(&c->life)) {
-		conn_destroy(c);
+		mpa_tcp_destroy(c);
 		return 1;
 	}
 	return 0;
@@ -123,7 +122,7 @@ static void conn_free_mem(ddp_mpa_conn *c)
 	heap_trim_sub(&conns_mem, 1);
 }
 
-static void conn_destroy(ddp_mpa_conn *c)
+void mpa_tcp_destroy(ddp_mpa_conn *c)
 {
 	ddp_llp_release_done(&c->rel);
 	startup_done(c);
@@ -167,14 +166,14 @@ void mpa_tcp_evict(ddp_mpa_conn *c)
 	if (c->life.closing)
 		return;
 	if (life_close(&c->life))
-		conn_destroy(c); /* not finished: TCP reset */
+		mpa_tcp_destroy(c); /* not finished: TCP reset */
 	else
 		conn_stop(c);
 }
 
 static void release_now(ddp_llp_release *r)
 {
-	conn_destroy((ddp_mpa_conn *)((char *)r - offsetof(ddp_mpa_conn, rel)));
+	mpa_tcp_destroy((ddp_mpa_conn *)((char *)r - offsetof(ddp_mpa_conn, rel)));
 }
 
 /* Leave a callback made from inside the DDP core or the MPA state machine:
@@ -196,7 +195,7 @@ void ddp_mpa_conn_free(ddp_mpa_conn *c)
 	if (!c || c->life.closing)
 		return;
 	if (life_close(&c->life))
-		conn_destroy(c);
+		mpa_tcp_destroy(c);
 	else
 		conn_stop(c);
 }
@@ -282,7 +281,7 @@ static void on_finish(evutil_socket_t fd, short what, void *arg)
 	ddp_mpa_conn *c = arg;
 	(void)fd, (void)what;
 	if (c->life.released) {
-		conn_destroy(c);
+		mpa_tcp_destroy(c);
 		return;
 	}
 	enter(c);
@@ -370,7 +369,7 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 		if (c->accept) {
 			c->app_owned = 1;
 			ddp_mpa_info info;
-			ddp_mpa_get_info(c, &info);
+			mpa_tcp_info(c, &info);
 			enter(c);
 			c->accept(c, &info, c->user);
 			leave_cb(c);
@@ -610,14 +609,6 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 
 /* --------------------------------------------------------- construction */
 
-static int set_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
-		return -1;
-	return 0;
-}
-
 int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 		     int initiator, int listener_conn, const ddp_mpa_config *cfg,
 		     const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
@@ -682,93 +673,11 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	if (!c->rev || !c->wev || !c->tmo || !c->live || !c->fin) {
 		c->fd = -1; /* not ours to close on failure */
 		c->finished = 1;
-		conn_destroy(c);
+		mpa_tcp_destroy(c);
 		return DDP_ERR_NOMEM;
 	}
 	*out = c;
 	return 0;
-}
-
-static int mpa_wrap_fd_in(struct event_base *base, ddp_ctx *ctx, int fd,
-		    int initiator, const ddp_mpa_config *cfg,
-		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
-{
-	if (fd < 0 || set_nonblock(fd) < 0)
-		return DDP_ERR_INVAL;
-	int rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user,
-			  out);
-	if (rc < 0)
-		return rc;
-	mpa_tcp_start(*out);
-	return 0;
-}
-
-int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiator, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
-{
-	ddp_mpa_config cfg_v;
-	ddp_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return mpa_wrap_fd_in(base, ctx, fd, initiator, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept, ev, user, out);
-}
-
-static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx,
-		    const struct sockaddr *sa, socklen_t salen,
-		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
-{
-	if (!sa || !out)
-		return DDP_ERR_INVAL;
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return DDP_ERR_SYS;
-	if (cfg && mpa_tcp_set_congestion(fd, cfg->tcp_congestion) < 0) {
-		close(fd);
-		return DDP_ERR_INVAL;
-	}
-	int rc = mpa_tcp_conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	ddp_mpa_conn *c = *out;
-	if (connect(fd, sa, salen) == 0) {
-		mpa_tcp_start(c);
-		return 0;
-	}
-	if (errno != EINPROGRESS) {
-		int e = errno;
-		c->finished = 1;
-		conn_destroy(c);
-		*out = NULL;
-		errno = e;
-		return DDP_ERR_SYS;
-	}
-	c->connecting = 1;
-	event_add(c->wev, NULL);
-	struct timeval tv = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000 };
-	event_add(c->tmo, &tv);
-	return 0;
-}
-
-int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
-{
-	ddp_mpa_config cfg_v;
-	ddp_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return mpa_connect_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, ev, user, out);
 }
 
 /* ------------------------------------------------------------ accessors */
@@ -797,18 +706,7 @@ int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len)
 	return rc;
 }
 
-ddp_session *ddp_mpa_session(const ddp_mpa_conn *c)
-{
-	return c ? c->s : NULL;
-}
-
-void ddp_mpa_set_user(ddp_mpa_conn *c, void *user)
-{
-	if (c)
-		c->user = user;
-}
-
-static int mpa_get_info_in(const ddp_mpa_conn *c, ddp_mpa_info *out)
+int mpa_tcp_info(const ddp_mpa_conn *c, ddp_mpa_info *out)
 {
 	if (!c || !out)
 		return DDP_ERR_INVAL;
@@ -841,15 +739,4 @@ static int mpa_get_info_in(const ddp_mpa_conn *c, ddp_mpa_info *out)
 		out->peer_ord = r->peer_ord;
 	}
 	return 0;
-}
-
-int(ddp_mpa_get_info)(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes)
-{
-	ddp_mpa_info out_v;
-	int rc;
-	memset(&out_v, 0, sizeof(out_v));
-	rc = mpa_get_info_in(c, out ? &out_v : NULL);
-	if (rc == 0 && out)
-		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
-	return rc;
 }

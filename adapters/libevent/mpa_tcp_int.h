@@ -113,6 +113,12 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 		     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
 /* TCP is connected: socket options, events, MPA start-up. */
 void mpa_tcp_start(ddp_mpa_conn *c);
+/* Free c at once (not from inside its callbacks): the socket is closed,
+ * reset unless the close finished. */
+void mpa_tcp_destroy(ddp_mpa_conn *c);
+/* What ddp_mpa_get_info() reports, in the library's own struct.
+ * Errors: DDP_ERR_INVAL, DDP_ERR_STATE (no peer frame yet). */
+int mpa_tcp_info(const ddp_mpa_conn *c, ddp_mpa_info *out);
 /* Drop one reference to a listener's start-up count. */
 void mpa_tcp_startup_put(struct startup_count *sc);
 /* A listener connection enters start-up: counted and listed in sc. */
