@@ -345,7 +345,7 @@ check-interop: all
 # function without its comment (scripts/check-api.sh).
 doc:
 	@mkdir -p $(BUILD)/doc
-	@{ echo "# libddp API reference ($(shell sed -n 's/^#define DDP_LIB_VERSION_STRING "\(.*\)"/\1/p' include/ddp/export.h))"; echo; \
+	@{ echo "# libddp API reference ($(shell sed -n 's/^#define DDP_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' include/ddp/export.h))"; echo; \
 	  echo "Made by \`make doc\` from the comments of the installed headers; the rules that hold for every call (threads, lifetime, memory) are at the top of ddp/ddp.h."; echo; \
 	  awk -f scripts/apiref.awk include/ddp/ddp.h include/ddp/export.h include/ddp/mpa.h include/ddp/sctp.h include/ddp/rdmap.h include/ddp/llp.h; } > $(BUILD)/doc/api.md
 	@echo "doc: $(BUILD)/doc/api.md ($$(grep -c '^DDP_API' $(BUILD)/doc/api.md) functions)"

@@ -8,7 +8,7 @@
 #include "abi.h"
 
 static int rdmap_dev_new_in(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
-		      ddp_rdmap_dev **out)
+                            ddp_rdmap_dev **out)
 {
 	if (!ctx || !out)
 		return DDP_ERR_INVAL;
@@ -23,7 +23,8 @@ static int rdmap_dev_new_in(ddp_ctx *ctx, const ddp_callbacks *other, void *othe
 	return 0;
 }
 
-int(ddp_rdmap_dev_new)(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user, ddp_rdmap_dev **out, uint64_t sizes)
+int(ddp_rdmap_dev_new)(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+                       ddp_rdmap_dev **out, uint64_t sizes)
 {
 	ddp_callbacks other_v;
 	int rc;
@@ -63,7 +64,8 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	}
 	/* a QN 1/2 buffer of a freed queue pair cannot come back: qp_free
 	 * aborts the stream first; anything else is the application's */
-	if (dev->other.deliver && !(d->buf_ctx && d->qn != DDP_RDMAP_QN_SEND && is_ours(d->buf_ctx)))
+	if (dev->other.deliver &&
+	    !(d->buf_ctx && d->qn != DDP_RDMAP_QN_SEND && is_ours(d->buf_ctx)))
 		dev->other.deliver(s, d, dev->other_user);
 }
 
@@ -91,8 +93,8 @@ static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 		dev->other.error(s, e, dev->other_user);
 }
 
-static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev,
-			    int status, void *user)
+static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+                            void *user)
 {
 	ddp_rdmap_dev *dev = user;
 	struct ddp_rdmap_qp *qp = rdmapi_qp_find(dev, s, stream);

@@ -20,22 +20,22 @@ struct rdmapi_wr {
 	enum ddp_rdmap_wc_kind kind;
 	enum wr_state state;
 	int status;
-	int ddp_owned;	    /* handed to DDP, send_done not seen yet */
-	int reported;	    /* its completion ran */
+	int ddp_owned; /* handed to DDP, send_done not seen yet */
+	int reported;  /* its completion ran */
 	uint8_t opcode;
 	uint32_t stag, inv_stag;
 	uint64_t to;
 	uint32_t len;
 	void *ctx;
 	int iovcnt;
-	struct iovec *iov;  /* iov_small or allocated */
+	struct iovec *iov; /* iov_small or allocated */
 	struct iovec iov_small[2];
 	uint8_t rreq[RDMAPI_RREQ_LEN];
 };
 
 /* One incoming Read Request: its QN 1 buffer, then its Response. */
 struct rdmapi_resp {
-	enum rdmapi_tag tag; /* TAG_QN1 while posted, TAG_RESP while answered */
+	enum rdmapi_tag tag;      /* TAG_QN1 while posted, TAG_RESP while answered */
 	struct rdmapi_resp *next; /* pending list (DDP was full) */
 	struct ddp_rdmap_qp *qp;
 	uint8_t buf[RDMAPI_RREQ_LEN];
@@ -71,7 +71,7 @@ struct ddp_rdmap_qp {
 	struct rdmapi_wr **reads; /* ring of ORD submitted Reads */
 	uint32_t rd_head, rd_n;
 	/* responder */
-	struct rdmapi_resp *resp;  /* ird of them */
+	struct rdmapi_resp *resp; /* ird of them */
 	struct rdmapi_resp *pend_head, *pend_tail;
 	struct rdmapi_term_tx term_tx;
 	struct rdmapi_term_rx term_rx;
@@ -95,10 +95,10 @@ void rdmapi_qp_error(struct ddp_rdmap_qp *qp, const ddp_error_info *e);
 void rdmapi_qp_stream_event(struct ddp_rdmap_qp *qp, enum ddp_stream_event ev, int status);
 /* Every callback into the ULP goes through here: none once the queue
  * pair was freed inside a frame that uses it (src/life.h). */
-#define QP_CALLBACK(qp, name, ...)                  \
-	do {                                        \
-		if (life_live(&(qp)->life))         \
-			(qp)->cb.name(__VA_ARGS__); \
+#define QP_CALLBACK(qp, name, ...)                                                                 \
+	do {                                                                                       \
+		if (life_live(&(qp)->life))                                                        \
+			(qp)->cb.name(__VA_ARGS__);                                                \
 	} while (0)
 
 /* rdmap_qp.c: a frame (the dispatcher, a posting call) starts / stops
@@ -107,7 +107,6 @@ void rdmapi_qp_enter(struct ddp_rdmap_qp *qp);
 void rdmapi_qp_leave(struct ddp_rdmap_qp *qp);
 
 /* rdmap_qp.c: the QP of (s, stream) on a device (moved to the front) */
-struct ddp_rdmap_qp *rdmapi_qp_find(ddp_rdmap_dev *dev, const ddp_session *s,
-				     uint32_t stream);
+struct ddp_rdmap_qp *rdmapi_qp_find(ddp_rdmap_dev *dev, const ddp_session *s, uint32_t stream);
 
 #endif

@@ -31,8 +31,8 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent);
 /* ------------------------------------------------------------ life cycle */
 
 static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
-		     const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
-		     ddp_rdmap_qp **out)
+                           const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
+                           ddp_rdmap_qp **out)
 {
 	if (!dev || !s || !cfg || !cb || !cb->complete || !out ||
 	    stream >= ddp_session_nstreams(s) || cfg->ird > RDMAPI_MAX_IRD_ORD ||
@@ -69,11 +69,11 @@ static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 		qp->resp[i].tag = TAG_QN1;
 		qp->resp[i].qp = qp;
 		rc = ddp_post_recv(s, stream, DDP_RDMAP_QN_READ, qp->resp[i].buf,
-				   sizeof(qp->resp[i].buf), &qp->resp[i]);
+		                   sizeof(qp->resp[i].buf), &qp->resp[i]);
 	}
 	if (!rc)
 		rc = ddp_post_recv(s, stream, DDP_RDMAP_QN_TERM, qp->term_rx.buf,
-				   sizeof(qp->term_rx.buf), &qp->term_rx);
+		                   sizeof(qp->term_rx.buf), &qp->term_rx);
 	qp->next = dev->qps;
 	dev->qps = qp;
 	if (rc) { /* the buffers already posted come back through the abort */
@@ -84,7 +84,9 @@ static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 	return 0;
 }
 
-int(ddp_rdmap_qp_new)(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream, const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user, ddp_rdmap_qp **out, uint64_t sizes)
+int(ddp_rdmap_qp_new)(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+                      const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
+                      ddp_rdmap_qp **out, uint64_t sizes)
 {
 	ddp_rdmap_config cfg_v;
 	ddp_rdmap_callbacks cb_v;
@@ -166,9 +168,18 @@ void ddp_rdmap_qp_set_user(ddp_rdmap_qp *qp, void *user)
 	if (qp)
 		qp->user = user;
 }
-void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp) { return qp ? qp->user : NULL; }
-ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp) { return qp ? qp->s : NULL; }
-int ddp_rdmap_qp_failed(const ddp_rdmap_qp *qp) { return qp ? qp->failed : 1; }
+void *ddp_rdmap_qp_get_user(const ddp_rdmap_qp *qp)
+{
+	return qp ? qp->user : NULL;
+}
+ddp_session *ddp_rdmap_qp_session(const ddp_rdmap_qp *qp)
+{
+	return qp ? qp->s : NULL;
+}
+int ddp_rdmap_qp_failed(const ddp_rdmap_qp *qp)
+{
+	return qp ? qp->failed : 1;
+}
 
 /* ------------------------------------------------------------ posting */
 
@@ -182,7 +193,7 @@ int ddp_rdmap_post_recv(ddp_rdmap_qp *qp, void *buf, size_t len, void *ctx)
 }
 
 static int wr_new(struct ddp_rdmap_qp *qp, enum ddp_rdmap_wc_kind kind, const struct iovec *iov,
-		  int iovcnt, void *ctx, struct rdmapi_wr **out)
+                  int iovcnt, void *ctx, struct rdmapi_wr **out)
 {
 	if (!qp || iovcnt < 0 || (iovcnt && !iov))
 		return DDP_ERR_INVAL;
@@ -230,7 +241,7 @@ static void wr_enqueue(struct ddp_rdmap_qp *qp, struct rdmapi_wr *w)
 }
 
 int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
-			const struct iovec *iov, int iovcnt, void *ctx)
+                        const struct iovec *iov, int iovcnt, void *ctx)
 {
 	if (flags & ~(unsigned)(DDP_RDMAP_SEND_SE | DDP_RDMAP_SEND_INV))
 		return DDP_ERR_INVAL;
@@ -238,16 +249,16 @@ int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
 	int rc = wr_new(qp, DDP_RDMAP_WC_SEND, iov, iovcnt, ctx, &w);
 	if (rc)
 		return rc;
-	static const uint8_t ops[4] = { DDP_RDMAP_OP_SEND, DDP_RDMAP_OP_SEND_SE,
-					DDP_RDMAP_OP_SEND_INV, DDP_RDMAP_OP_SEND_SE_INV };
+	static const uint8_t ops[4] = {DDP_RDMAP_OP_SEND, DDP_RDMAP_OP_SEND_SE,
+	                               DDP_RDMAP_OP_SEND_INV, DDP_RDMAP_OP_SEND_SE_INV};
 	w->opcode = ops[flags];
 	w->inv_stag = (flags & DDP_RDMAP_SEND_INV) ? inv_stag : 0;
 	wr_enqueue(qp, w);
 	return 0;
 }
 
-int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
-			 const struct iovec *iov, int iovcnt, void *ctx)
+int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to, const struct iovec *iov,
+                         int iovcnt, void *ctx)
 {
 	struct rdmapi_wr *w;
 	int rc = wr_new(qp, DDP_RDMAP_WC_WRITE, iov, iovcnt, ctx, &w);
@@ -264,8 +275,8 @@ int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
 	return 0;
 }
 
-int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
-			uint32_t src_stag, uint64_t src_to, uint32_t len, void *ctx)
+int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to, uint32_t src_stag,
+                        uint64_t src_to, uint32_t len, void *ctx)
 {
 	if (qp && qp->cfg.ord == 0)
 		return DDP_ERR_INVAL;
@@ -276,7 +287,7 @@ int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
 	w->opcode = DDP_RDMAP_OP_READ_REQ;
 	w->len = len;
 	/* RFC 5040 §4.4 */
-	rdmapi_rreq r = { sink_stag, sink_to, len, src_stag, src_to };
+	rdmapi_rreq r = {sink_stag, sink_to, len, src_stag, src_to};
 	rdmapi_rreq_encode(&r, w->rreq);
 	w->iov_small[0].iov_base = w->rreq;
 	w->iov_small[0].iov_len = sizeof(w->rreq);
@@ -302,13 +313,14 @@ static int wr_submit(struct ddp_rdmap_qp *qp, struct rdmapi_wr *w)
 	w->ddp_owned = 1;
 	if (w->kind == DDP_RDMAP_WC_WRITE) /* RFC 5040 §4.3: tagged, opcode 0 */
 		rc = ddp_send_tagged(qp->s, qp->stream, w->stag, w->to,
-				     rdmapi_ctrl(DDP_RDMAP_OP_WRITE), w->iov, w->iovcnt, w);
+		                     rdmapi_ctrl(DDP_RDMAP_OP_WRITE), w->iov, w->iovcnt, w);
 	else if (w->kind == DDP_RDMAP_WC_READ) /* RFC 5040 §5.2: QN 1 */
-		rc = ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_READ,
-				       untagged_ulp(DDP_RDMAP_OP_READ_REQ, 0), w->iov, w->iovcnt, w);
+		rc =
+		    ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_READ,
+		                      untagged_ulp(DDP_RDMAP_OP_READ_REQ, 0), w->iov, w->iovcnt, w);
 	else /* RFC 5040 §5.1: QN 0 */
 		rc = ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_SEND,
-				       untagged_ulp(w->opcode, w->inv_stag), w->iov, w->iovcnt, w);
+		                       untagged_ulp(w->opcode, w->inv_stag), w->iov, w->iovcnt, w);
 	if (rc) {
 		w->state = WR_QUEUED;
 		w->ddp_owned = 0;
@@ -321,10 +333,10 @@ static int resp_flush(struct ddp_rdmap_qp *qp)
 {
 	while (qp->pend_head && !qp->failed) {
 		struct rdmapi_resp *r = qp->pend_head;
-		struct iovec v = { r->src, r->req.size };
+		struct iovec v = {r->src, r->req.size};
 		/* RFC 5040 §4.5: Read Response, tagged into the sink STag */
 		int rc = ddp_send_tagged(qp->s, qp->stream, r->req.sink_stag, r->req.sink_to,
-					 rdmapi_ctrl(DDP_RDMAP_OP_READ_RESP), &v, 1, r);
+		                         rdmapi_ctrl(DDP_RDMAP_OP_READ_RESP), &v, 1, r);
 		if (rc == DDP_ERR_LIMIT || rc == DDP_ERR_AGAIN)
 			return rc;
 		qp->pend_head = r->next;
@@ -332,8 +344,8 @@ static int resp_flush(struct ddp_rdmap_qp *qp)
 			qp->pend_tail = NULL;
 		if (rc) {
 			resp_unhold(qp, r);
-			ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP,
-					     .etype = DDP_RDMAP_ETYPE_CATASTROPHIC };
+			ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
+			                    .etype = DDP_RDMAP_ETYPE_CATASTROPHIC};
 			fail(qp, &t, 0);
 			return rc;
 		}
@@ -393,9 +405,11 @@ static void complete_head(struct ddp_rdmap_qp *qp)
 		if (qp->sub == w)
 			qp->sub = w->next;
 		qp->nwr--;
-		ddp_rdmap_wc wc = { .kind = w->kind,
-				    .status = w->state == WR_DONE ? w->status : DDP_ERR_ABORTED,
-				    .wr_ctx = w->ctx, .len = w->len, .opcode = w->opcode };
+		ddp_rdmap_wc wc = {.kind = w->kind,
+		                   .status = w->state == WR_DONE ? w->status : DDP_ERR_ABORTED,
+		                   .wr_ctx = w->ctx,
+		                   .len = w->len,
+		                   .opcode = w->opcode};
 		w->reported = 1;
 		w->next = NULL;
 		if (!w->ddp_owned)
@@ -412,10 +426,10 @@ static void complete_head(struct ddp_rdmap_qp *qp)
  * the next completion (rdmapi_qp_send_done): it must not be lost. */
 static void term_push(struct ddp_rdmap_qp *qp)
 {
-	struct iovec v = { qp->term_tx.buf, (size_t)qp->term_tx.len };
+	struct iovec v = {qp->term_tx.buf, (size_t)qp->term_tx.len};
 	/* RFC 5040 §5.3 / §4.8: Terminate on QN 2, MSN 1, one message */
 	int rc = ddp_send_untagged(qp->s, qp->stream, DDP_RDMAP_QN_TERM,
-				   untagged_ulp(DDP_RDMAP_OP_TERMINATE, 0), &v, 1, &qp->term_tx);
+	                           untagged_ulp(DDP_RDMAP_OP_TERMINATE, 0), &v, 1, &qp->term_tx);
 	qp->term_tx.queued = rc == DDP_ERR_LIMIT;
 	if (rc == 0)
 		qp->term_tx.ddp_owned = 1;
@@ -452,11 +466,11 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent)
 /* A Terminate of ours for an RDMAP-level error found in a delivered
  * untagged message (the DDP header is rebuilt from the delivery). */
 static void fail_untagged(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t etype,
-			  uint8_t code, const uint8_t *rdmap_hdr, size_t rdmap_len)
+                          uint8_t code, const uint8_t *rdmap_hdr, size_t rdmap_len)
 {
-	ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP, .etype = etype, .code = code };
+	ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP, .etype = etype, .code = code};
 	uint8_t *h = t.ddp_hdr;
-	uint32_t v[3] = { d->qn, d->msn, 0 };
+	uint32_t v[3] = {d->qn, d->msn, 0};
 	h[0] = 0x40 | DDP_VERSION; /* T=0 L=1 */
 	for (int i = 0; i < 5; i++)
 		h[1 + i] = (uint8_t)(d->rsvdulp >> (32 - 8 * i));
@@ -477,7 +491,7 @@ void rdmapi_qp_error(struct ddp_rdmap_qp *qp, const ddp_error_info *e)
 {
 	/* RFC 5040 §7.2 / RFC 5041 §7.2: a DDP (or LLP) error is reported to
 	 * the peer in a Terminate with the offending DDP header */
-	ddp_rdmap_term t = { .layer = e->layer, .etype = e->etype, .code = e->code };
+	ddp_rdmap_term t = {.layer = e->layer, .etype = e->etype, .code = e->code};
 	if (e->have_segment && e->hdr_len) {
 		t.m = 1;
 		t.d = 1;
@@ -509,8 +523,8 @@ static void read_request(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 	const uint8_t *p = r->buf, *end = r->buf + d->len;
 	if (d->len != RDMAPI_RREQ_LEN || rdmapi_rreq_decode(&r->req, &p, end)) {
 		/* RFC 5040 §4.4: the header is 28 octets */
-		fail_untagged(qp, d, DDP_RDMAP_ETYPE_OPERATION, DDP_RDMAP_ECODE_UNSPECIFIED,
-			      r->buf, d->len < RDMAPI_RREQ_LEN ? d->len : RDMAPI_RREQ_LEN);
+		fail_untagged(qp, d, DDP_RDMAP_ETYPE_OPERATION, DDP_RDMAP_ECODE_UNSPECIFIED, r->buf,
+		              d->len < RDMAPI_RREQ_LEN ? d->len : RDMAPI_RREQ_LEN);
 		return;
 	}
 	uint8_t etype = DDP_RDMAP_ETYPE_PROTECTION, code = 0;
@@ -524,7 +538,7 @@ static void read_request(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 		 * Invalidate) stops new access at once, but its buffer stays
 		 * the library's until this Response no longer reads it */
 		int rc = ddp_stag_hold_read(qp->ctx, qp->s, qp->stream, r->req.src_stag,
-					    r->req.src_to, r->req.size, &r->src, &r->hold);
+		                            r->req.src_to, r->req.size, &r->src, &r->hold);
 		if (rc == DDP_ERR_NOENT)
 			code = DDP_RDMAP_ECODE_INVALID_STAG;
 		else if (rc == DDP_ERR_ACCESS)
@@ -551,8 +565,9 @@ static void read_request(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 static void read_response(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 {
 	if (!qp->rd_n) { /* RFC 5040 §4.8: a Response nobody asked for */
-		ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP, .etype = DDP_RDMAP_ETYPE_OPERATION,
-				     .code = DDP_RDMAP_ECODE_OPCODE };
+		ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
+		                    .etype = DDP_RDMAP_ETYPE_OPERATION,
+		                    .code = DDP_RDMAP_ECODE_OPCODE};
 		fail(qp, &t, 1);
 		return;
 	}
@@ -567,8 +582,11 @@ static void read_response(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 
 static void recv_send(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t op)
 {
-	ddp_rdmap_wc wc = { .kind = DDP_RDMAP_WC_RECV, .wr_ctx = d->buf_ctx, .len = d->len,
-			    .opcode = op, .buf = d->buf };
+	ddp_rdmap_wc wc = {.kind = DDP_RDMAP_WC_RECV,
+	                   .wr_ctx = d->buf_ctx,
+	                   .len = d->len,
+	                   .opcode = op,
+	                   .buf = d->buf};
 	wc.solicited = op == DDP_RDMAP_OP_SEND_SE || op == DDP_RDMAP_OP_SEND_SE_INV;
 	if (op == DDP_RDMAP_OP_SEND_INV || op == DDP_RDMAP_OP_SEND_SE_INV) {
 		/* RFC 5040 §5.1: the STag is invalid before the Send is
@@ -581,9 +599,9 @@ static void recv_send(struct ddp_rdmap_qp *qp, const ddp_delivery *d, uint8_t op
 			wc.status = DDP_ERR_ACCESS;
 			QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 			fail_untagged(qp, d,
-				      rc == DDP_ERR_ACCESS ? DDP_RDMAP_ETYPE_PROTECTION
-							   : DDP_RDMAP_ETYPE_OPERATION,
-				      DDP_RDMAP_ECODE_CANNOT_INVALIDATE, NULL, 0);
+			              rc == DDP_ERR_ACCESS ? DDP_RDMAP_ETYPE_PROTECTION
+			                                   : DDP_RDMAP_ETYPE_OPERATION,
+			              DDP_RDMAP_ECODE_CANNOT_INVALIDATE, NULL, 0);
 			return;
 		}
 		wc.invalidated = 1;
@@ -597,9 +615,10 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 	if (d->status < 0 || (qp->failed && !d->tagged)) {
 		/* a buffer comes back unused: only the ULP's own are reported */
 		if (!d->tagged && d->qn == DDP_RDMAP_QN_SEND) {
-			ddp_rdmap_wc wc = { .kind = DDP_RDMAP_WC_RECV,
-					    .status = d->status < 0 ? d->status : DDP_ERR_ABORTED,
-					    .wr_ctx = d->buf_ctx, .buf = d->buf };
+			ddp_rdmap_wc wc = {.kind = DDP_RDMAP_WC_RECV,
+			                   .status = d->status < 0 ? d->status : DDP_ERR_ABORTED,
+			                   .wr_ctx = d->buf_ctx,
+			                   .buf = d->buf};
 			QP_CALLBACK(qp, complete, qp, &wc, qp->user);
 		}
 		return;
@@ -609,8 +628,9 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 	uint8_t ctl = d->tagged ? (uint8_t)d->rsvdulp : (uint8_t)(d->rsvdulp >> 32);
 	uint8_t op = rdmapi_ctrl_op(ctl);
 	if (rdmapi_ctrl_rv(ctl) != DDP_RDMAP_VERSION) { /* RFC 5040 §4.2 / §4.8 */
-		ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP, .etype = DDP_RDMAP_ETYPE_OPERATION,
-				     .code = DDP_RDMAP_ECODE_VERSION };
+		ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
+		                    .etype = DDP_RDMAP_ETYPE_OPERATION,
+		                    .code = DDP_RDMAP_ECODE_VERSION};
 		fail(qp, &t, 1);
 		return;
 	}
@@ -644,8 +664,9 @@ void rdmapi_qp_deliver(struct ddp_rdmap_qp *qp, const ddp_delivery *d)
 		}
 	}
 	if (!ok) { /* RFC 5040 §4.8: unexpected opcode */
-		ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP, .etype = DDP_RDMAP_ETYPE_OPERATION,
-				     .code = DDP_RDMAP_ECODE_OPCODE };
+		ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
+		                    .etype = DDP_RDMAP_ETYPE_OPERATION,
+		                    .code = DDP_RDMAP_ECODE_OPCODE};
 		fail(qp, &t, 1);
 	}
 }
@@ -665,10 +686,11 @@ void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status)
 		resp_unhold(qp, r); /* DDP-DLV-4: the LLP has every octet */
 		/* the Response is out: its QN 1 buffer takes the next Request */
 		if (!qp->failed && !qp->ended)
-			ddp_post_recv(qp->s, qp->stream, DDP_RDMAP_QN_READ, r->buf, sizeof(r->buf), r);
+			ddp_post_recv(qp->s, qp->stream, DDP_RDMAP_QN_READ, r->buf, sizeof(r->buf),
+			              r);
 		if (status < 0) {
-			ddp_rdmap_term t = { .layer = DDP_LAYER_RDMAP,
-					     .etype = DDP_RDMAP_ETYPE_CATASTROPHIC };
+			ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
+			                    .etype = DDP_RDMAP_ETYPE_CATASTROPHIC};
 			fail(qp, &t, 0);
 		}
 		submit(qp);

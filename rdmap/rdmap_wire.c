@@ -7,9 +7,9 @@
 
 int rdmapi_rreq_decode(rdmapi_rreq *out, const uint8_t **src, const uint8_t *end)
 {
-	struct rcur c = { *src, end };
+	struct rcur c = {*src, end};
 	uint64_t v[5];
-	static const unsigned w[5] = { 4, 8, 4, 4, 8 };
+	static const unsigned w[5] = {4, 8, 4, 4, 8};
 	for (int i = 0; i < 5; i++)
 		if (rc_get_be(&c, w[i], &v[i]))
 			return DDP_ERR_NEED_MORE;
@@ -24,7 +24,7 @@ int rdmapi_rreq_decode(rdmapi_rreq *out, const uint8_t **src, const uint8_t *end
 
 void rdmapi_rreq_encode(const rdmapi_rreq *r, uint8_t *buf)
 {
-	struct wcur c = { buf, buf + RDMAPI_RREQ_LEN, 0 };
+	struct wcur c = {buf, buf + RDMAPI_RREQ_LEN, 0};
 	wc_put_be(&c, 4, r->sink_stag);
 	wc_put_be(&c, 8, r->sink_to);
 	wc_put_be(&c, 4, r->size);
@@ -34,7 +34,7 @@ void rdmapi_rreq_encode(const rdmapi_rreq *r, uint8_t *buf)
 
 int rdmapi_term_encode(const ddp_rdmap_term *t, uint8_t *buf, size_t cap)
 {
-	struct wcur c = { buf, buf + cap, 0 };
+	struct wcur c = {buf, buf + cap, 0};
 	/* RFC 5040 §4.8: Layer(4) EType(4) Code(8) M D R Reserved(13). */
 	wc_put_be(&c, 1, (uint64_t)((t->layer & 0xf) << 4 | (t->etype & 0xf)));
 	wc_put_be(&c, 1, t->code);
@@ -95,13 +95,16 @@ const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code)
 	if (!ddp_rdmap_term_valid(layer, etype, code))
 		return "undefined error";
 	if (layer == DDP_LAYER_RDMAP) {
-		static const char *const c[] = {
-			"invalid STag", "base or bounds violation", "access rights violation",
-			"STag not associated with RDMAP stream", "TO wrap",
-			"invalid RDMAP version", "unexpected opcode",
-			"catastrophic error, localized to RDMAP stream",
-			"catastrophic error, global", "STag cannot be invalidated"
-		};
+		static const char *const c[] = {"invalid STag",
+		                                "base or bounds violation",
+		                                "access rights violation",
+		                                "STag not associated with RDMAP stream",
+		                                "TO wrap",
+		                                "invalid RDMAP version",
+		                                "unexpected opcode",
+		                                "catastrophic error, localized to RDMAP stream",
+		                                "catastrophic error, global",
+		                                "STag cannot be invalidated"};
 		if (etype == DDP_RDMAP_ETYPE_CATASTROPHIC)
 			return "RDMAP local catastrophic error";
 		return code <= 0x09 ? c[code] : "unspecified error";
@@ -111,12 +114,18 @@ const char *ddp_rdmap_term_str(uint8_t layer, uint8_t etype, uint8_t code)
 
 /* Hdrct bits of octet 2 in the RFC layout (0x80/0x40/0x20) and in siw's
  * (0x01/0x02/0x04). */
-static int rfc_flags(uint8_t b) { return (b & 0xe0) != 0; }
-static int siw_flags(uint8_t b) { return (b & 0x07) != 0; }
+static int rfc_flags(uint8_t b)
+{
+	return (b & 0xe0) != 0;
+}
+static int siw_flags(uint8_t b)
+{
+	return (b & 0x07) != 0;
+}
 
 int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src, const uint8_t *end)
 {
-	struct rcur c = { *src, end };
+	struct rcur c = {*src, end};
 	uint64_t ctl;
 	if (!out || rc_get_be(&c, 4, &ctl))
 		return DDP_ERR_NEED_MORE;

@@ -18,8 +18,14 @@ static inline uint8_t rdmapi_ctrl(uint8_t opcode)
 {
 	return (uint8_t)((DDP_RDMAP_VERSION << 6) | (opcode & 0xf));
 }
-static inline uint8_t rdmapi_ctrl_rv(uint8_t c) { return (uint8_t)(c >> 6); }
-static inline uint8_t rdmapi_ctrl_op(uint8_t c) { return (uint8_t)(c & 0xf); }
+static inline uint8_t rdmapi_ctrl_rv(uint8_t c)
+{
+	return (uint8_t)(c >> 6);
+}
+static inline uint8_t rdmapi_ctrl_op(uint8_t c)
+{
+	return (uint8_t)(c & 0xf);
+}
 
 /* RFC 5040 §4.4 RDMA Read Request header. */
 typedef struct rdmapi_rreq {

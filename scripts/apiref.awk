@@ -36,7 +36,10 @@ FNR == 1 {
 	# the macro that passes a call's struct sizes (DDP_SIZES, export.h)
 	# belongs to the declaration before it
 	if (line ~ /^#define ddp_[a-z0-9_]+\(\.\.\.\)/) {
-		if (!check) { print "```c"; print line; print "```"; print "" }
+		mbuf = line
+		while (line ~ /\\$/ && (getline line) > 0)
+			mbuf = mbuf "\n" line
+		if (!check) { print "```c"; print mbuf; print "```"; print "" }
 		next
 	}
 	if (line ~ /^DDP_API/ || line ~ /^typedef/ || (line ~ /^#define DDP_/ && line !~ /_H$/) || line ~ /^enum [a-z_]+ *\{/ || line ~ /^struct [a-z_]+ *\{/) {

@@ -27,13 +27,13 @@ done
 # from them: make doc, scripts/apiref.awk)
 awk -v check=1 -f scripts/apiref.awk include/ddp/*.h || bad=1
 v=$(sed -n 's/^AC_INIT(\[libddp\], *\[\([0-9.]*\)\].*/\1/p' configure.ac)
-h=$(sed -n 's/^#define DDP_LIB_VERSION_STRING "\(.*\)"/\1/p' include/ddp/export.h)
+h=$(sed -n 's/^#define DDP_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' include/ddp/export.h)
 if [ "$v" != "$h" ]; then
 	echo "check-api: configure.ac says $v, include/ddp/export.h $h"
 	bad=1
 fi
 for part in MAJOR MINOR PATCH; do
-	n=$(sed -n "s/^#define DDP_LIB_VERSION_$part \([0-9]*\)/\1/p" include/ddp/export.h)
+	n=$(sed -n "s/^#define DDP_LIB_VERSION_$part[[:space:]]*\([0-9]*\)/\1/p" include/ddp/export.h)
 	case $part in MAJOR) w=${v%%.*} ;; MINOR) w=${v#*.}; w=${w%%.*} ;; PATCH) w=${v##*.} ;; esac
 	[ "$n" = "$w" ] || { echo "check-api: DDP_LIB_VERSION_$part is $n, configure.ac $w"; bad=1; }
 done

@@ -36,7 +36,7 @@ static inline int ddp_abi_zero_tail(const void *p, size_t from, size_t to)
  * min is refused (DDP_ERR_INVAL). holds: the struct holds other structs
  * (a larger one is always refused). */
 static inline int ddp_abi_in(void *dst, size_t want, size_t min, const void *src, size_t have,
-			     int holds)
+                             int holds)
 {
 	if (!src)
 		return 0;
@@ -73,13 +73,13 @@ static inline int ddp_abi_out(void *dst, size_t have, size_t min, const void *sr
 
 /* Take input struct number i of sizes into the local copy. The first
  * release's size is this one's. */
-#define DDP_ABI_IN(local, arg, sizes, i)                                                          \
+#define DDP_ABI_IN(local, arg, sizes, i)                                                           \
 	ddp_abi_in(&(local), sizeof(local), sizeof(local), (arg), ddp_abi_size((sizes), (i)), 0)
 /* The same for a struct that holds other structs. */
-#define DDP_ABI_IN_HOLDER(local, arg, sizes, i)                                                   \
+#define DDP_ABI_IN_HOLDER(local, arg, sizes, i)                                                    \
 	ddp_abi_in(&(local), sizeof(local), sizeof(local), (arg), ddp_abi_size((sizes), (i)), 1)
 /* Give out an output struct: the caller's size is number i of sizes. */
-#define DDP_ABI_OUT(dst, local, sizes, i)                                                         \
+#define DDP_ABI_OUT(dst, local, sizes, i)                                                          \
 	ddp_abi_out((dst), ddp_abi_size((sizes), (i)), sizeof(local), &(local), sizeof(local))
 
 #endif

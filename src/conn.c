@@ -28,8 +28,8 @@ static void t_error(ddp_session *s, const ddp_error_info *e, void *user)
 		g->cb.ddp.error(s, e, g->user);
 }
 
-static void t_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev,
-			   int status, void *user)
+static void t_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+                           void *user)
 {
 	const ddp_conn_glue *g = user;
 	if (g && !g->dead && g->cb.ddp.stream_event)
@@ -44,11 +44,11 @@ static void t_writable(ddp_session *s, uint32_t stream, void *user)
 }
 
 static const ddp_callbacks trampolines = {
-	.deliver = t_deliver,
-	.send_done = t_send_done,
-	.error = t_error,
-	.stream_event = t_stream_event,
-	.writable = t_writable,
+    .deliver = t_deliver,
+    .send_done = t_send_done,
+    .error = t_error,
+    .stream_event = t_stream_event,
+    .writable = t_writable,
 };
 
 const ddp_callbacks *ddp_conn_trampolines(void)

@@ -20,8 +20,8 @@ struct ddp_mr {
 	ddp_session *session;
 	uint32_t stream;
 	struct ddp_mr *s_next, *s_prev; /* list of the session's bound MRs */
-	uint32_t holds; /* outgoing readers (ddp_stag_hold_read) */
-	int dying;	/* invalidated, off the map, waits for holds == 0 */
+	uint32_t holds;                 /* outgoing readers (ddp_stag_hold_read) */
+	int dying;                      /* invalidated, off the map, waits for holds == 0 */
 	ddp_stag_released_cb released;
 	void *released_user;
 };
@@ -40,16 +40,16 @@ struct stag_map { /* open addressing, linear probing, keyed by 24-bit index */
 struct ooo_acct;
 struct ooo_budget {
 	uint64_t used, max;
-	uint32_t sessions;	/* sessions sharing the budget */
-	uint32_t nactive;	/* of them holding a ring now */
+	uint32_t sessions;       /* sessions sharing the budget */
+	uint32_t nactive;        /* of them holding a ring now */
 	struct ooo_acct *active; /* those, linked */
-	uint64_t refused;	/* rings refused so far */
+	uint64_t refused;        /* rings refused so far */
 };
 
 /* One session's part of the budget. */
 struct ooo_acct {
 	struct ooo_acct *next, *prev; /* budget->active while used > 0 */
-	uint64_t used;		       /* octets of rings its streams hold */
+	uint64_t used;                /* octets of rings its streams hold */
 };
 
 void ooo_join(struct ooo_budget *b, struct ooo_acct *a);
@@ -64,9 +64,9 @@ struct ddp_ctx {
 	ddp_ctx_config cfg;
 	struct stag_map map;
 	uint32_t npds, nsessions;
-	uint32_t ndying; /* invalidated regions still held (struct ddp_mr.dying) */
-	ddp_session *sessions; /* for revocation of in-flight placements */
-	ddp_llp_release *releases; /* adapter objects the loop frees later */
+	uint32_t ndying;                /* invalidated regions still held (struct ddp_mr.dying) */
+	ddp_session *sessions;          /* for revocation of in-flight placements */
+	ddp_llp_release *releases;      /* adapter objects the loop frees later */
 	uint32_t revoked[REVOKED_RING]; /* recently invalidated STag values (FIFO) */
 	uint32_t revoked_pos, revoked_n;
 	uint32_t revoked_set[2 * REVOKED_RING]; /* the same values, hashed */
@@ -139,27 +139,26 @@ struct order_slot {
 	uint8_t state, last;
 	uint32_t payload;
 	union {
-		struct dlv_rec rec;	 /* SLOT_PLACED and last */
+		struct dlv_rec rec;   /* SLOT_PLACED and last */
 		struct rx_held *held; /* SLOT_HELD */
 	};
 };
 
 struct order_win {
 	struct ooo_budget *budget;
-	struct ooo_acct *acct; /* the session's part of budget */
-	uint32_t base; /* next sequence number of the contiguous prefix */
-	uint32_t size; /* window in segments (power of two) */
-	uint32_t held; /* slots in use beyond base */
+	struct ooo_acct *acct;   /* the session's part of budget */
+	uint32_t base;           /* next sequence number of the contiguous prefix */
+	uint32_t size;           /* window in segments (power of two) */
+	uint32_t held;           /* slots in use beyond base */
 	struct order_slot *ring; /* allocated on the first out-of-order segment */
-	uint64_t msg_bytes;	 /* payload of the message being completed */
+	uint64_t msg_bytes;      /* payload of the message being completed */
 };
 
 enum order_check { ORD_NEW = 0, ORD_DUP, ORD_OUTSIDE };
 /* Map an LLP ordering number to the 32-bit sequence (INORDER: base). */
-enum order_check order_classify(const struct order_win *w, uint32_t llp_seq,
-				uint32_t *seq);
-int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
-	       uint32_t payload, const struct dlv_rec *rec);
+enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uint32_t *seq);
+int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last, uint32_t payload,
+               const struct dlv_rec *rec);
 /* A held segment of len payload octets, charged to the window's budget:
  * NULL when the budget or memory has no room. */
 struct rx_held *order_hold_new(struct order_win *w, size_t len);
@@ -176,16 +175,16 @@ void order_release_if_empty(struct order_win *w);
 
 struct tx_msg {
 	struct tx_msg *next;
-	struct ddp_hdr hdr;   /* template: STag/TO or QN/MSN/RsvdULP */
-	uint64_t total;	      /* payload octets */
-	uint64_t sent;	      /* payload octets handed to the LLP */
-	uint32_t pending;     /* segments the LLP still references */
-	uint8_t handed_all;   /* the L=1 segment was taken */
+	struct ddp_hdr hdr; /* template: STag/TO or QN/MSN/RsvdULP */
+	uint64_t total;     /* payload octets */
+	uint64_t sent;      /* payload octets handed to the LLP */
+	uint32_t pending;   /* segments the LLP still references */
+	uint8_t handed_all; /* the L=1 segment was taken */
 	int iovcnt;
-	int iov_idx;	      /* cursor into iov */
+	int iov_idx; /* cursor into iov */
 	size_t iov_off;
 	void *ctx;
-	struct iovec iov[];   /* copy of the caller's array */
+	struct iovec iov[]; /* copy of the caller's array */
 };
 
 /* ---------------------------------------------------------- streams */
@@ -203,21 +202,21 @@ struct ddp_stream {
 	struct tx_msg *tx_cur; /* first message not completely handed over */
 	uint32_t txq_len;
 	uint8_t tx_state, rx_state;
-	uint8_t blocked;      /* LLP said AGAIN */
+	uint8_t blocked; /* LLP said AGAIN */
 	uint8_t in_pump;
-	uint8_t in_complete;  /* tx_complete_ready() running (no recursion) */
-	uint8_t errored;      /* first error reported (DDP-ERR-1) */
-	uint8_t dead;	      /* aborted / failed / closed: no traffic */
-	uint8_t aborted;      /* dead by an abort: the connection ends abortively */
-	uint8_t llp_closed;   /* close_stream already called */
+	uint8_t in_complete;       /* tx_complete_ready() running (no recursion) */
+	uint8_t errored;           /* first error reported (DDP-ERR-1) */
+	uint8_t dead;              /* aborted / failed / closed: no traffic */
+	uint8_t aborted;           /* dead by an abort: the connection ends abortively */
+	uint8_t llp_closed;        /* close_stream already called */
 	uint8_t sends_after_error; /* DDP-ERR-4 allowance */
-	uint8_t traffic;      /* a message was queued or a segment came in:
-			       * the PD is fixed (ddp_stream_set_pd) */
-	uint32_t epoch;	      /* bumped on reset/abort; guards callback loops */
-	uint8_t wr_armed;     /* the writable callback is wanted */
-	uint64_t wr_lowat;    /* ... once txq_bytes is at most this */
-	uint64_t txq_bytes;   /* payload octets queued and not completed */
-	void *udata;	      /* ddp_stream_set_user_data() */
+	uint8_t traffic;           /* a message was queued or a segment came in:
+	                            * the PD is fixed (ddp_stream_set_pd) */
+	uint32_t epoch;            /* bumped on reset/abort; guards callback loops */
+	uint8_t wr_armed;          /* the writable callback is wanted */
+	uint64_t wr_lowat;         /* ... once txq_bytes is at most this */
+	uint64_t txq_bytes;        /* payload octets queued and not completed */
+	void *udata;               /* ddp_stream_set_user_data() */
 	struct stream_counts {
 		uint64_t msgs_tx, octets_tx, msgs_rx, octets_rx, errors;
 	} cnt;
@@ -234,14 +233,14 @@ struct ddp_session {
 	uint32_t mulpdu;
 	uint64_t copied;
 	struct ddp_stream *st;
-	struct ooo_acct ooo;	 /* its part of ctx->ooo */
-	ddp_rx *active_rx;	 /* header-first ticket between begin and end */
-	struct ddp_mr *mrs;	 /* MRs bound to a stream of this session */
-	struct iovec *scratch;	 /* segment iov build area */
+	struct ooo_acct ooo;   /* its part of ctx->ooo */
+	ddp_rx *active_rx;     /* header-first ticket between begin and end */
+	struct ddp_mr *mrs;    /* MRs bound to a stream of this session */
+	struct iovec *scratch; /* segment iov build area */
 	int scratch_cap;
 	uint8_t closing, conn_closed, conn_abortive;
-	void *udata; /* ddp_session_set_user_data() */
-	uint32_t in_cb; /* callbacks of this session on the stack */
+	void *udata;      /* ddp_session_set_user_data() */
+	uint32_t in_cb;   /* callbacks of this session on the stack */
 	uint8_t silenced; /* its owner was freed (ddp_llp_session_silence) */
 };
 
@@ -249,34 +248,33 @@ struct ddp_session {
  * is silenced (src/life.h: the object that owns it was freed inside a
  * callback); while one runs, ddp_session_free() of its session is
  * refused (DDP_ERR_BUSY). */
-#define CALLBACK(s, name, ...)                           \
-	do {                                             \
-		if (!(s)->silenced) {                    \
-			(s)->in_cb++;                    \
-			(s)->cb.name(__VA_ARGS__);       \
-			(s)->in_cb--;                    \
-		}                                        \
+#define CALLBACK(s, name, ...)                                                                     \
+	do {                                                                                       \
+		if (!(s)->silenced) {                                                              \
+			(s)->in_cb++;                                                              \
+			(s)->cb.name(__VA_ARGS__);                                                 \
+			(s)->in_cb--;                                                              \
+		}                                                                                  \
 	} while (0)
 
 /* session.c */
-void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype,
-		  uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len);
+void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype, uint8_t code,
+                  const uint8_t *hdr, size_t hdr_len, uint64_t seg_len);
 void stream_flush(ddp_session *s, struct ddp_stream *st, int status);
 void session_check_all_closed(ddp_session *s);
 void stream_tx_drained(ddp_session *s, struct ddp_stream *st);
 /* Stop the stream: buffers and sends back with status, stream_event. */
-void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
-		 int call_llp);
+void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status, int call_llp);
 
 /* tx.c: calls nothing of session.c; send.c acts on tx_pump's
  * verdict. tx_submit queues a message (no pump): 0 or DDP_ERR_*. */
-#define TX_PUMP_OK 0	  /* nothing for the caller to do */
+#define TX_PUMP_OK      0 /* nothing for the caller to do */
 #define TX_PUMP_DRAINED 1 /* closing and everything handed over: drained */
 /* tx_pump: TX_PUMP_OK, TX_PUMP_DRAINED, or the LLP's fatal send error
  * (< 0): the caller fails the stream with it (ddp_llp_failed, DDP-TRD-7) */
 int tx_pump(ddp_session *s, struct ddp_stream *st);
-int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
-	      const struct iovec *iov, int iovcnt, void *ctx);
+int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl, const struct iovec *iov,
+              int iovcnt, void *ctx);
 int tx_drained(const struct ddp_stream *st);
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status);

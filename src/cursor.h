@@ -29,14 +29,14 @@ struct wcur {
 /* A read cursor over buf[0..len). */
 static inline struct rcur rc_init(const void *buf, size_t len)
 {
-	struct rcur c = { (const uint8_t *)buf, (const uint8_t *)buf + len };
+	struct rcur c = {(const uint8_t *)buf, (const uint8_t *)buf + len};
 	return c;
 }
 
 /* A write cursor over buf[0..cap). */
 static inline struct wcur wc_init(void *buf, size_t cap)
 {
-	struct wcur c = { (uint8_t *)buf, (uint8_t *)buf + cap, 0 };
+	struct wcur c = {(uint8_t *)buf, (uint8_t *)buf + cap, 0};
 	return c;
 }
 
@@ -61,8 +61,7 @@ static inline uint64_t cur_load_be_(const uint8_t *p, unsigned n)
 	case 2:
 		return (uint64_t)p[0] << 8 | p[1];
 	case 4:
-		return (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 |
-		       (uint64_t)p[2] << 8 | p[3];
+		return (uint64_t)p[0] << 24 | (uint64_t)p[1] << 16 | (uint64_t)p[2] << 8 | p[3];
 	case 8:
 		return cur_load_be_(p, 4) << 32 | cur_load_be_(p + 4, 4);
 	default: {
@@ -80,8 +79,7 @@ static inline uint64_t cur_load_le_(const uint8_t *p, unsigned n)
 	case 2:
 		return (uint64_t)p[1] << 8 | p[0];
 	case 4:
-		return (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 |
-		       (uint64_t)p[1] << 8 | p[0];
+		return (uint64_t)p[3] << 24 | (uint64_t)p[2] << 16 | (uint64_t)p[1] << 8 | p[0];
 	default: {
 		uint64_t v = 0;
 		for (unsigned i = 0; i < n; i++)

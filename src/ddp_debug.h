@@ -16,7 +16,7 @@ extern "C" {
 /* Set the next MSN sent on (stream, qn) and the MSN the oldest posted buffer
  * of that queue answers to. Errors: DDP_ERR_INVAL. */
 int ddp_debug_set_msn(ddp_session *s, uint32_t stream, uint32_t qn, uint32_t tx_next,
-		      uint32_t rx_head);
+                      uint32_t rx_head);
 
 /* failmalloc: let n more core allocations succeed, then fail every one
  * (n < 0: never fail, the default). Lets tests prove that every allocation

@@ -8,7 +8,7 @@
 #include "failmalloc.h"
 
 int ddp_debug_set_msn(ddp_session *s, uint32_t stream, uint32_t qn, uint32_t tx_next,
-		      uint32_t rx_head)
+                      uint32_t rx_head)
 {
 	if (!s || stream >= s->cfg.nstreams || qn >= s->cfg.nqueues)
 		return DDP_ERR_INVAL;

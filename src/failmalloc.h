@@ -8,7 +8,10 @@
 struct failmalloc {
 	long left;
 };
-#define FAILMALLOC_INIT { -1 }
+#define FAILMALLOC_INIT                                                                            \
+	{                                                                                          \
+		-1                                                                                 \
+	}
 
 /* 1: this allocation is to fail. */
 static inline int failmalloc_hit(struct failmalloc *f)

@@ -20,9 +20,9 @@
 #include <stdint.h>
 
 struct ddp_life {
-	uint32_t frames; /* frames of ours on the stack using the object */
-	uint8_t closing; /* freed by its owner */
-	uint8_t silent;	 /* freed while a frame used it: no callback more */
+	uint32_t frames;  /* frames of ours on the stack using the object */
+	uint8_t closing;  /* freed by its owner */
+	uint8_t silent;   /* freed while a frame used it: no callback more */
 	uint8_t released; /* the release ran or is queued: never twice */
 };
 

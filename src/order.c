@@ -141,8 +141,8 @@ void ooo_refund(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
  * session may not take another ring of the context's budget, see
  * ooo_charge) or DDP_ERR_NOMEM. The caller then drains the window with the
  * delivery loop in rx.c. */
-int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last,
-	       uint32_t payload, const struct dlv_rec *rec)
+int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last, uint32_t payload,
+               const struct dlv_rec *rec)
 {
 	if (!w->ring) {
 		uint64_t bytes = (uint64_t)w->size * sizeof(*w->ring);

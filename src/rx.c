@@ -9,8 +9,7 @@
 /* Give the ticket an error verdict. The report waits for rx_end: only when
  * the LLP's integrity check passed is the header trusted (RFC 5044 §8: the
  * CRC is verified before DDP acts); first error wins (stream_error). */
-static void rx_fail(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, uint8_t etype,
-		    uint8_t code)
+static void rx_fail(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, uint8_t etype, uint8_t code)
 {
 	(void)s;
 	(void)st;
@@ -24,13 +23,12 @@ static void rx_fail(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, uint8_t e
 static void rx_report(ddp_session *s, struct ddp_stream *st, ddp_rx *rx)
 {
 	stream_error(s, st, DDP_LAYER_DDP, rx->etype_, rx->ecode_, rx->hdr_, rx->hdr_len_,
-		     (uint64_t)rx->hdr_len_ + rx->payload_len);
+	             (uint64_t)rx->hdr_len_ + rx->payload_len);
 }
 
 /* RFC 5041 §7.1, tagged checks (DDP-VAL-T1..T6), in the order siw uses:
  * valid STag -> association -> access -> wrap -> bounds. */
-static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
-			 ddp_rx *rx)
+static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h, ddp_rx *rx)
 {
 	size_t n = rx->payload_len;
 	if (n == 0) {
@@ -45,7 +43,7 @@ static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp
 		return;
 	}
 	int assoc = mr->session ? (mr->session == s && mr->stream == st->idx)
-				: (mr->pd != NULL && mr->pd == st->pd);
+	                        : (mr->pd != NULL && mr->pd == st->pd);
 	if (!assoc) { /* DDP-VAL-T6, DDP-SEC-1/2/7: another PD or stream */
 		rx_fail(s, st, rx, DDP_ETYPE_TAGGED, DDP_ECODE_T_NOT_ASSOCIATED);
 		return;
@@ -78,8 +76,7 @@ static void check_tagged(ddp_session *s, struct ddp_stream *st, const struct ddp
  * exactly the check an in-order LLP (MPA) would have made at that point,
  * so reposting in deliver works the same over both LLPs. Returns 1 when
  * held (rx then places into the hold), 0 when the check stands now. */
-static int hold_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
-			 ddp_rx *rx)
+static int hold_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h, ddp_rx *rx)
 {
 	const struct uq *q = &st->uq[h->qn];
 	if (rx->seq_ == st->win.base || (uint32_t)(h->msn - q->head_msn) >= 0x80000000u)
@@ -99,7 +96,7 @@ static int hold_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp
 /* RFC 5041 §7.1, untagged checks (DDP-VAL-U1..U5). may_hold: a missing
  * buffer may wait for the earlier messages (hold_untagged). */
 static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
-			   ddp_rx *rx, int may_hold)
+                           ddp_rx *rx, int may_hold)
 {
 	if (h->qn >= s->cfg.nqueues) { /* DDP-VAL-U1 */
 		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_QN);
@@ -144,7 +141,7 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 }
 
 int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *hdr,
-		     size_t hdr_len, size_t payload_len, ddp_rx *rx)
+                     size_t hdr_len, size_t payload_len, ddp_rx *rx)
 {
 	if (!s || !rx || !hdr || stream >= s->cfg.nstreams || s->active_rx)
 		return DDP_ERR_INVAL;
@@ -208,7 +205,7 @@ void *ddp_llp_rx_dst(ddp_session *s, ddp_rx *rx, size_t off)
 
 /* Hand one completed message to the ULP (DDP-DLV-1..3). */
 static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec *r,
-		    uint64_t msg_bytes)
+                    uint64_t msg_bytes)
 {
 	ddp_delivery d;
 	memset(&d, 0, sizeof(d));
@@ -228,7 +225,7 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 		 * repeats MSNs is caught here (MSN out of range). */
 		if (!q->count || q->head_msn != r->msn) {
 			/* DDP-ERR-2: report the L=1 segment's header */
-			struct ddp_hdr h = { 0 };
+			struct ddp_hdr h = {0};
 			uint8_t hb[DDP_MAX_HDR_LEN];
 			h.last = 1;
 			h.dv = DDP_VERSION;
@@ -238,7 +235,7 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 			h.mo = r->mo;
 			size_t hl = wire_encode(&h, hb, sizeof(hb));
 			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_UNTAGGED,
-				     DDP_ECODE_U_MSN_RANGE, hb, hl, hl + r->payload);
+			             DDP_ECODE_U_MSN_RANGE, hb, hl, hl + r->payload);
 			return;
 		}
 		struct uq_ent e;
@@ -416,18 +413,19 @@ static void reorder_refused(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, i
 {
 	if (rc == DDP_ERR_LIMIT)
 		ddp_llp_log(s->ctx, DDP_LOG_WARN,
-			    "reorder budget: stream %u refused a ring: its session "
-			    "holds %llu octets (share %llu), the context %llu of %llu",
-			    st->idx, (unsigned long long)s->ooo.used,
-			    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
-						 (s->ctx->ooo.nactive + !s->ooo.used)),
-			    (unsigned long long)s->ctx->ooo.used, (unsigned long long)s->ctx->ooo.max);
+		            "reorder budget: stream %u refused a ring: its session "
+		            "holds %llu octets (share %llu), the context %llu of %llu",
+		            st->idx, (unsigned long long)s->ooo.used,
+		            (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
+		                                 (s->ctx->ooo.nactive + !s->ooo.used)),
+		            (unsigned long long)s->ctx->ooo.used,
+		            (unsigned long long)s->ctx->ooo.max);
 	stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_, rx->hdr_len_,
-		     rx->hdr_len_ + rx->payload_len);
+	             rx->hdr_len_ + rx->payload_len);
 }
 
 int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *seg,
-		       size_t len)
+                       size_t len)
 {
 	if (!s || stream >= s->cfg.nstreams || (!seg && len) || s->active_rx)
 		return DDP_ERR_INVAL;
@@ -437,7 +435,7 @@ int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq, const uint
 		 * than its header is malformed. */
 		if (!st->errored && !st->dead)
 			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_SHORT, seg,
-				     len > DDP_MAX_HDR_LEN ? DDP_MAX_HDR_LEN : len, len);
+			             len > DDP_MAX_HDR_LEN ? DDP_MAX_HDR_LEN : len, len);
 		return 0;
 	}
 	size_t hl = wire_hdr_len(seg[0]);
@@ -464,7 +462,8 @@ int ddp_llp_rx_skip(ddp_session *s, uint32_t stream, uint32_t seq)
 	case ORD_DUP:
 		return 0;
 	case ORD_OUTSIDE:
-		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_BAD_SSN, NULL, 0, 0);
+		stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_LLP, DDP_ECODE_LLP_BAD_SSN, NULL, 0,
+		             0);
 		return 0;
 	case ORD_NEW:
 		break;

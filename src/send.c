@@ -18,7 +18,7 @@ void tx_run(ddp_session *s, struct ddp_stream *st)
 }
 
 static int send_msg(ddp_session *s, uint32_t stream, const struct ddp_hdr *h,
-		    const struct iovec *iov, int iovcnt, void *msg_ctx)
+                    const struct iovec *iov, int iovcnt, void *msg_ctx)
 {
 	if (s && s->silenced)
 		return DDP_ERR_CLOSED;
@@ -29,20 +29,20 @@ static int send_msg(ddp_session *s, uint32_t stream, const struct ddp_hdr *h,
 }
 
 int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn, uint64_t rsvdulp,
-		      const struct iovec *iov, int iovcnt, void *msg_ctx)
+                      const struct iovec *iov, int iovcnt, void *msg_ctx)
 {
 	if (!s || qn >= s->cfg.nqueues || rsvdulp >> 40)
 		return DDP_ERR_INVAL;
-	struct ddp_hdr h = { 0 };
+	struct ddp_hdr h = {0};
 	h.qn = qn;
 	h.rsvdulp = rsvdulp;
 	return send_msg(s, stream, &h, iov, iovcnt, msg_ctx);
 }
 
-int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
-		    uint8_t rsvdulp, const struct iovec *iov, int iovcnt, void *msg_ctx)
+int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to, uint8_t rsvdulp,
+                    const struct iovec *iov, int iovcnt, void *msg_ctx)
 {
-	struct ddp_hdr h = { 0 };
+	struct ddp_hdr h = {0};
 	h.tagged = 1;
 	h.stag = stag; /* DDP-SEG-6: the ULP supplies STag and TO */
 	h.to = to;

@@ -8,13 +8,13 @@
 #include "dlist.h"
 #include "abi.h"
 
-#define DEF_NQUEUES 3
-#define DEF_MAX_POSTED 1024
-#define DEF_MAX_TXQ 4096
+#define DEF_NQUEUES       3
+#define DEF_MAX_POSTED    1024
+#define DEF_MAX_TXQ       4096
 #define DEF_MAX_TX_OCTETS (4u << 20)
-#define DEF_WINDOW 1024
-#define MAX_WINDOW 32768
-#define MIN_MULPDU (DDP_UNTAGGED_HDR_LEN + 1)
+#define DEF_WINDOW        1024
+#define MAX_WINDOW        32768
+#define MIN_MULPDU        (DDP_UNTAGGED_HDR_LEN + 1)
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -25,14 +25,14 @@ static uint32_t pow2_at_least(uint32_t v)
 }
 
 static int session_new_in(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops,
-		    void *llp, const ddp_callbacks *cb, void *user, ddp_session **out)
+                          void *llp, const ddp_callbacks *cb, void *user, ddp_session **out)
 {
 	if (!out)
 		return DDP_ERR_INVAL;
 	*out = NULL;
 	if (!ctx || !ops || !ops->send || !ops->mulpdu || !ops->close || !cb || !cb->deliver)
 		return DDP_ERR_INVAL;
-	ddp_session_config c = { 0 };
+	ddp_session_config c = {0};
 	if (cfg)
 		c = *cfg;
 	if (!c.nstreams)
@@ -100,7 +100,8 @@ static int session_new_in(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp
 	return 0;
 }
 
-int(ddp_session_new)(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops, void *llp, const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes)
+int(ddp_session_new)(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops, void *llp,
+                     const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes)
 {
 	ddp_session_config cfg_v;
 	ddp_callbacks cb_v;
@@ -121,7 +122,7 @@ int ddp_session_free(ddp_session *s)
 	if (s->in_cb) {
 		/* the calling frame still uses the session */
 		ddp_llp_log(s->ctx, DDP_LOG_ERROR,
-			    "ddp_session_free inside a callback of that session: refused");
+		            "ddp_session_free inside a callback of that session: refused");
 		return DDP_ERR_BUSY;
 	}
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
@@ -189,7 +190,7 @@ int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd)
 }
 
 int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf, size_t len,
-		  void *buf_ctx)
+                  void *buf_ctx)
 {
 	if (!s || stream >= s->cfg.nstreams || qn >= s->cfg.nqueues || (!buf && len))
 		return DDP_ERR_INVAL;
@@ -202,8 +203,8 @@ int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf, size_
 /* RFC 5041 §7.2 (DDP-ERR-1..3): the first error on a stream is reported
  * once; afterwards the stream places nothing and drops segments silently,
  * but the ULP may send one more message (DDP-ERR-4, DDP-TRD-8). */
-void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype,
-		  uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
+void stream_error(ddp_session *s, struct ddp_stream *st, uint8_t layer, uint8_t etype, uint8_t code,
+                  const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
 {
 	st->cnt.errors++;
 	if (st->errored)
@@ -259,8 +260,7 @@ void stream_flush(ddp_session *s, struct ddp_stream *st, int status)
 	order_reset(&st->win);
 }
 
-void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status,
-		 int call_llp)
+void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status, int call_llp)
 {
 	if (st->dead)
 		return;
@@ -276,7 +276,7 @@ void stream_kill(ddp_session *s, struct ddp_stream *st, int abortive, int status
 	stream_flush(s, st, status);
 	if (s->cb.stream_event)
 		CALLBACK(s, stream_event, s, st->idx, abortive ? DDP_EV_ABORTED : DDP_EV_CLOSED,
-				   abortive ? status : 0, s->user);
+		         abortive ? status : 0, s->user);
 	session_check_all_closed(s);
 }
 
@@ -289,8 +289,8 @@ void session_check_all_closed(ddp_session *s)
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++) {
 		struct ddp_stream *st = &s->st[i];
 		/* closed both ways, or stopped by an error and closed by the ULP */
-		if (!st->dead && !(st->tx_state == TX_CLOSED &&
-				   (st->rx_state == RX_PEER_CLOSED || st->errored)))
+		if (!st->dead &&
+		    !(st->tx_state == TX_CLOSED && (st->rx_state == RX_PEER_CLOSED || st->errored)))
 			return;
 	}
 	/* A stream stopped by an error that the ULP then closed gracefully
@@ -343,10 +343,10 @@ void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype
 	stream_error(s, &s->st[stream], layer, etype, code, NULL, 0, 0);
 }
 
-void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype,
-		       uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
+void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype, uint8_t code,
+                       const uint8_t *hdr, size_t hdr_len, uint64_t seg_len)
 {
-	uint8_t full[DDP_MAX_HDR_LEN] = { 0 };
+	uint8_t full[DDP_MAX_HDR_LEN] = {0};
 	if (!s || stream >= s->cfg.nstreams)
 		return;
 	if (hdr && hdr_len) {

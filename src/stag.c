@@ -11,8 +11,8 @@
 #include "abi.h"
 
 #define DEFAULT_MAX_STAGS 65536u
-#define MAX_STAGS (1u << 23)
-#define DEFAULT_MAX_PDS 1024u
+#define MAX_STAGS         (1u << 23)
+#define DEFAULT_MAX_PDS   1024u
 
 static uint32_t os_random(void *unused)
 {
@@ -84,9 +84,9 @@ int ddp_ctx_free(ddp_ctx *ctx)
 	}
 	if (ctx->nsessions || ctx->npds || ctx->map.used || ctx->ndying) {
 		ddp_llp_log(ctx, DDP_LOG_ERROR,
-			    "ddp_ctx_free: still alive: %u session(s), %u PD(s), %u STag(s)%s",
-			    ctx->nsessions, ctx->npds, ctx->map.used + ctx->ndying,
-			    ctx->nsessions ? " (sessions of live adapter objects)" : "");
+		            "ddp_ctx_free: still alive: %u session(s), %u PD(s), %u STag(s)%s",
+		            ctx->nsessions, ctx->npds, ctx->map.used + ctx->ndying,
+		            ctx->nsessions ? " (sessions of live adapter objects)" : "");
 		return DDP_ERR_BUSY;
 	}
 	stag_map_free(&ctx->map);
@@ -364,15 +364,14 @@ int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag)
  * the stream (RFC 5041 §8, DDP-SEC-4). */
 static int mr_bound_to(const struct ddp_mr *mr, const ddp_session *s, uint32_t stream)
 {
-	return mr->session ? mr->session == s && mr->stream == stream
-			   : mr->pd == s->st[stream].pd;
+	return mr->session ? mr->session == s && mr->stream == stream : mr->pd == s->st[stream].pd;
 }
 
 /* The region of stag as the peer on (s, stream) may name it: 0, or
  * DDP_ERR_INVAL / DDP_ERR_NOENT (no such STag) / DDP_ERR_ACCESS (bound
  * elsewhere). */
 static int peer_region(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
-		       struct ddp_mr **out)
+                       struct ddp_mr **out)
 {
 	if (!ctx || !s || stream >= s->cfg.nstreams)
 		return DDP_ERR_INVAL;
@@ -417,7 +416,7 @@ int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access)
 
 /* The readable range [to, to + len) of stag for the peer of (s, stream). */
 static int read_range(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
-		      uint64_t len, struct ddp_mr **mrp, void **ptr)
+                      uint64_t len, struct ddp_mr **mrp, void **ptr)
 {
 	struct ddp_mr *mr;
 	if (!ptr)
@@ -439,15 +438,15 @@ static int read_range(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t st
 	return 0;
 }
 
-int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
-			  uint64_t to, uint64_t len, void **ptr)
+int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
+                          uint64_t len, void **ptr)
 {
 	struct ddp_mr *mr;
 	return read_range(ctx, s, stream, stag, to, len, &mr, ptr);
 }
 
-int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
-		       uint64_t to, uint64_t len, void **ptr, ddp_stag_hold **hold)
+int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
+                       uint64_t len, void **ptr, ddp_stag_hold **hold)
 {
 	struct ddp_mr *mr;
 	if (!hold)

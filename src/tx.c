@@ -21,11 +21,10 @@ static int ensure_scratch(ddp_session *s, int n)
 	return 0;
 }
 
-int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
-	      const struct iovec *iov, int iovcnt, void *ctx)
+int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl, const struct iovec *iov,
+              int iovcnt, void *ctx)
 {
-	if (!s || stream >= s->cfg.nstreams || iovcnt < 0 || (iovcnt > 0 && !iov) ||
-	    iovcnt > 65536)
+	if (!s || stream >= s->cfg.nstreams || iovcnt < 0 || (iovcnt > 0 && !iov) || iovcnt > 65536)
 		return DDP_ERR_INVAL;
 	uint64_t total = 0;
 	for (int i = 0; i < iovcnt; i++) {
@@ -50,7 +49,7 @@ int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl,
 		return DDP_ERR_STREAM;
 	if (st->txq_len >= s->cfg.max_tx_queued ||
 	    (st->txq_len > 0 && (st->txq_bytes >= s->cfg.max_tx_octets ||
-				 total > s->cfg.max_tx_octets - st->txq_bytes))) {
+	                         total > s->cfg.max_tx_octets - st->txq_bytes))) {
 		/* backpressure in messages and octets: writable once the
 		 * queue drained to half its octets (tx_writable_check) */
 		uint64_t lowat = s->cfg.max_tx_octets / 2;
@@ -143,7 +142,8 @@ int tx_pump(ddp_session *s, struct ddp_stream *st)
 		s->scratch[0].iov_base = hb;
 		s->scratch[0].iov_len = hlen;
 		int n = 1 + slice(m, chunk, s->scratch + 1);
-		unsigned flags = (last ? DDP_LLP_SEG_LAST : 0) | (h.tagged ? DDP_LLP_SEG_TAGGED : 0);
+		unsigned flags =
+		    (last ? DDP_LLP_SEG_LAST : 0) | (h.tagged ? DDP_LLP_SEG_TAGGED : 0);
 		int r = s->ops->send(s->llp, st->idx, s->scratch, n, hlen + chunk, flags);
 		if (r == DDP_ERR_AGAIN) {
 			m->iov_idx = save_idx;
@@ -221,8 +221,8 @@ int tx_can_queue(const ddp_session *s, const struct ddp_stream *st)
  * message and its queued octets fell to the armed level. */
 void tx_writable_check(ddp_session *s, struct ddp_stream *st)
 {
-	if (!st->wr_armed || st->dead || st->tx_state != TX_OPEN ||
-	    !tx_can_queue(s, st) || st->txq_bytes > st->wr_lowat)
+	if (!st->wr_armed || st->dead || st->tx_state != TX_OPEN || !tx_can_queue(s, st) ||
+	    st->txq_bytes > st->wr_lowat)
 		return;
 	st->wr_armed = 0;
 	if (s->cb.writable)

@@ -21,7 +21,7 @@ size_t wire_encode(const struct ddp_hdr *h, uint8_t *out, size_t cap)
 	struct wcur c = wc_init(out, cap);
 	/* RFC 5041 §4.1: Rsvd MUST be 0 on send; DV is the sender's version. */
 	uint8_t ctrl = (uint8_t)((h->tagged ? DDP_CTRL_T : 0) | (h->last ? DDP_CTRL_L : 0) |
-				 (h->dv & DDP_CTRL_DV_MASK));
+	                         (h->dv & DDP_CTRL_DV_MASK));
 	wc_put_be(&c, 1, ctrl);
 	if (h->tagged) {
 		/* RFC 5041 §4.2: RsvdULP(8) STag(32) TO(64). */

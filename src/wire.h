@@ -6,17 +6,17 @@
 #include <stdint.h>
 
 /* Control octet (RFC 5041 §4.1): T L Rsvd(4) DV(2). */
-#define DDP_CTRL_T 0x80
-#define DDP_CTRL_L 0x40
+#define DDP_CTRL_T       0x80
+#define DDP_CTRL_L       0x40
 #define DDP_CTRL_DV_MASK 0x03
 
 struct ddp_hdr {
-	uint8_t tagged;	  /* T */
-	uint8_t last;	  /* L */
-	uint8_t dv;	  /* DDP version */
-	uint64_t rsvdulp; /* 8 bits tagged, 40 bits untagged */
-	uint32_t stag;	  /* tagged */
-	uint64_t to;	  /* tagged */
+	uint8_t tagged;       /* T */
+	uint8_t last;         /* L */
+	uint8_t dv;           /* DDP version */
+	uint64_t rsvdulp;     /* 8 bits tagged, 40 bits untagged */
+	uint32_t stag;        /* tagged */
+	uint64_t to;          /* tagged */
 	uint32_t qn, msn, mo; /* untagged */
 };
 

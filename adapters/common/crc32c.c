@@ -33,14 +33,12 @@ static void table_init(void)
 	}
 	for (uint32_t i = 0; i < 256; i++)
 		for (int t = 1; t < 8; t++)
-			table[t][i] = (table[t - 1][i] >> 8) ^
-				      table[0][table[t - 1][i] & 0xff];
+			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
 }
 
 static uint32_t load32le(const uint8_t *b)
 {
-	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-	       (uint32_t)b[3] << 24;
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
 uint32_t ddp_crc32c_portable(uint32_t crc, const void *p, size_t n)
@@ -53,9 +51,8 @@ uint32_t ddp_crc32c_portable(uint32_t crc, const void *p, size_t n)
 		uint32_t lo = load32le(b) ^ c;
 		uint32_t hi = load32le(b + 4);
 
-		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^
-		    table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
-		    table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
+		c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^
+		    table[4][lo >> 24] ^ table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^
 		    table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
 		b += 8;
 		n -= 8;
@@ -72,8 +69,7 @@ uint32_t ddp_crc32c(uint32_t crc, const void *p, size_t n)
 	uint32_t reg = ~crc;
 
 	while (n > 0) {
-		size_t chunk = n > (size_t)(INT_MAX & ~0xfff) ?
-				       (size_t)(INT_MAX & ~0xfff) : n;
+		size_t chunk = n > (size_t)(INT_MAX & ~0xfff) ? (size_t)(INT_MAX & ~0xfff) : n;
 		/* ISA-L takes a non-const pointer but does not write. */
 		reg = crc32_iscsi((unsigned char *)(uintptr_t)b, (int)chunk, reg);
 		b += chunk;

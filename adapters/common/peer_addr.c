@@ -16,8 +16,7 @@ const char *ddp_addr_fmt(const struct sockaddr *sa, socklen_t len, char *buf)
 		const struct sockaddr_in *s = (const void *)sa;
 		inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip));
 		snprintf(buf, DDP_ADDR_STRLEN, "%s:%u", ip, ntohs(s->sin_port));
-	} else if (sa && sa->sa_family == AF_INET6 &&
-		   len >= sizeof(struct sockaddr_in6)) {
+	} else if (sa && sa->sa_family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
 		const struct sockaddr_in6 *s = (const void *)sa;
 		inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip));
 		snprintf(buf, DDP_ADDR_STRLEN, "[%s]:%u", ip, ntohs(s->sin6_port));
@@ -49,8 +48,8 @@ const char *ddp_fd_local_fmt(int fd, char *buf)
 	return ddp_addr_fmt((struct sockaddr *)&ss, sl, buf);
 }
 
-int ddp_addr_resolve(const char *host, int port, int passive,
-		     struct sockaddr_storage *ss, socklen_t *len)
+int ddp_addr_resolve(const char *host, int port, int passive, struct sockaddr_storage *ss,
+                     socklen_t *len)
 {
 	struct addrinfo hints, *res = NULL;
 	char serv[8];
@@ -71,7 +70,7 @@ int ddp_addr_resolve(const char *host, int port, int passive,
 
 int ddp_addr_host(const struct sockaddr *sa, socklen_t len, char *buf, size_t n)
 {
-	return getnameinfo(sa, len, buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST) == 0 ?
-		       0 :
-		       DDP_ERR_INVAL;
+	return getnameinfo(sa, len, buf, (socklen_t)n, NULL, 0, NI_NUMERICHOST) == 0
+	           ? 0
+	           : DDP_ERR_INVAL;
 }

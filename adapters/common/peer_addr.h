@@ -21,8 +21,8 @@ struct sockaddr_storage;
  * (getaddrinfo: blocks while a resolver is asked), NULL = the wildcard
  * address (passive) or loopback. Errors: DDP_ERR_INVAL (port out of
  * 0..65535), DDP_ERR_NOENT (no such host). */
-DDP_API int ddp_addr_resolve(const char *host, int port, int passive,
-		     struct sockaddr_storage *ss, socklen_t *len);
+DDP_API int ddp_addr_resolve(const char *host, int port, int passive, struct sockaddr_storage *ss,
+                             socklen_t *len);
 /* The numeric host of sa (no port) into buf (n octets). */
 DDP_API int ddp_addr_host(const struct sockaddr *sa, socklen_t len, char *buf, size_t n);
 

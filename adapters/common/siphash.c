@@ -17,16 +17,25 @@ static uint64_t load_le64(const uint8_t *p)
 	return v;
 }
 
-#define SIPROUND                                                      \
-	do {                                                          \
-		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32); \
-		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                \
-		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                \
-		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32); \
+#define SIPROUND                                                                                   \
+	do {                                                                                       \
+		v0 += v1;                                                                          \
+		v1 = ROTL(v1, 13);                                                                 \
+		v1 ^= v0;                                                                          \
+		v0 = ROTL(v0, 32);                                                                 \
+		v2 += v3;                                                                          \
+		v3 = ROTL(v3, 16);                                                                 \
+		v3 ^= v2;                                                                          \
+		v0 += v3;                                                                          \
+		v3 = ROTL(v3, 21);                                                                 \
+		v3 ^= v0;                                                                          \
+		v2 += v1;                                                                          \
+		v1 = ROTL(v1, 17);                                                                 \
+		v1 ^= v2;                                                                          \
+		v2 = ROTL(v2, 32);                                                                 \
 	} while (0)
 
-uint64_t ddp_siphash24(const uint8_t key[DDP_SIPHASH_KEY_LEN], const void *p,
-		       size_t n)
+uint64_t ddp_siphash24(const uint8_t key[DDP_SIPHASH_KEY_LEN], const void *p, size_t n)
 {
 	const uint8_t *in = p;
 	uint64_t k0 = load_le64(key), k1 = load_le64(key + 8);

@@ -16,8 +16,7 @@
 /* SipHash-2-4 of p[0..n) under the 128-bit key (octets 0..7 are k0, 8..15
  * k1, both little-endian, as in the reference implementation). p may be
  * NULL when n == 0. Never fails. */
-DDP_API uint64_t ddp_siphash24(const uint8_t key[DDP_SIPHASH_KEY_LEN], const void *p,
-		       size_t n);
+DDP_API uint64_t ddp_siphash24(const uint8_t key[DDP_SIPHASH_KEY_LEN], const void *p, size_t n);
 
 /* Fill key with random octets from getrandom() (urandom pool; falls back
  * to a clock- and address-derived value only if the call is refused, e.g.

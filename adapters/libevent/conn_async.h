@@ -26,10 +26,10 @@
 struct conn_async {
 	ddp_connecting h; /* the application's handle */
 	struct conn_resolve r;
-	int resolving;	/* the name is being resolved */
-	int connecting; /* dial() succeeded; the owner clears it at up or down */
+	int resolving;    /* the name is being resolved */
+	int connecting;   /* dial() succeeded; the owner clears it at up or down */
 	ddp_conn_glue *g; /* the owner's: down(NULL, err) when the connect fails */
-	void *owner;	  /* the block to free() when nothing was set up */
+	void *owner;      /* the block to free() when nothing was set up */
 	/* the owner's: start the connection to sa (0, or an error: then the
 	 * owner holds nothing but its block) */
 	int (*dial)(struct conn_async *a, const struct sockaddr *sa, socklen_t sl);
@@ -53,9 +53,9 @@ static void conn_async_cancel(struct ddp_connecting *h)
 }
 
 static void conn_async_init(struct conn_async *a, void *owner, ddp_conn_glue *g,
-			    int (*dial)(struct conn_async *a, const struct sockaddr *sa,
-					socklen_t sl),
-			    void (*stop)(struct conn_async *a))
+                            int (*dial)(struct conn_async *a, const struct sockaddr *sa,
+                                        socklen_t sl),
+                            void (*stop)(struct conn_async *a))
 {
 	a->h.cancel = conn_async_cancel;
 	a->owner = owner;
@@ -93,12 +93,11 @@ static void conn_async_resolved(struct conn_resolve *r)
 /* Resolve host:port (socktype SOCK_STREAM or SOCK_DGRAM), then connect.
  * Returns 0 with *out (if out) the handle, or DDP_ERR_INVAL /
  * DDP_ERR_NOMEM: then the owner is freed and nothing runs later. */
-static int conn_async_by_name(struct conn_async *a, struct event_base *base,
-			      struct evdns_base *dns, const char *host, int port, int socktype,
-			      ddp_connecting **out)
+static int conn_async_by_name(struct conn_async *a, struct event_base *base, struct evdns_base *dns,
+                              const char *host, int port, int socktype, ddp_connecting **out)
 {
 	int rc = conn_resolve_start(&a->r, base, dns, host, port, socktype, conn_async_resolved,
-				    conn_async_gone);
+	                            conn_async_gone);
 	if (rc) {
 		free(a->owner);
 		return rc;
@@ -112,7 +111,7 @@ static int conn_async_by_name(struct conn_async *a, struct event_base *base,
 /* Connect to sa at once. Returns 0 with *out (if out) the handle, or the
  * owner's dial() error: then the owner is freed. */
 static int conn_async_by_addr(struct conn_async *a, const struct sockaddr *sa, socklen_t sl,
-			      ddp_connecting **out)
+                              ddp_connecting **out)
 {
 	int rc = conn_async_connect(a, sa, sl);
 	if (rc) {

@@ -22,10 +22,10 @@
 struct conn_resolve {
 	struct evdns_base *own; /* made for this request */
 	struct evdns_getaddrinfo_request *req;
-	struct event *answer;	/* the answer, handed over from the loop */
-	int asking;		/* evdns has not answered yet */
-	int canceled;		/* conn_resolve_cancel() while asking */
-	int result;		/* 0, DDP_ERR_NOENT or DDP_ERR_SYS */
+	struct event *answer; /* the answer, handed over from the loop */
+	int asking;           /* evdns has not answered yet */
+	int canceled;         /* conn_resolve_cancel() while asking */
+	int result;           /* 0, DDP_ERR_NOENT or DDP_ERR_SYS */
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	void (*done)(struct conn_resolve *r); /* from the loop, once */
@@ -45,8 +45,9 @@ static void conn_resolve_answered(int result, struct evutil_addrinfo *res, void 
 		event_active(r->answer, EV_TIMEOUT, 1);
 		return;
 	}
-	r->result = result == 0 && res ? 0 : result == EVUTIL_EAI_SYSTEM ? DDP_ERR_SYS
-									 : DDP_ERR_NOENT;
+	r->result = result == 0 && res            ? 0
+	            : result == EVUTIL_EAI_SYSTEM ? DDP_ERR_SYS
+	                                          : DDP_ERR_NOENT;
 	if (r->result == 0 && res->ai_addrlen <= sizeof(r->ss)) {
 		memcpy(&r->ss, res->ai_addr, res->ai_addrlen);
 		r->sl = (socklen_t)res->ai_addrlen;
@@ -82,9 +83,9 @@ static void conn_resolve_deliver(evutil_socket_t fd, short what, void *arg)
 /* Ask for host:port (socktype SOCK_STREAM or SOCK_DGRAM). Returns 0 (done
  * runs later from the loop), DDP_ERR_INVAL or DDP_ERR_NOMEM. */
 static int conn_resolve_start(struct conn_resolve *r, struct event_base *base,
-			      struct evdns_base *dns, const char *host, int port, int socktype,
-			      void (*done)(struct conn_resolve *r),
-			      void (*gone)(struct conn_resolve *r))
+                              struct evdns_base *dns, const char *host, int port, int socktype,
+                              void (*done)(struct conn_resolve *r),
+                              void (*gone)(struct conn_resolve *r))
 {
 	char serv[8];
 	struct evutil_addrinfo hints;
@@ -98,7 +99,7 @@ static int conn_resolve_start(struct conn_resolve *r, struct event_base *base,
 		return DDP_ERR_NOMEM;
 	if (!dns) {
 		r->own = evdns_base_new(base, EVDNS_BASE_INITIALIZE_NAMESERVERS |
-						      EVDNS_BASE_DISABLE_WHEN_INACTIVE);
+		                                  EVDNS_BASE_DISABLE_WHEN_INACTIVE);
 		if (!r->own) {
 			conn_resolve_free(r);
 			return DDP_ERR_NOMEM;

@@ -48,7 +48,7 @@ static void glue_free_release(ddp_llp_release *r)
  * ddp_ctx_free(ctx). Without memory for the event it is leaked rather
  * than freed under a frame that may still use it. */
 static inline void glue_free_later(struct glue_free *f, struct event_base *base, ddp_ctx *ctx,
-				   void *mem)
+                                   void *mem)
 {
 	f->mem = mem;
 	f->ev = event_new(base, -1, 0, glue_free_cb, f);

@@ -24,22 +24,23 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
-static int mpa_wrap_fd_in(struct event_base *base, ddp_ctx *ctx, int fd,
-		    int initiator, const ddp_mpa_config *cfg,
-		    const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+static int mpa_wrap_fd_in(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+                          const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                          ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+                          ddp_mpa_conn **out)
 {
 	if (fd < 0 || set_nonblock(fd) < 0)
 		return DDP_ERR_INVAL;
-	int rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user,
-			  out);
+	int rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user, out);
 	if (rc < 0)
 		return rc;
 	mpa_tcp_start(*out);
 	return 0;
 }
 
-int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiator, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
+int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+                     const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+                     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
@@ -50,13 +51,13 @@ int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiato
 	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_wrap_fd_in(base, ctx, fd, initiator, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept, ev, user, out);
+	return mpa_wrap_fd_in(base, ctx, fd, initiator, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                      accept, ev, user, out);
 }
 
-static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx,
-		    const struct sockaddr *sa, socklen_t salen,
-		    const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-		    ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                          ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
 {
 	if (!sa || !out)
 		return DDP_ERR_INVAL;
@@ -87,12 +88,14 @@ static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx,
 	}
 	c->connecting = 1;
 	event_add(c->wev, NULL);
-	struct timeval tv = { c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000 };
+	struct timeval tv = {c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000};
 	event_add(c->tmo, &tv);
 	return 0;
 }
 
-int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
+int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                     socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
@@ -103,7 +106,8 @@ int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockadd
 	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_connect_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, ev, user, out);
+	return mpa_connect_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, ev,
+	                      user, out);
 }
 
 ddp_session *ddp_mpa_session(const ddp_mpa_conn *c)

@@ -98,7 +98,7 @@ unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *s
 }
 
 ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc, const struct mpa_src *src,
-			     uint64_t now)
+                             uint64_t now)
 {
 	for (ddp_mpa_conn *c = sc->lru_head; c; c = c->lru_next) {
 		if (c->active_ms + MPA_TCP_IDLE_MS > now)

@@ -55,10 +55,10 @@ static int evict_oldest(ddp_mpa_listener *l)
 	if (!old)
 		return 0;
 	ddp_llp_log(l->ctx, DDP_LOG_WARN,
-		    "MPA start-up cap %u reached: evicted %s (no MPA Request "
-		    "after %llu ms)",
-		    l->cfg.max_startup, ddp_fd_peer_fmt(old->fd, a),
-		    (unsigned long long)(mpa_tcp_now_ms() - old->born_ms));
+	            "MPA start-up cap %u reached: evicted %s (no MPA Request "
+	            "after %llu ms)",
+	            l->cfg.max_startup, ddp_fd_peer_fmt(old->fd, a),
+	            (unsigned long long)(mpa_tcp_now_ms() - old->born_ms));
 	mpa_tcp_evict(old);
 	return 1;
 }
@@ -66,7 +66,7 @@ static int evict_oldest(ddp_mpa_listener *l)
 /* Reset and close a connection we do not take. */
 static void refuse(int fd)
 {
-	struct linger lg = { 1, 0 };
+	struct linger lg = {1, 0};
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd);
 }
@@ -83,13 +83,13 @@ static int evict_idle(ddp_mpa_listener *l, const struct mpa_src *src, unsigned c
 	ddp_mpa_conn *old = mpa_conns_idle(l->sc, src, now);
 	ddp_fd_peer_fmt(fd, a);
 	if (!old) {
-		ddp_llp_log(l->ctx, DDP_LOG_WARN,
-			    "MPA %s cap %u reached, none idle: refused %s", what, cap, a);
+		ddp_llp_log(l->ctx, DDP_LOG_WARN, "MPA %s cap %u reached, none idle: refused %s",
+		            what, cap, a);
 		return 0;
 	}
 	ddp_llp_log(l->ctx, DDP_LOG_WARN,
-		    "MPA %s cap %u reached: evicted %s (idle for %llu ms) for %s", what, cap,
-		    old->peer[0] ? old->peer : "?", (unsigned long long)(now - old->active_ms), a);
+	            "MPA %s cap %u reached: evicted %s (idle for %llu ms) for %s", what, cap,
+	            old->peer[0] ? old->peer : "?", (unsigned long long)(now - old->active_ms), a);
 	mpa_tcp_startup_put(mpa_conns_remove(old));
 	mpa_tcp_fail(old, DDP_ERR_LIMIT);
 	return 1;
@@ -108,8 +108,7 @@ static int admit(ddp_mpa_listener *l, int fd, struct mpa_src *src)
 	if (per != UINT_MAX && src->len && mpa_conns_count(l->sc, src) >= per &&
 	    !evict_idle(l, src, per, fd))
 		return 0;
-	if (all != UINT_MAX && mpa_conns_count(l->sc, NULL) >= all &&
-	    !evict_idle(l, NULL, all, fd))
+	if (all != UINT_MAX && mpa_conns_count(l->sc, NULL) >= all && !evict_idle(l, NULL, all, fd))
 		return 0;
 	return 1;
 }
@@ -135,7 +134,7 @@ static void accept_some(ddp_mpa_listener *l)
 				/* out of descriptors or memory: the pending
 				 * connection stays readable; pause accepting for
 				 * 100 ms instead of spinning on it */
-				struct timeval tv = { 0, 100000 };
+				struct timeval tv = {0, 100000};
 				event_del(l->ev_accept);
 				evtimer_add(l->ev_resume, &tv);
 			}
@@ -146,21 +145,20 @@ static void accept_some(ddp_mpa_listener *l)
 			refuse(fd);
 			continue;
 		}
-		if (l->sc->pending >= l->cfg.max_startup &&
-		    !evict_oldest(l)) {
+		if (l->sc->pending >= l->cfg.max_startup && !evict_oldest(l)) {
 			/* every start-up slot holds a connection whose
 			 * Request waits for the application: refuse */
 			char a[DDP_ADDR_STRLEN];
 			ddp_llp_log(l->ctx, DDP_LOG_WARN,
-				    "MPA start-up cap %u reached, all waiting "
-				    "for the application: refused %s",
-				    l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
+			            "MPA start-up cap %u reached, all waiting "
+			            "for the application: refused %s",
+			            l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
 			refuse(fd);
 			continue;
 		}
 		ddp_mpa_conn *c;
-		if (mpa_tcp_conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept,
-			     l->ev, l->user, &c) < 0) {
+		if (mpa_tcp_conn_new(l->base, l->ctx, fd, 0, 1, &l->cfg, &l->cb, l->accept, l->ev,
+		                     l->user, &c) < 0) {
 			close(fd);
 			continue;
 		}
@@ -170,11 +168,10 @@ static void accept_some(ddp_mpa_listener *l)
 	}
 }
 
-static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx,
-		   const struct sockaddr *sa, socklen_t salen,
-		   const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-		   ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-		   ddp_mpa_listener **out)
+static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                         socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                         ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+                         ddp_mpa_listener **out)
 {
 	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
 		return DDP_ERR_INVAL;
@@ -202,13 +199,12 @@ static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx,
 		free(l);
 		return DDP_ERR_INVAL;
 	}
-	l->cfg.tcp_congestion = NULL; /* applied; accepted sockets inherit it */
+	l->cfg.tcp_congestion = NULL;          /* applied; accepted sockets inherit it */
 	if (l->fd >= 0 && l->cfg.tcp_sndbuf) { /* inherited too */
 		int sb = l->cfg.tcp_sndbuf > INT_MAX / 2 ? INT_MAX / 2 : (int)l->cfg.tcp_sndbuf;
 		setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));
 	}
-	if (l->fd < 0 ||
-	    setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	if (l->fd < 0 || setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
 	    bind(l->fd, sa, salen) < 0 || listen(l->fd, 128) < 0) {
 		int e = errno;
 		if (l->fd >= 0)
@@ -242,7 +238,10 @@ static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx,
 	return 0;
 }
 
-int(ddp_mpa_listen)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_listener **out, uint64_t sizes)
+int(ddp_mpa_listen)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                    socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                    ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+                    ddp_mpa_listener **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
@@ -253,7 +252,8 @@ int(ddp_mpa_listen)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr
 	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_listen_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept, ev, user, out);
+	return mpa_listen_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept,
+	                     ev, user, out);
 }
 
 int ddp_mpa_listener_port(const ddp_mpa_listener *l)

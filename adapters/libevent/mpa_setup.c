@@ -61,9 +61,10 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 		return;
 	}
 	/* CLOSED: 0 in order, DDP_ERR_ABORTED after our abortive close */
-	int status = ev == DDP_MPA_CLOSED ? (err < 0 ? err : 0)
-		     : ev == DDP_MPA_REJECTED ? DDP_ERR_REJECTED
-					      : err ? err : DDP_ERR_LLP;
+	int status = ev == DDP_MPA_CLOSED     ? (err < 0 ? err : 0)
+	             : ev == DDP_MPA_REJECTED ? DDP_ERR_REJECTED
+	             : err                    ? err
+	                                      : DDP_ERR_LLP;
 	if (!m->l)
 		m->g.dead = 1; /* one connection: nothing more for the ULP */
 	m->g.cb.down(s, status, m->g.user);
@@ -72,8 +73,8 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 	glue_put(m);
 }
 
-static int glue_new(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callbacks *cb,
-		    void *user, struct mpa_glue **out)
+static int glue_new(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callbacks *cb, void *user,
+                    struct mpa_glue **out)
 {
 	if (!base || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
 		return DDP_ERR_INVAL;
@@ -90,13 +91,13 @@ static int glue_new(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callba
 }
 
 static int mpa_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-		       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user)
+                             const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct mpa_glue *m;
 	ddp_mpa_conn *c;
-	ddp_mpa_config def = { .revision = 2 };
+	ddp_mpa_config def = {.revision = 2};
 	if (!host || port <= 0)
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
@@ -105,13 +106,15 @@ static int mpa_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *
 	if (rc)
 		return rc;
 	rc = ddp_mpa_connect(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,
-			     ddp_conn_trampolines(), on_event, m, &c);
+	                     ddp_conn_trampolines(), on_event, m, &c);
 	if (rc)
 		free(m);
 	return rc;
 }
 
-int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes)
+int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                        const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                        uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -122,7 +125,8 @@ int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host,
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user);
+	return mpa_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                         user);
 }
 
 /* ------------------------------------------- asynchronous connect */
@@ -141,11 +145,11 @@ static int async_connect(struct conn_async *a, const struct sockaddr *sa, sockle
 {
 	struct mpa_glue *m = (struct mpa_glue *)((char *)a - offsetof(struct mpa_glue, a));
 	return ddp_mpa_connect(m->base, m->ctx, sa, sl, &m->cfg, ddp_conn_trampolines(), on_event,
-			       m, &m->c);
+	                       m, &m->c);
 }
 
 static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config *cfg,
-		     const ddp_conn_callbacks *cb, void *user, struct mpa_glue **out)
+                     const ddp_conn_callbacks *cb, void *user, struct mpa_glue **out)
 {
 	struct mpa_glue *m;
 	if (!ctx)
@@ -154,7 +158,7 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config
 	if (rc)
 		return rc;
 	m->ctx = ctx;
-	m->cfg = cfg ? *cfg : (ddp_mpa_config){ .revision = 2 };
+	m->cfg = cfg ? *cfg : (ddp_mpa_config){.revision = 2};
 	if (m->cfg.private_data_len > sizeof(m->priv)) {
 		free(m);
 		return DDP_ERR_INVAL;
@@ -169,8 +173,8 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, const ddp_mpa_config
 }
 
 static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-			  const char *host, int port, const ddp_mpa_config *cfg,
-			  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+                                const char *host, int port, const ddp_mpa_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
 	struct mpa_glue *m;
 	if (!host || port <= 0 || port > 65535)
@@ -179,7 +183,10 @@ static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct ev
 	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_STREAM, out);
 }
 
-int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                           const char *host, int port, const ddp_mpa_config *cfg,
+                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                           uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -190,12 +197,13 @@ int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_b
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return mpa_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL,
+	                            cb ? &cb_v : NULL, user, out);
 }
 
 static int mpa_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-			 socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
-			 void *user, ddp_connecting **out)
+                               socklen_t salen, const ddp_mpa_config *cfg,
+                               const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
 	struct mpa_glue *m;
 	if (!sa)
@@ -204,7 +212,9 @@ static int mpa_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const stru
 	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
-int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
+                          void *user, ddp_connecting **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -215,7 +225,8 @@ int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct so
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return mpa_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                           user, out);
 }
 
 static void listener_free(void *impl)
@@ -232,17 +243,16 @@ static int listener_port(const void *impl)
 	return ddp_mpa_listener_port(m->l);
 }
 
-static const ddp_listener_ops mpa_listener_ops = { .free = listener_free,
-						   .port = listener_port };
+static const ddp_listener_ops mpa_listener_ops = {.free = listener_free, .port = listener_port};
 
 static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-		      const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-		      ddp_listener **out)
+                            const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                            ddp_listener **out)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct mpa_glue *m;
-	ddp_mpa_config def = { .revision = 2 };
+	ddp_mpa_config def = {.revision = 2};
 	if (!out)
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 1, &ss, &sl);
@@ -251,7 +261,7 @@ static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *h
 	if (rc)
 		return rc;
 	rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&ss, sl, cfg ? cfg : &def,
-			    ddp_conn_trampolines(), NULL, on_event, m, &m->l);
+	                    ddp_conn_trampolines(), NULL, on_event, m, &m->l);
 	if (rc == 0)
 		rc = ddp_listener_new(&mpa_listener_ops, m, out);
 	if (rc) {
@@ -261,7 +271,9 @@ static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *h
 	return rc;
 }
 
-int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_listener **out, uint64_t sizes)
+int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                       ddp_listener **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -272,5 +284,6 @@ int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, 
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return mpa_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return mpa_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user,
+	                        out);
 }

@@ -27,10 +27,9 @@ void mpa_tcp_log_unresponsive(ddp_mpa_conn *c, unsigned ms)
 {
 	/* the address was taken at start: a timed-out socket has none */
 	ddp_llp_log(c->ctx, DDP_LOG_WARN,
-		    "MPA peer %s unresponsive for %u.%u s (no ACK; "
-		    "dead_peer_timeout_ms %u): connection failed",
-		    c->peer[0] ? c->peer : "?", ms / 1000, ms % 1000 / 100,
-		    c->dead_ms);
+	            "MPA peer %s unresponsive for %u.%u s (no ACK; "
+	            "dead_peer_timeout_ms %u): connection failed",
+	            c->peer[0] ? c->peer : "?", ms / 1000, ms % 1000 / 100, c->dead_ms);
 }
 
 /* A failed recv/sendmsg. ETIMEDOUT is the kernel's dead-peer verdict
@@ -86,7 +85,7 @@ ssize_t mpa_tcp_readv(void *io, const struct iovec *iov, int cnt)
 
 ssize_t mpa_tcp_read(void *io, void *dst, size_t n)
 {
-	struct iovec v = { dst, n };
+	struct iovec v = {dst, n};
 	return mpa_tcp_readv(io, &v, 1);
 }
 
@@ -140,8 +139,7 @@ int mpa_tcp_set_congestion(int fd, const char *name)
 {
 	if (!name || !*name)
 		return 0;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name,
-		       (socklen_t)strlen(name)) < 0)
+	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, (socklen_t)strlen(name)) < 0)
 		return DDP_ERR_INVAL;
 	return 0;
 }
@@ -153,7 +151,7 @@ int mpa_tcp_addr(void *io, int peer, char *buf, size_t len)
 	socklen_t sl = sizeof(ss);
 	char a[DDP_ADDR_STRLEN];
 	if (c->fd < 0 || (peer ? getpeername(c->fd, (struct sockaddr *)&ss, &sl)
-			       : getsockname(c->fd, (struct sockaddr *)&ss, &sl)) < 0)
+	                       : getsockname(c->fd, (struct sockaddr *)&ss, &sl)) < 0)
 		return DDP_ERR_NOENT;
 	ddp_addr_fmt((struct sockaddr *)&ss, sl, a);
 	if (strlen(a) >= len)

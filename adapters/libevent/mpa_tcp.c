@@ -35,7 +35,6 @@ mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 
 /* ------------------------------------------------------ lifetime guard */
 
-
 uint64_t mpa_tcp_now_ms(void)
 {
 	struct timespec t;
@@ -77,7 +76,7 @@ static void close_socket(ddp_mpa_conn *c, int reset)
 		event_del(c->dl);
 	if (c->fd >= 0) {
 		if (reset) {
-			struct linger lg = { 1, 0 }; /* RST */
+			struct linger lg = {1, 0}; /* RST */
 			setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 		}
 		close(c->fd);
@@ -212,8 +211,7 @@ static void t_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	leave_cb(c);
 }
 
-static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status,
-			void *user)
+static void t_send_done(ddp_session *s, uint32_t st, void *ctx, int status, void *user)
 {
 	ddp_mpa_conn *c = user;
 	if (c->ucb.send_done && life_live(&c->life)) {
@@ -233,8 +231,8 @@ static void t_error(ddp_session *s, const ddp_error_info *e, void *user)
 	}
 }
 
-static void t_stream_event(ddp_session *s, uint32_t st,
-			   enum ddp_stream_event e, int status, void *user)
+static void t_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event e, int status,
+                           void *user)
 {
 	ddp_mpa_conn *c = user;
 	if (c->ucb.stream_event && life_live(&c->life)) {
@@ -255,12 +253,14 @@ static void t_writable(ddp_session *s, uint32_t st, void *user)
 }
 
 static const ddp_callbacks trampolines = {
-	.deliver = t_deliver, .send_done = t_send_done, .error = t_error,
-	.stream_event = t_stream_event, .writable = t_writable,
+    .deliver = t_deliver,
+    .send_done = t_send_done,
+    .error = t_error,
+    .stream_event = t_stream_event,
+    .writable = t_writable,
 };
 
 /* ---------------------------------------------------------- socket io */
-
 
 static void io_shutdown(void *io, int abortive)
 {
@@ -296,8 +296,7 @@ static void on_finish(evutil_socket_t fd, short what, void *arg)
 	leave(c);
 }
 
-static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err,
-		       uint8_t code)
+static void user_event(ddp_mpa_conn *c, enum ddp_mpa_event e, int err, uint8_t code)
 {
 	if (!c->app_owned) {
 		/* a listener connection that failed before the application
@@ -411,7 +410,7 @@ static void on_close_deadline(evutil_socket_t fd, short what, void *arg)
 	if (c->finished || !c->s)
 		return;
 	ddp_llp_log(c->ctx, DDP_LOG_WARN,
-		    "MPA graceful close to %s not done by its deadline: reset", c->peer);
+	            "MPA graceful close to %s not done by its deadline: reset", c->peer);
 	enter(c);
 	ddp_session_close(c->s, 1);
 	leave(c);
@@ -426,14 +425,18 @@ static void io_close_deadline(void *io, unsigned ms)
 		ddp_session_close(c->s, 1); /* no timer: no wait either */
 		return;
 	}
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	struct timeval tv = {ms / 1000, (ms % 1000) * 1000};
 	event_add(c->dl, &tv);
 }
 
 static const mpa_proto_io sock_io = {
-	.read = mpa_tcp_read, .writev = mpa_tcp_writev, .shutdown = io_shutdown,
-	.event = io_event, .readv = mpa_tcp_readv, .addr = mpa_tcp_addr,
-	.close_deadline = io_close_deadline,
+    .read = mpa_tcp_read,
+    .writev = mpa_tcp_writev,
+    .shutdown = io_shutdown,
+    .event = io_event,
+    .readv = mpa_tcp_readv,
+    .addr = mpa_tcp_addr,
+    .close_deadline = io_close_deadline,
 };
 
 /* ------------------------------------------------------ event handlers */
@@ -458,8 +461,7 @@ static void refresh_emss(ddp_mpa_conn *c)
 {
 	int mss = 0;
 	socklen_t ml = sizeof(mss);
-	if (c->fd >= 0 &&
-	    getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
+	if (c->fd >= 0 && getsockopt(c->fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &ml) == 0 && mss > 0)
 		mpa_proto_set_emss(c->mc, (uint32_t)mss);
 }
 
@@ -482,11 +484,10 @@ void mpa_tcp_start(ddp_mpa_conn *c)
 	ddp_fd_peer_fmt(c->fd, c->peer);
 	refresh_emss(c);
 	event_add(c->rev, NULL);
-	struct timeval tv = { c->timeout_ms / 1000,
-			      (c->timeout_ms % 1000) * 1000 };
+	struct timeval tv = {c->timeout_ms / 1000, (c->timeout_ms % 1000) * 1000};
 	event_add(c->tmo, &tv);
 	unsigned p = live_period_ms(c);
-	struct timeval period = { p / 1000, (p % 1000) * 1000 };
+	struct timeval period = {p / 1000, (p % 1000) * 1000};
 	event_add(c->live, &period);
 	mpa_proto_start(c->mc);
 }
@@ -504,8 +505,8 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 			errno = err;
 			/* the same codes as SCTP: refused, no answer, else */
 			mpa_proto_on_failed(c->mc, err == ECONNREFUSED ? DDP_ERR_REJECTED
-						   : err == ETIMEDOUT  ? DDP_ERR_TIMEOUT
-								       : DDP_ERR_SYS);
+			                           : err == ETIMEDOUT  ? DDP_ERR_TIMEOUT
+			                                               : DDP_ERR_SYS);
 		} else {
 			mpa_tcp_start(c);
 		}
@@ -598,9 +599,8 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	char a[DDP_ADDR_STRLEN];
-	ddp_llp_log(c->ctx, DDP_LOG_WARN,
-		    "MPA start-up timed out after %u ms: peer %s", c->timeout_ms,
-		    ddp_fd_peer_fmt(c->fd, a));
+	ddp_llp_log(c->ctx, DDP_LOG_WARN, "MPA start-up timed out after %u ms: peer %s",
+	            c->timeout_ms, ddp_fd_peer_fmt(c->fd, a));
 	enter(c);
 	/* RFC 5044 §7.1: SHOULD time out waiting for start-up frames */
 	mpa_proto_on_timeout(c->mc);
@@ -609,10 +609,9 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 
 /* --------------------------------------------------------- construction */
 
-int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
-		     int initiator, int listener_conn, const ddp_mpa_config *cfg,
-		     const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-		     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
+int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+                     int listener_conn, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                     ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
 {
 	static const ddp_mpa_config defaults;
 	if (!base || !ctx || !cb || !cb->deliver || !out)
@@ -620,20 +619,21 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	if (!cfg)
 		cfg = &defaults;
 	mpa_proto_config mc = {
-		.initiator = initiator,
-		.local = {
-			.rev = cfg->revision ? cfg->revision : 2,
-			.markers = cfg->markers != 0,
-			.crc = !cfg->no_crc, /* RFC 5044 §4.4: default CRC on */
-			.p2p = cfg->peer_to_peer != 0,
-			.rtr = cfg->rtr,
-			.ird = cfg->ird,
-			.ord = cfg->ord,
-			.priv = cfg->private_data,
-			.priv_len = cfg->private_data_len,
-		},
-		.priv_cap = cfg->max_private_data,
-		.tx_cap = cfg->tx_queue_cap,
+	    .initiator = initiator,
+	    .local =
+	        {
+	            .rev = cfg->revision ? cfg->revision : 2,
+	            .markers = cfg->markers != 0,
+	            .crc = !cfg->no_crc, /* RFC 5044 §4.4: default CRC on */
+	            .p2p = cfg->peer_to_peer != 0,
+	            .rtr = cfg->rtr,
+	            .ird = cfg->ird,
+	            .ord = cfg->ord,
+	            .priv = cfg->private_data,
+	            .priv_len = cfg->private_data_len,
+	        },
+	    .priv_cap = cfg->max_private_data,
+	    .tx_cap = cfg->tx_queue_cap,
 	};
 	ddp_mpa_conn *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -657,8 +657,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
 	}
 	ddp_session_config sc = cfg->session;
 	sc.nstreams = 1;
-	rc = ddp_session_new(ctx, &sc, &mpa_proto_llp_ops, c->mc, &trampolines,
-			     c, &c->s);
+	rc = ddp_session_new(ctx, &sc, &mpa_proto_llp_ops, c->mc, &trampolines, c, &c->s);
 	if (rc < 0) {
 		mpa_proto_free(c->mc);
 		conn_free_mem(c);

@@ -50,42 +50,42 @@ struct mpa_src {
 struct ddp_mpa_conn {
 	struct event_base *base;
 	int fd;
-	int connecting;		/* TCP connect in progress */
+	int connecting; /* TCP connect in progress */
 	struct event *rev, *wev, *tmo;
-	int rd_dry; /* the last recv was short: the socket is empty, or this
-		     * readable event used up its budget (MPA_TCP_RD_BUDGET) */
-	size_t rd_budget; /* octets this readable event may still read */
-	int in_write;	  /* inside on_write: its epilogue re-arms EV_WRITE */
-	unsigned flushes;   /* write-queue flushes (EMSS is re-read every 64) */
-	unsigned reads;	    /* readable events */
+	int rd_dry;                        /* the last recv was short: the socket is empty, or this
+	                                    * readable event used up its budget (MPA_TCP_RD_BUDGET) */
+	size_t rd_budget;                  /* octets this readable event may still read */
+	int in_write;                      /* inside on_write: its epilogue re-arms EV_WRITE */
+	unsigned flushes;                  /* write-queue flushes (EMSS is re-read every 64) */
+	unsigned reads;                    /* readable events */
 	unsigned reads_seen, flushes_seen; /* at the last liveness check: the
-				* same again means quiet (mpa_proto_quiet) */
-	struct startup_count *sc; /* listener's count while starting up */
-	struct ddp_mpa_conn *su_prev, *su_next; /* sc's list */
-	struct startup_count *lc; /* the listener's set (mpa_conn_set.c), or NULL */
+	                                    * same again means quiet (mpa_proto_quiet) */
+	struct startup_count *sc;          /* listener's count while starting up */
+	struct ddp_mpa_conn *su_prev, *su_next;   /* sc's list */
+	struct startup_count *lc;                 /* the listener's set (mpa_conn_set.c), or NULL */
 	struct ddp_mpa_conn *lru_prev, *lru_next; /* lc's activity list */
-	struct mpa_src src;	  /* the peer's address, for the per-source cap */
-	uint64_t active_ms;	  /* last read or write (mpa_tcp_mono_ms) */
-	ddp_ctx *ctx;		/* log hook */
-	uint64_t born_ms;	/* accepted / connected (monotonic ms) */
-	unsigned dead_ms; /* dead-peer timeout */
-	struct event *live; /* liveness check (mpa_tcp_live_period_ms) */
-	struct event *dl;   /* graceful close deadline (close_deadline) */
-	int uto_off;	    /* TCP_USER_TIMEOUT lifted: octets wait in the
-			     * kernel, on_live judges the peer */
-	uint64_t probe_since; /* ms: when the oldest transmission (data or a
-			       * window probe) the peer has not answered left,
-			       * or 0 */
-	char peer[64];	    /* the peer's address for log lines, taken when
-			     * TCP is up (DDP_ADDR_STRLEN) */
+	struct mpa_src src;                       /* the peer's address, for the per-source cap */
+	uint64_t active_ms;                       /* last read or write (mpa_tcp_mono_ms) */
+	ddp_ctx *ctx;                             /* log hook */
+	uint64_t born_ms;                         /* accepted / connected (monotonic ms) */
+	unsigned dead_ms;                         /* dead-peer timeout */
+	struct event *live;                       /* liveness check (mpa_tcp_live_period_ms) */
+	struct event *dl;                         /* graceful close deadline (close_deadline) */
+	int uto_off;                              /* TCP_USER_TIMEOUT lifted: octets wait in the
+	                                           * kernel, on_live judges the peer */
+	uint64_t probe_since;                     /* ms: when the oldest transmission (data or a
+	                                           * window probe) the peer has not answered left,
+	                                           * or 0 */
+	char peer[64];                            /* the peer's address for log lines, taken when
+	                                           * TCP is up (DDP_ADDR_STRLEN) */
 	mpa_proto *mc;
 	ddp_session *s;
-	ddp_callbacks ucb;	/* the application's DDP callbacks */
+	ddp_callbacks ucb; /* the application's DDP callbacks */
 	ddp_mpa_event_cb ev;
 	ddp_mpa_accept_cb accept;
 	void *user;
 	unsigned timeout_ms;
-	struct ddp_life life;	/* frames on the stack, freed (src/life.h) */
+	struct ddp_life life; /* frames on the stack, freed (src/life.h) */
 	/* from the loop: the connection's end (REJECTED, FAILED, CLOSED,
 	 * never inside the application's call that caused it), or its
 	 * release after a free inside a callback made in such a call */
@@ -93,24 +93,23 @@ struct ddp_mpa_conn {
 	enum ddp_mpa_event fin_e;
 	int fin_err;
 	uint8_t fin_code;
-	uint8_t fin_later; /* fin_e waits for fin */
-	uint8_t up_later;  /* CONNECTED waits for fin (it came inside
-			    * ddp_mpa_accept) */
-	uint8_t in_api;	   /* inside ddp_mpa_accept / ddp_mpa_reject */
+	uint8_t fin_later;   /* fin_e waits for fin */
+	uint8_t up_later;    /* CONNECTED waits for fin (it came inside
+	                      * ddp_mpa_accept) */
+	uint8_t in_api;      /* inside ddp_mpa_accept / ddp_mpa_reject */
 	ddp_llp_release rel; /* that release, registered with ctx */
-	int finished;		/* FAILED/REJECTED/CLOSED reported */
-	int app_owned;		/* the application has seen this conn; before
-				 * that (listener, start-up) it is ours */
+	int finished;        /* FAILED/REJECTED/CLOSED reported */
+	int app_owned;       /* the application has seen this conn; before
+	                      * that (listener, start-up) it is ours */
 };
 
 /* ---------------------------------------------------- mpa_tcp.c */
 
 /* A connection on fd (ours from now on, closed on failure by the caller).
  * listener_conn: accepted by a listener, the application has not seen it. */
-int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd,
-		     int initiator, int listener_conn, const ddp_mpa_config *cfg,
-		     const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-		     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
+int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+                     int listener_conn, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                     ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out);
 /* TCP is connected: socket options, events, MPA start-up. */
 void mpa_tcp_start(ddp_mpa_conn *c);
 /* Free c at once (not from inside its callbacks): the socket is closed,
@@ -150,8 +149,8 @@ void mpa_conns_touch(ddp_mpa_conn *c);
 unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *src);
 /* The least recently active established connection of sc (from src, or
  * any with NULL) quiet for MPA_TCP_IDLE_MS at now, or NULL. */
-struct ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc,
-				    const struct mpa_src *src, uint64_t now);
+struct ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc, const struct mpa_src *src,
+                                    uint64_t now);
 
 /* ------------------------------------------------ mpa_sock_io.c */
 

@@ -29,8 +29,7 @@ void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user)
 	sctp_udp_set_filter(ep->udp, rx, user);
 }
 
-void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts,
-		      uint64_t *bad_crc, uint64_t *tx_pkts)
+void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts, uint64_t *bad_crc, uint64_t *tx_pkts)
 {
 	sctp_udp_stats(ep->udp, rx_pkts, bad_crc, tx_pkts);
 }
@@ -75,8 +74,7 @@ void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro)
 	sctp_udp_set_offload(ep->udp, gso, gro);
 }
 
-void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb,
-			  void *user)
+void sctp_ll_assoc_set_cb(sctp_ll_assoc *a, const sctp_ll_assoc_cb *cb, void *user)
 {
 	if (cb)
 		a->cb = *cb;
@@ -108,8 +106,7 @@ const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf)
 		strcpy(buf, "?");
 		return buf;
 	}
-	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa,
-			    a->peer->salen, buf);
+	return ddp_addr_fmt((const struct sockaddr *)&a->peer->sa, a->peer->salen, buf);
 }
 
 struct sctp_ll_defer {

@@ -22,7 +22,7 @@ static int ep_has_work(sctp_ll_ep *ep)
 
 void sctp_ll_timer_arm(sctp_ll_ep *ep)
 {
-	struct timeval tv = { 0, TICK_MS * 1000 };
+	struct timeval tv = {0, TICK_MS * 1000};
 	if (!evtimer_pending(ep->timer, NULL))
 		evtimer_add(ep->timer, &tv);
 }

@@ -31,7 +31,7 @@ struct sctp_glue {
 	ddp_sctp_ep *ep;
 	int outgoing;
 	int listener_gone; /* ddp_listener_free() was called */
-	unsigned up;	   /* associations up (listener side) */
+	unsigned up;       /* associations up (listener side) */
 	/* an asynchronous connect (ddp_sctp_connect_async / _addr) until up
 	 * or down: the handle and its steps, what to open then */
 	struct conn_async a;
@@ -81,7 +81,7 @@ static void glue_release(struct sctp_glue *m)
 }
 
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
-		   const void *priv, size_t priv_len, void *user)
+                   const void *priv, size_t priv_len, void *user)
 {
 	struct sctp_glue *m = user;
 	ddp_session *s = ddp_sctp_session(a);
@@ -103,7 +103,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 }
 
 static int glue_alloc(struct event_base *base, ddp_ctx *ctx, const ddp_conn_callbacks *cb,
-		      void *user, int outgoing, struct sctp_glue **out)
+                      void *user, int outgoing, struct sctp_glue **out)
 {
 	if (!base || !ctx || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
 		return DDP_ERR_INVAL;
@@ -120,8 +120,7 @@ static int glue_alloc(struct event_base *base, ddp_ctx *ctx, const ddp_conn_call
 }
 
 /* The glue's endpoint on bind_host:port with cfg's settings. */
-static int glue_ep(struct sctp_glue *m, const char *bind_host, int port,
-		   const ddp_sctp_config *cfg)
+static int glue_ep(struct sctp_glue *m, const char *bind_host, int port, const ddp_sctp_config *cfg)
 {
 	ddp_sctp_config c;
 	if (cfg)
@@ -139,8 +138,8 @@ static int glue_ep(struct sctp_glue *m, const char *bind_host, int port,
 }
 
 static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host, int port,
-		    const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-		    int outgoing, struct sctp_glue **out)
+                    const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                    int outgoing, struct sctp_glue **out)
 {
 	struct sctp_glue *m;
 	int rc = glue_alloc(base, ctx, cb, user, outgoing, &m);
@@ -153,8 +152,7 @@ static int glue_new(struct event_base *base, ddp_ctx *ctx, const char *bind_host
 
 /* The numeric host of host:port, and the wildcard of its family to bind
  * our UDP socket to. */
-static int numeric(const char *host, int port, int passive, char *num, size_t n,
-		   const char **any)
+static int numeric(const char *host, int port, int passive, char *num, size_t n, const char **any)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -166,7 +164,7 @@ static int numeric(const char *host, int port, int passive, char *num, size_t n,
 }
 
 static int sctp_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user)
+                              const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user)
 {
 	char num[64];
 	const char *any;
@@ -187,7 +185,9 @@ static int sctp_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char 
 	return rc;
 }
 
-int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes)
+int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                         const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                         uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -198,7 +198,8 @@ int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return sctp_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user);
+	return sctp_connect_to_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                          user);
 }
 
 /* ------------------------------------------- asynchronous connect */
@@ -230,7 +231,7 @@ static int async_connect(struct conn_async *ca, const struct sockaddr *sa, sockl
 }
 
 static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_sctp_config *cfg,
-		     const ddp_conn_callbacks *cb, void *user, struct sctp_glue **out)
+                     const ddp_conn_callbacks *cb, void *user, struct sctp_glue **out)
 {
 	if (port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
@@ -245,8 +246,8 @@ static int async_new(struct event_base *base, ddp_ctx *ctx, int port, const ddp_
 }
 
 static int sctp_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-			   const char *host, int port, const ddp_sctp_config *cfg,
-			   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+                                 const char *host, int port, const ddp_sctp_config *cfg,
+                                 const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
 	struct sctp_glue *m;
 	if (!host)
@@ -255,7 +256,10 @@ static int sctp_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct e
 	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_DGRAM, out);
 }
 
-int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                            const char *host, int port, const ddp_sctp_config *cfg,
+                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                            uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -266,12 +270,13 @@ int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return sctp_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return sctp_connect_async_in(base, ctx, dns, host, port, cfg ? &cfg_v : NULL,
+	                             cb ? &cb_v : NULL, user, out);
 }
 
 static int sctp_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-			  unsigned int salen, const ddp_sctp_config *cfg,
-			  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+                                unsigned int salen, const ddp_sctp_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
 {
 	struct sctp_glue *m;
 	char num[64];
@@ -279,12 +284,15 @@ static int sctp_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const str
 	if (!sa || ddp_addr_host(sa, salen, num, sizeof(num)))
 		return DDP_ERR_INVAL;
 	port = sa->sa_family == AF_INET6 ? ntohs(((const struct sockaddr_in6 *)sa)->sin6_port)
-					 : ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	                                 : ntohs(((const struct sockaddr_in *)sa)->sin_port);
 	int rc = async_new(base, ctx, port, cfg, cb, user, &m);
 	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
-int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa, unsigned int salen, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes)
+int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                           unsigned int salen, const ddp_sctp_config *cfg,
+                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                           uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -295,7 +303,8 @@ int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct s
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return sctp_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return sctp_connect_addr_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                            user, out);
 }
 
 static void listener_free(void *impl)
@@ -319,12 +328,11 @@ static int listener_port(const void *impl)
 	return ddp_sctp_ep_port(m->ep);
 }
 
-static const ddp_listener_ops sctp_listener_ops = { .free = listener_free,
-						    .port = listener_port };
+static const ddp_listener_ops sctp_listener_ops = {.free = listener_free, .port = listener_port};
 
 static int sctp_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-		       ddp_listener **out)
+                             const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                             ddp_listener **out)
 {
 	char num[64];
 	const char *any;
@@ -348,7 +356,9 @@ static int sctp_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *
 	return rc;
 }
 
-int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port, const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, ddp_listener **out, uint64_t sizes)
+int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                        const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                        ddp_listener **out, uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -359,5 +369,6 @@ int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host,
 	rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	return sctp_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
+	return sctp_listen_on_in(base, ctx, host, port, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
+	                         user, out);
 }

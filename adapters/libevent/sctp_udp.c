@@ -19,8 +19,7 @@
 
 /* ------------------------------------------------------------ output */
 
-void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len,
-		   int df, int local)
+void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len, int df, int local)
 {
 	struct sctp_udp *u = p->u;
 	struct pkt *k;
@@ -99,8 +98,7 @@ static void drop_queue(struct sctp_udp *u)
 /* ------------------------------------------------------------ peers */
 
 /* Parse an IPv4/IPv6 literal; port < 0 leaves 0. */
-static int make_addr(const char *addr, int port, struct sockaddr_storage *ss,
-		     socklen_t *sl)
+static int make_addr(const char *addr, int port, struct sockaddr_storage *ss, socklen_t *sl)
 {
 	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
@@ -121,8 +119,7 @@ static int make_addr(const char *addr, int port, struct sockaddr_storage *ss,
 	return DDP_ERR_INVAL;
 }
 
-struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
-					int port)
+struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr, int port)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -154,9 +151,8 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 	sctp_udp_read(arg);
 }
 
-int sctp_udp_open(struct event_base *base, const char *addr, int port,
-		  uint32_t mtu_cap, const struct sctp_udp_ops *ops, void *user,
-		  struct sctp_udp **out)
+int sctp_udp_open(struct event_base *base, const char *addr, int port, uint32_t mtu_cap,
+                  const struct sctp_udp_ops *ops, void *user, struct sctp_udp **out)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -165,8 +161,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 
 	if (!base || !ops || !ops->input || !out || port < -1 || port > 65535)
 		return DDP_ERR_INVAL;
-	if (make_addr(addr ? addr : "127.0.0.1",
-		      port < 0 ? 0 : port, &ss, &sl))
+	if (make_addr(addr ? addr : "127.0.0.1", port < 0 ? 0 : port, &ss, &sl))
 		return DDP_ERR_INVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
@@ -198,9 +193,8 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 		free(u);
 		return DDP_ERR_SYS;
 	}
-	u->port = ntohs(ss.ss_family == AF_INET ?
-				((struct sockaddr_in *)&ss)->sin_port :
-				((struct sockaddr_in6 *)&ss)->sin6_port);
+	u->port = ntohs(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+	                                        : ((struct sockaddr_in6 *)&ss)->sin6_port);
 	u->rd = event_new(base, u->fd, EV_READ | EV_PERSIST, read_cb, u);
 	u->wr = event_new(base, u->fd, EV_WRITE, flush_cb, u);
 	u->sweep = event_new(base, -1, EV_PERSIST, sweep_cb, u);
@@ -210,7 +204,7 @@ int sctp_udp_open(struct event_base *base, const char *addr, int port,
 	}
 	event_add(u->rd, NULL);
 	{
-		struct timeval sec = { 1, 0 };
+		struct timeval sec = {1, 0};
 		event_add(u->sweep, &sec);
 	}
 	*out = u;
@@ -257,8 +251,7 @@ void sctp_udp_set_filter(struct sctp_udp *u, sctp_ll_filter f, void *user)
 	u->filter_user = user;
 }
 
-void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
-		    uint64_t *tx)
+void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc, uint64_t *tx)
 {
 	if (rx)
 		*rx = u->c.rx_pkts;

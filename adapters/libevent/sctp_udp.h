@@ -30,60 +30,59 @@ struct ddp_ctx;
  * for a proven source (sctp_udp_peers.c): freed when unreferenced and idle
  * for a while. */
 struct sctp_udp_peer {
-	struct sctp_udp_peer *next;	/* address hash chain */
-	struct sctp_udp_peer *id_next;	/* id hash chain */
+	struct sctp_udp_peer *next;                  /* address hash chain */
+	struct sctp_udp_peer *id_next;               /* id hash chain */
 	struct sctp_udp_peer *idle_prev, *idle_next; /* LRU, refs == 0 only */
 	struct sctp_udp *u;
 	struct sockaddr_storage sa;
 	socklen_t salen;
-	uint32_t mtu;	/* IP path MTU (link MTU on a direct route) */
-	uint32_t route_mtu; /* the kernel route's MTU when it fell below our
-			     * floor (then datagrams over it go with DF
-			     * off), else 0 */
-	uint64_t route_ms;  /* when route_mtu was read */
+	uint32_t mtu;              /* IP path MTU (link MTU on a direct route) */
+	uint32_t route_mtu;        /* the kernel route's MTU when it fell below our
+	                            * floor (then datagrams over it go with DF
+	                            * off), else 0 */
+	uint64_t route_ms;         /* when route_mtu was read */
 	struct sctp_udp_tags tags; /* proof tags of what we sent (ICMP);
-				    * under the socket's qlock */
-	uintptr_t id;	/* usrsctp's AF_CONN address, never reused */
-	unsigned refs;	/* associations using it */
-	uint64_t last_ms; /* last datagram in / last reference dropped */
+	                            * under the socket's qlock */
+	uintptr_t id;              /* usrsctp's AF_CONN address, never reused */
+	unsigned refs;             /* associations using it */
+	uint64_t last_ms;          /* last datagram in / last reference dropped */
 };
 
 /* Counters (packets, not batches, unless named *_calls). */
 struct sctp_udp_counters {
 	uint64_t rx_pkts, bad_crc, tx_pkts;
-	uint64_t tx_calls;	/* sendmmsg / sendmsg calls */
-	uint64_t rx_calls;	/* recvmmsg calls that returned datagrams */
-	uint64_t tx_gso;	/* GSO super-datagrams sent */
-	uint64_t rx_gro;	/* GRO trains split */
-	uint64_t tx_drops;	/* queue full or send error */
-	uint64_t tx_async_err;	/* sends failed by an ICMP report's error
-				 * (IP_RECVERR) and sent again */
-	uint64_t mtu_drops;	/* path MTU decreases applied */
-	uint64_t tx_frag;	/* datagrams sent with DF off (RFC 4960 §7.3) */
-	uint64_t rx_unproven;	/* from unknown sources, not a lone INIT:
-				 * dropped without state */
+	uint64_t tx_calls;                     /* sendmmsg / sendmsg calls */
+	uint64_t rx_calls;                     /* recvmmsg calls that returned datagrams */
+	uint64_t tx_gso;                       /* GSO super-datagrams sent */
+	uint64_t rx_gro;                       /* GRO trains split */
+	uint64_t tx_drops;                     /* queue full or send error */
+	uint64_t tx_async_err;                 /* sends failed by an ICMP report's error
+	                                        * (IP_RECVERR) and sent again */
+	uint64_t mtu_drops;                    /* path MTU decreases applied */
+	uint64_t tx_frag;                      /* datagrams sent with DF off (RFC 4960 §7.3) */
+	uint64_t rx_unproven;                  /* from unknown sources, not a lone INIT:
+	                                        * dropped without state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
-	uint64_t peers;		/* peers now */
+	uint64_t peers;                        /* peers now */
 	/* the peer table: lookups (one per datagram whose CRC32c checked
 	 * out, and per new association) and the entries they compared */
 	uint64_t peer_lookups, peer_probes;
 	uint64_t peer_max_chain; /* longest hash chain now */
 	/* ICMP errors (error queue): acted on only when the quoted SCTP
 	 * packet proves it ours (ports + verification tag) */
-	uint64_t icmp_dead;	/* port / protocol unreachable: peer failed */
-	uint64_t icmp_mtu;	/* fragmentation needed / packet too big */
+	uint64_t icmp_dead;       /* port / protocol unreachable: peer failed */
+	uint64_t icmp_mtu;        /* fragmentation needed / packet too big */
 	uint64_t icmp_unverified; /* DEAD / MTU kinds without the proof
-				   * (quote too short, unknown peer, wrong
-				   * tag): discarded */
-	uint64_t icmp_ignored;	/* host / net unreachable and other types:
-				 * counted, never acted on */
-	uint64_t icmp_local;	/* our own send errors (the send path acts) */
+	                           * (quote too short, unknown peer, wrong
+	                           * tag): discarded */
+	uint64_t icmp_ignored;    /* host / net unreachable and other types:
+	                           * counted, never acted on */
+	uint64_t icmp_local;      /* our own send errors (the send path acts) */
 };
 
 struct sctp_udp_ops {
 	/* a datagram whose CRC32c checked out */
-	void (*input)(void *user, struct sctp_udp_peer *p, uint8_t *pkt,
-		      size_t len);
+	void (*input)(void *user, struct sctp_udp_peer *p, uint8_t *pkt, size_t len);
 	/* a peer was created / is about to be freed */
 	void (*peer_new)(void *user, struct sctp_udp_peer *p);
 	void (*peer_free)(void *user, struct sctp_udp_peer *p);
@@ -100,9 +99,8 @@ struct sctp_udp_ops {
 /* Bind addr (NULL = 127.0.0.1) : port (0 or -1 = any). mtu_cap:
  * largest IP MTU used for any peer (0: the route's alone).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
-int sctp_udp_open(struct event_base *base, const char *addr, int port,
-		  uint32_t mtu_cap, const struct sctp_udp_ops *ops, void *user,
-		  struct sctp_udp **out);
+int sctp_udp_open(struct event_base *base, const char *addr, int port, uint32_t mtu_cap,
+                  const struct sctp_udp_ops *ops, void *user, struct sctp_udp **out);
 /* Frees every peer (peer_free first) and drops queued datagrams. */
 void sctp_udp_close(struct sctp_udp *u);
 int sctp_udp_port(const struct sctp_udp *u);
@@ -111,8 +109,7 @@ const char *sctp_udp_local_fmt(const struct sctp_udp *u, char *buf);
 /* Peer for addr:port (literal), created if new. NULL: bad address / NOMEM.
  * The caller takes a reference (sctp_udp_peer_ref) before the loop runs
  * again, else the peer may expire. */
-struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr,
-					int port);
+struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr, int port);
 /* An association uses / stops using p: an unreferenced peer expires after
  * the idle time without datagrams (sctp_udp_set_peer_idle). */
 void sctp_udp_peer_ref(struct sctp_udp_peer *p);
@@ -131,8 +128,7 @@ void sctp_udp_set_peer_idle(struct sctp_udp *u, uint32_t ms);
  * packet waits for sctp_udp_kick() on the owner thread. p stays valid for
  * the call only while its peer_free callback cannot run (the usrsctp glue
  * holds its lock, which that callback takes). */
-void sctp_udp_send(struct sctp_udp_peer *p, const void *pkt, size_t len,
-		   int df, int local);
+void sctp_udp_send(struct sctp_udp_peer *p, const void *pkt, size_t len, int df, int local);
 /* Owner thread: flush what other threads queued (sctp_udp_send local 0). */
 void sctp_udp_kick(struct sctp_udp *u);
 /* The user pointer given to sctp_udp_open for p's socket. */
@@ -147,8 +143,7 @@ void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu);
 /* Tests: switch the offloads off (gso, gro: 0 = off, 1 = as available). */
 void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro);
 void sctp_udp_set_filter(struct sctp_udp *u, sctp_ll_filter f, void *user);
-void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc,
-		    uint64_t *tx);
+void sctp_udp_stats(const struct sctp_udp *u, uint64_t *rx, uint64_t *bad_crc, uint64_t *tx);
 void sctp_udp_counters(const struct sctp_udp *u, struct sctp_udp_counters *c);
 /* Notices (ICMP discarded or counted) go to ctx's log hook (NULL: none). */
 void sctp_udp_set_log(struct sctp_udp *u, struct ddp_ctx *ctx);

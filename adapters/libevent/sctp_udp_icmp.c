@@ -13,23 +13,23 @@
 
 #include "cursor.h"
 
-#define SCTP_COMMON_LEN 12
-#define CHUNK_INIT 1
-#define CHUNK_INIT_ACK 2
-#define CHUNK_ABORT 6
+#define SCTP_COMMON_LEN         12
+#define CHUNK_INIT              1
+#define CHUNK_INIT_ACK          2
+#define CHUNK_ABORT             6
 #define CHUNK_SHUTDOWN_COMPLETE 14
-#define CHUNK_FLAG_T 0x01
+#define CHUNK_FLAG_T            0x01
 
 /* ICMPv4 (RFC 792, RFC 1122 §3.2.2.1, RFC 1812 §5.2.7.1) */
 #define ICMP4_UNREACH 3
-#define ICMP4_PROTO 2
-#define ICMP4_PORT 3
-#define ICMP4_FRAG 4
+#define ICMP4_PROTO   2
+#define ICMP4_PORT    3
+#define ICMP4_FRAG    4
 /* ICMPv6 (RFC 4443) */
-#define ICMP6_UNREACH 1
-#define ICMP6_TOO_BIG 2
-#define ICMP6_PARAM 4
-#define ICMP6_PORT 4
+#define ICMP6_UNREACH  1
+#define ICMP6_TOO_BIG  2
+#define ICMP6_PARAM    4
+#define ICMP6_PORT     4
 #define ICMP6_NEXT_HDR 1
 
 static enum sctp_icmp_kind kind_of(const struct sctp_icmp_in *in)
@@ -51,8 +51,7 @@ static enum sctp_icmp_kind kind_of(const struct sctp_icmp_in *in)
 		if (in->type == ICMP6_TOO_BIG)
 			return SCTP_ICMP_MTU;
 		if (in->type == ICMP6_UNREACH)
-			return in->code == ICMP6_PORT ? SCTP_ICMP_DEAD :
-							SCTP_ICMP_UNREACH;
+			return in->code == ICMP6_PORT ? SCTP_ICMP_DEAD : SCTP_ICMP_UNREACH;
 		/* RFC 9260 App. C: "unrecognized next header" is ICMPv6's
 		 * protocol unreachable */
 		if (in->type == ICMP6_PARAM && in->code == ICMP6_NEXT_HDR)
@@ -78,15 +77,14 @@ static void parse(const uint8_t *b, size_t n, struct quoted *q)
 	if (!b || n < SCTP_COMMON_LEN)
 		return;
 	struct rcur c = rc_init(b, n);
-	if (rc_get_be(&c, 2, &sp) || rc_get_be(&c, 2, &dp) ||
-	    rc_get_be(&c, 4, &vtag) || rc_skip(&c, 4))
+	if (rc_get_be(&c, 2, &sp) || rc_get_be(&c, 2, &dp) || rc_get_be(&c, 4, &vtag) ||
+	    rc_skip(&c, 4))
 		return;
 	q->have_hdr = 1;
 	q->sport = (uint16_t)sp;
 	q->dport = (uint16_t)dp;
 	q->vtag = (uint32_t)vtag;
-	if (rc_get_be(&c, 1, &type) || rc_get_be(&c, 1, &flags) ||
-	    rc_get_be(&c, 2, &clen))
+	if (rc_get_be(&c, 1, &type) || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 2, &clen))
 		return;
 	q->have_chunk = 1;
 	q->type = (uint8_t)type;
@@ -111,8 +109,7 @@ static uint32_t proof_tag(const struct quoted *q, int *init)
 	return 0;
 }
 
-void sctp_udp_icmp_classify(const struct sctp_icmp_in *in,
-			    struct sctp_icmp_out *out)
+void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out *out)
 {
 	struct quoted q;
 	memset(out, 0, sizeof(*out));
@@ -129,8 +126,7 @@ void sctp_udp_icmp_classify(const struct sctp_icmp_in *in,
 	out->tagged = 1;
 }
 
-void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt,
-			size_t len)
+void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len)
 {
 	struct quoted q;
 	uint32_t tag;
@@ -149,8 +145,7 @@ void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt,
 	if (!tag)
 		return;
 	for (i = 0; i < SCTP_UDP_TAGS; i++)
-		if (t->e[i].used && t->e[i].sport == q.sport &&
-		    t->e[i].dport == q.dport)
+		if (t->e[i].used && t->e[i].sport == q.sport && t->e[i].dport == q.dport)
 			break;
 	if (i == SCTP_UDP_TAGS) {
 		i = t->next;
@@ -163,15 +158,13 @@ void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt,
 	t->e[i].used = 1;
 }
 
-int sctp_udp_tags_match(const struct sctp_udp_tags *t,
-			const struct sctp_icmp_out *o)
+int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_out *o)
 {
 	if (!o->tagged)
 		return 0;
 	for (int i = 0; i < SCTP_UDP_TAGS; i++)
-		if (t->e[i].used && t->e[i].sport == o->sport &&
-		    t->e[i].dport == o->dport && t->e[i].tag == o->tag &&
-		    t->e[i].init == o->init)
+		if (t->e[i].used && t->e[i].sport == o->sport && t->e[i].dport == o->dport &&
+		    t->e[i].tag == o->tag && t->e[i].init == o->init)
 			return 1;
 	return 0;
 }

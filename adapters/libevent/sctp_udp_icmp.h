@@ -15,41 +15,40 @@
 
 /* sock_extended_err origins (linux/errqueue.h) */
 #define SCTP_ICMP_ORIGIN_LOCAL 1
-#define SCTP_ICMP_ORIGIN_ICMP 2
+#define SCTP_ICMP_ORIGIN_ICMP  2
 #define SCTP_ICMP_ORIGIN_ICMP6 3
 
 enum sctp_icmp_kind {
 	SCTP_ICMP_LOCAL,   /* our own send failed: the send path acted */
-	SCTP_ICMP_DEAD,	   /* port / protocol unreachable: may end the
-			    * peer's associations (if the quote is ours) */
-	SCTP_ICMP_MTU,	   /* fragmentation needed / packet too big:
-			    * may lower what we send (if the quote is ours) */
+	SCTP_ICMP_DEAD,    /* port / protocol unreachable: may end the
+	                    * peer's associations (if the quote is ours) */
+	SCTP_ICMP_MTU,     /* fragmentation needed / packet too big:
+	                    * may lower what we send (if the quote is ours) */
 	SCTP_ICMP_UNREACH, /* host / net unreachable, prohibited, ...:
-			    * counted only */
+	                    * counted only */
 	SCTP_ICMP_OTHER,   /* any other type or origin: counted only */
 };
 
 struct sctp_icmp_in {
 	uint8_t origin, type, code; /* ee_origin, ee_type, ee_code */
-	uint32_t info;		    /* ee_info: the next-hop MTU for MTU */
-	const uint8_t *quote;	    /* the quoted UDP payload (may be NULL) */
+	uint32_t info;              /* ee_info: the next-hop MTU for MTU */
+	const uint8_t *quote;       /* the quoted UDP payload (may be NULL) */
 	size_t qlen;
 };
 
 struct sctp_icmp_out {
 	enum sctp_icmp_kind kind;
-	int tagged;	/* the quote holds what proves it ours: */
+	int tagged;            /* the quote holds what proves it ours: */
 	uint16_t sport, dport; /* SCTP ports of the quoted packet */
-	uint32_t tag;	/* its verification tag; the Initiate Tag of an
-			 * INIT sent with tag 0 */
-	int init;	/* tag is an INIT's Initiate Tag */
-	uint32_t mtu;	/* MTU: ee_info (0: the router did not say) */
+	uint32_t tag;          /* its verification tag; the Initiate Tag of an
+	                        * INIT sent with tag 0 */
+	int init;              /* tag is an INIT's Initiate Tag */
+	uint32_t mtu;          /* MTU: ee_info (0: the router did not say) */
 };
 
 /* Classify one error-queue entry. Reads at most in->qlen octets of
  * in->quote. Never fails. */
-void sctp_udp_icmp_classify(const struct sctp_icmp_in *in,
-			    struct sctp_icmp_out *out);
+void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out *out);
 
 /* The proof tags of the last packets sent to one peer, one slot per SCTP
  * port pair (an association), oldest replaced. */
@@ -66,10 +65,8 @@ struct sctp_udp_tags {
 /* Record the SCTP packet pkt[0..len) we are sending. Ignored: packets
  * without a chunk, tag 0 without an INIT, and packets whose tag we only
  * reflect (INIT ACK; ABORT / SHUTDOWN COMPLETE with the T bit). */
-void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt,
-			size_t len);
+void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len);
 /* 1 if o (tagged) quotes a packet recorded in t, else 0. */
-int sctp_udp_tags_match(const struct sctp_udp_tags *t,
-			const struct sctp_icmp_out *o);
+int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_out *o);
 
 #endif

@@ -21,15 +21,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define V4_HDR 20
-#define V6_HDR 40
+#define V4_HDR  20
+#define V6_HDR  40
 #define UDP_HDR 8
 /* RFC 791: every host accepts 576; with it the largest SCTP message is
  * 520 octets, over the 516 RFC 5043 §9 needs (SCTP_MIN_USER_MSG) */
-#define V4_MIN_MTU 576
-#define V6_MIN_MTU 1280 /* RFC 8200 §5 */
-#define V4_KERNEL_MIN 552 /* Linux route/min_pmtu default */
-#define UDP_MAX_PAYLOAD 65507 /* 65535 - 20 - 8 (IPv4 total length) */
+#define V4_MIN_MTU       576
+#define V6_MIN_MTU       1280  /* RFC 8200 §5 */
+#define V4_KERNEL_MIN    552   /* Linux route/min_pmtu default */
+#define UDP_MAX_PAYLOAD  65507 /* 65535 - 20 - 8 (IPv4 total length) */
 #define ROUTE_RECHECK_MS 10000 /* a short route is believed this long */
 
 /* The lowest path MTU we ever use: the protocol floor, or the kernel's
@@ -102,8 +102,7 @@ static uint32_t route_mtu(const struct sockaddr_storage *sa, socklen_t sl)
 	}
 	if (connect(fd, (const struct sockaddr *)sa, sl) == 0 &&
 	    getsockopt(fd, sa->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
-		       sa->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu,
-		       &l) < 0)
+	               sa->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu, &l) < 0)
 		mtu = 0;
 	close(fd);
 	return mtu > 0 ? (uint32_t)mtu : 0;
@@ -180,8 +179,8 @@ int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
 /* RFC 1191 §7 plateaus: the guess when a router gives no next-hop MTU */
 static uint32_t plateau_below(uint32_t mtu)
 {
-	static const uint32_t pl[] = { 65535, 32000, 17914, 8166, 4352,
-				       2002, 1492, 1006, 508, 296, 68 };
+	static const uint32_t pl[] = {65535, 32000, 17914, 8166, 4352, 2002,
+	                              1492,  1006,  508,   296,  68};
 	for (size_t i = 0; i < sizeof(pl) / sizeof(pl[0]); i++)
 		if (pl[i] < mtu)
 			return pl[i];
@@ -191,8 +190,7 @@ static uint32_t plateau_below(uint32_t mtu)
 /* Verified by the caller (the quote carries our tag, sctp_udp_rx.c). It
  * lowers what we send to p only: the receive side keeps what it
  * advertised, and no other peer or route is touched (O(1)). */
-void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p,
-		       uint32_t mtu)
+void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 {
 	lower(u, p, mtu ? mtu : plateau_below(p->mtu));
 }
@@ -218,8 +216,7 @@ int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k)
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &zero, sizeof(zero));
 		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &off, sizeof(off));
 	}
-	n = sendto(u->fd, k->data, k->len, 0,
-		   (struct sockaddr *)&k->peer->sa, k->peer->salen);
+	n = sendto(u->fd, k->data, k->len, 0, (struct sockaddr *)&k->peer->sa, k->peer->salen);
 	e = errno;
 	sctp_udp_mtu_socket(u);
 	u->c.tx_calls++;

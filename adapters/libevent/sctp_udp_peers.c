@@ -42,14 +42,14 @@
 #include "cursor.h"
 
 #define SCTP_CHUNK_INIT 1
-#define SCTP_INIT_LEN 20 /* RFC 4960 §3.3.2: fixed part of INIT */
+#define SCTP_INIT_LEN   20 /* RFC 4960 §3.3.2: fixed part of INIT */
 
 static struct {
 	pthread_mutex_t lock;
 	struct sctp_udp_peer **tab;
 	size_t cap, n;
 	uintptr_t last;
-} g_ids = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} g_ids = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t sctp_udp_now_ms(void)
 {
@@ -61,8 +61,7 @@ uint64_t sctp_udp_now_ms(void)
 /* Keyed (SipHash-2-4, a random key per socket): sources are chosen by
  * whoever sends us datagrams; with an unkeyed hash they can be picked to
  * share one bucket and turn every lookup into a walk of one long chain. */
-static size_t hash_addr(const struct sctp_udp *u,
-			const struct sockaddr_storage *sa)
+static size_t hash_addr(const struct sctp_udp *u, const struct sockaddr_storage *sa)
 {
 	uint8_t k[2 + 2 + 16];
 	size_t n;
@@ -89,18 +88,16 @@ static size_t hash_id(uintptr_t id)
 }
 
 static int same_addr(const struct sockaddr_storage *a, socklen_t al,
-		     const struct sockaddr_storage *b, socklen_t bl)
+                     const struct sockaddr_storage *b, socklen_t bl)
 {
 	if (al != bl || a->ss_family != b->ss_family)
 		return 0;
 	if (a->ss_family == AF_INET) {
 		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
-		return x->sin_port == y->sin_port &&
-		       x->sin_addr.s_addr == y->sin_addr.s_addr;
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
 	}
 	const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
-	return x->sin6_port == y->sin6_port &&
-	       memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
+	return x->sin6_port == y->sin6_port && memcmp(&x->sin6_addr, &y->sin6_addr, 16) == 0;
 }
 
 /* ------------------------------------------------------------ tables */
@@ -146,15 +143,13 @@ static int grow_ids(void)
 	return 0;
 }
 
-struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u,
-					 const struct sockaddr_storage *sa,
-					 socklen_t salen)
+struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u, const struct sockaddr_storage *sa,
+                                         socklen_t salen)
 {
 	u->c.peer_lookups++;
 	if (!u->pcap)
 		return NULL;
-	for (struct sctp_udp_peer *p = u->ptab[hash_addr(u, sa) & (u->pcap - 1)];
-	     p; p = p->next) {
+	for (struct sctp_udp_peer *p = u->ptab[hash_addr(u, sa) & (u->pcap - 1)]; p; p = p->next) {
 		u->c.peer_probes++;
 		if (same_addr(&p->sa, p->salen, sa, salen))
 			return p;
@@ -170,8 +165,7 @@ struct sctp_udp_peer *sctp_udp_peer_by_id(const void *id)
 		return NULL;
 	pthread_mutex_lock(&g_ids.lock);
 	if (g_ids.cap)
-		for (p = g_ids.tab[hash_id(v) & (g_ids.cap - 1)]; p;
-		     p = p->id_next)
+		for (p = g_ids.tab[hash_id(v) & (g_ids.cap - 1)]; p; p = p->id_next)
 			if (p->id == v)
 				break;
 	pthread_mutex_unlock(&g_ids.lock);
@@ -212,8 +206,7 @@ static void idle_append(struct sctp_udp *u, struct sctp_udp_peer *p)
 }
 
 /* A datagram from p: an idle peer's clock starts again. */
-void sctp_udp_peer_touch(struct sctp_udp *u, struct sctp_udp_peer *p,
-			 uint64_t now)
+void sctp_udp_peer_touch(struct sctp_udp *u, struct sctp_udp_peer *p, uint64_t now)
 {
 	p->last_ms = now;
 	if (!p->refs && u->idle_tail != p) {
@@ -280,9 +273,8 @@ static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 	free(p);
 }
 
-struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u,
-					const struct sockaddr_storage *sa,
-					socklen_t salen)
+struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockaddr_storage *sa,
+                                        socklen_t salen)
 {
 	struct sctp_udp_peer *p;
 	size_t h;
@@ -399,10 +391,9 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
  * first, so junk costs a CRC and nothing else (no lookup, no state); then
  * the source's peer (one keyed-hash lookup); an unknown source becomes a
  * peer only with a lone INIT on a socket that learns. */
-enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u,
-					const struct sockaddr_storage *sa,
-					socklen_t salen, uint8_t *b, size_t n,
-					struct sctp_udp_peer **out)
+enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockaddr_storage *sa,
+                                        socklen_t salen, uint8_t *b, size_t n,
+                                        struct sctp_udp_peer **out)
 {
 	struct sctp_udp_peer *p;
 	*out = NULL;
@@ -417,8 +408,7 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u,
 		*out = p;
 		return SCTP_UDP_KNOWN;
 	}
-	if (!sctp_udp_proves_peer(b, n) ||
-	    !(u->ops.learn && u->ops.learn(u->user))) {
+	if (!sctp_udp_proves_peer(b, n) || !(u->ops.learn && u->ops.learn(u->user))) {
 		u->c.rx_unproven++;
 		return SCTP_UDP_UNPROVEN;
 	}

@@ -22,8 +22,7 @@
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
 
-
-#define CTL_LEN 64
+#define CTL_LEN    64
 #define READ_CALLS 8 /* recvmmsg calls per readable event */
 
 int sctp_udp_rx_init(struct sctp_udp *u)
@@ -64,8 +63,8 @@ void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro)
 }
 
 /* Classify (CRC32c, then the peer table) and hand up. */
-static void input(struct sctp_udp *u, const struct sockaddr_storage *sa,
-		  socklen_t salen, uint8_t *b, size_t n)
+static void input(struct sctp_udp *u, const struct sockaddr_storage *sa, socklen_t salen,
+                  uint8_t *b, size_t n)
 {
 	struct sctp_udp_peer *p;
 	if (sctp_udp_classify(u, sa, salen, b, n, &p) >= SCTP_UDP_KNOWN)
@@ -73,8 +72,8 @@ static void input(struct sctp_udp *u, const struct sockaddr_storage *sa,
 }
 
 /* Fault injection hook (tests), then input. */
-void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa,
-		      socklen_t salen, uint8_t *b, size_t n)
+void sctp_udp_deliver(struct sctp_udp *u, const struct sockaddr_storage *sa, socklen_t salen,
+                      uint8_t *b, size_t n)
 {
 	unsigned act = u->filter ? u->filter(u->filter_user, b, n) : 0;
 	struct pkt *h;
@@ -118,7 +117,7 @@ int sctp_udp_errqueue(struct sctp_udp *u)
 		struct sockaddr_storage sa;
 		char cbuf[512];
 		uint8_t quote[64];
-		struct iovec iov = { quote, sizeof(quote) };
+		struct iovec iov = {quote, sizeof(quote)};
 		struct msghdr mh;
 		ssize_t r;
 		memset(&mh, 0, sizeof(mh));
@@ -132,14 +131,11 @@ int sctp_udp_errqueue(struct sctp_udp *u)
 		r = recvmsg(u->fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT);
 		if (r < 0)
 			return icmp;
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c;
-		     c = CMSG_NXTHDR(&mh, c)) {
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
 			struct sock_extended_err ee;
 			struct sctp_icmp_in in;
-			if (!((c->cmsg_level == IPPROTO_IP &&
-			       c->cmsg_type == IP_RECVERR) ||
-			      (c->cmsg_level == IPPROTO_IPV6 &&
-			       c->cmsg_type == IPV6_RECVERR)))
+			if (!((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+			      (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR)))
 				continue;
 			if (c->cmsg_len < CMSG_LEN(sizeof(ee)))
 				continue;
@@ -151,8 +147,8 @@ int sctp_udp_errqueue(struct sctp_udp *u)
 			in.info = ee.ee_info;
 			in.quote = quote;
 			in.qlen = (size_t)r;
-			icmp += ee.ee_origin == SO_EE_ORIGIN_ICMP ||
-				ee.ee_origin == SO_EE_ORIGIN_ICMP6;
+			icmp +=
+			    ee.ee_origin == SO_EE_ORIGIN_ICMP || ee.ee_origin == SO_EE_ORIGIN_ICMP6;
 			sctp_udp_icmp_entry(u, &sa, mh.msg_namelen, &in);
 		}
 	}
@@ -223,9 +219,9 @@ void sctp_udp_read(struct sctp_udp *u)
  * then one line with the count of those left out. */
 static void notice(struct sctp_udp *u, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-	;
+    ;
 
 static void notice(struct sctp_udp *u, const char *fmt, ...)
 {
@@ -238,8 +234,8 @@ static void notice(struct sctp_udp *u, const char *fmt, ...)
 	if (sec != u->log_sec) {
 		if (u->log_quiet)
 			ddp_llp_log(u->log_ctx, DDP_LOG_WARN,
-				    "ddp-sctp udp %d: %llu more notices not logged",
-				    u->port, (unsigned long long)u->log_quiet);
+			            "ddp-sctp udp %d: %llu more notices not logged", u->port,
+			            (unsigned long long)u->log_quiet);
 		u->log_sec = sec;
 		u->log_left = NOTICES_PER_SEC;
 		u->log_quiet = 0;
@@ -271,8 +267,8 @@ static const char *kind_name(const struct sctp_icmp_out *o)
 
 /* RFC 6951 §5.5, RFC 9260 App. C. O(1): one classification, at most one
  * lookup in the keyed peer table and a look at that peer's few tags. */
-void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
-			 socklen_t salen, const struct sctp_icmp_in *in)
+void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa, socklen_t salen,
+                         const struct sctp_icmp_in *in)
 {
 	struct sctp_icmp_out o;
 	struct sctp_udp_peer *p = NULL;
@@ -288,9 +284,10 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 		/* host / net unreachable may be transient (routing): SCTP's
 		 * own retransmission limits decide */
 		u->c.icmp_ignored++;
-		notice(u, "ICMP %s (origin %u type %u code %u) for %s: "
-				"counted, not acted on", kind_name(&o), in->origin,
-				in->type, in->code, who);
+		notice(u,
+		       "ICMP %s (origin %u type %u code %u) for %s: "
+		       "counted, not acted on",
+		       kind_name(&o), in->origin, in->type, in->code, who);
 		return;
 	}
 	if (o.tagged)
@@ -302,17 +299,16 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa,
 	}
 	if (!ours) {
 		u->c.icmp_unverified++;
-		notice(u, "ICMP %s for %s discarded: %s (RFC 6951 §5.5)",
-				kind_name(&o), who,
-				!o.tagged ? "the quote holds no SCTP verification tag" :
-				!p ? "no such peer" :
-				"the quoted verification tag is not ours");
+		notice(u, "ICMP %s for %s discarded: %s (RFC 6951 §5.5)", kind_name(&o), who,
+		       !o.tagged ? "the quote holds no SCTP verification tag"
+		       : !p      ? "no such peer"
+		                 : "the quoted verification tag is not ours");
 		return;
 	}
 	if (o.kind == SCTP_ICMP_DEAD) {
 		u->c.icmp_dead++;
-		notice(u, "ICMP %s for %s quoting our tag: its associations end",
-				kind_name(&o), who);
+		notice(u, "ICMP %s for %s quoting our tag: its associations end", kind_name(&o),
+		       who);
 		if (u->ops.peer_failed)
 			u->ops.peer_failed(u->user, p);
 		return;

@@ -38,12 +38,10 @@ int sctp_udp_tx_init(struct sctp_udp *u)
 	u->tx_ctl = calloc(TX_MSGS, CTL_LEN);
 	u->tx_first = calloc(TX_MSGS, sizeof(*u->tx_first));
 	u->tx_npkt = calloc(TX_MSGS, sizeof(*u->tx_npkt));
-	if (!u->tx_mv || !u->tx_iov || !u->tx_ctl || !u->tx_first ||
-	    !u->tx_npkt)
+	if (!u->tx_mv || !u->tx_iov || !u->tx_ctl || !u->tx_first || !u->tx_npkt)
 		return -1;
 	/* UDP GSO where the kernel has it (Linux 4.18+) */
-	u->gso = setsockopt(u->fd, SOL_UDP, UDP_SEGMENT, &zero,
-			    sizeof(zero)) == 0;
+	u->gso = setsockopt(u->fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof(zero)) == 0;
 	return 0;
 }
 
@@ -80,8 +78,7 @@ static int too_big(const struct pkt *k)
  * (below the floor) refuses with DF. */
 static int df_off(const struct pkt *k)
 {
-	return (too_big(k) && !k->df) ||
-	       sctp_udp_mtu_route_short(k->peer, k->len);
+	return (too_big(k) && !k->df) || sctp_udp_mtu_route_short(k->peer, k->len);
 }
 
 /* Fill the mmsghdr vector from the queue head. Returns the entries.
@@ -103,8 +100,7 @@ static int build(struct sctp_udp *u)
 		gso_ok = u->gso && !too_big(k);
 		k = k->next;
 		/* a GSO run: same peer, all but the last exactly g octets */
-		while (gso_ok && k && k->peer == first->peer && k->len <= g &&
-		       !df_off(k) &&
+		while (gso_ok && k && k->peer == first->peer && k->len <= g && !df_off(k) &&
 		       cnt < GSO_MAX_SEGS && niov + cnt < TX_PKTS &&
 		       total + k->len <= GSO_MAX_BYTES) {
 			u->tx_iov[niov + cnt].iov_base = k->data;
@@ -207,8 +203,7 @@ void sctp_udp_flush(struct sctp_udp *u)
 				continue;
 			}
 		}
-		if (cnt > 1 && (e == EIO || e == EINVAL || e == ENOTSUP ||
-				e == EOPNOTSUPP)) {
+		if (cnt > 1 && (e == EIO || e == EINVAL || e == ENOTSUP || e == EOPNOTSUPP)) {
 			/* the device or kernel will not segment for us */
 			u->gso = 0;
 			continue;

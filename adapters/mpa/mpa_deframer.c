@@ -12,13 +12,9 @@
 #include "cursor.h"
 
 static const char *const state_names[MPA_DFR_NSTATES] = {
-	[MPA_DFR_LEN] = "ULPDU_LENGTH",
-	[MPA_DFR_HDR] = "DDP_HEADER",
-	[MPA_DFR_PAYLOAD] = "PAYLOAD",
-	[MPA_DFR_DISCARD] = "DISCARD",
-	[MPA_DFR_STAGE] = "STAGE",
-	[MPA_DFR_TRAILER] = "PAD_CRC",
-	[MPA_DFR_ERROR] = "ERROR",
+    [MPA_DFR_LEN] = "ULPDU_LENGTH", [MPA_DFR_HDR] = "DDP_HEADER", [MPA_DFR_PAYLOAD] = "PAYLOAD",
+    [MPA_DFR_DISCARD] = "DISCARD",  [MPA_DFR_STAGE] = "STAGE",    [MPA_DFR_TRAILER] = "PAD_CRC",
+    [MPA_DFR_ERROR] = "ERROR",
 };
 
 const char *mpa_dfr_state_name(enum mpa_dfr_state st)
@@ -29,14 +25,13 @@ const char *mpa_dfr_state_name(enum mpa_dfr_state st)
 }
 
 void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
-		  const mpa_rx_sink *sink, void *sink_ctx)
+                  const mpa_rx_sink *sink, void *sink_ctx)
 {
 	memset(d, 0, sizeof(*d));
 	d->state = MPA_DFR_LEN;
 	d->markers = markers;
 	d->crc = crc;
-	d->max_ulpdu = (max_ulpdu == 0 || max_ulpdu > MPA_MULPDU_MAX) ?
-			       MPA_MULPDU_MAX : max_ulpdu;
+	d->max_ulpdu = (max_ulpdu == 0 || max_ulpdu > MPA_MULPDU_MAX) ? MPA_MULPDU_MAX : max_ulpdu;
 	d->sink = sink;
 	d->sink_ctx = sink_ctx;
 	mpa_ra_init(&d->ra);
@@ -75,11 +70,11 @@ static size_t safe_ahead(const mpa_deframer *d)
 	case MPA_DFR_HDR:
 		return d->hdr_len - d->got;
 	case MPA_DFR_STAGE: { /* rest of a staged FPDU + the next LEN+14, or
-			       * in a run as much as `ra` holds: the FPDUs
-			       * after this one then arrive whole and are
-			       * handed over in place (stage_in_place) */
-		size_t rest = (size_t)d->ulpdu_len - d->got + d->pad_len +
-			      MPA_CRC_LEN + sizeof(d->lh);
+		               * in a run as much as `ra` holds: the FPDUs
+		               * after this one then arrive whole and are
+		               * handed over in place (stage_in_place) */
+		size_t rest =
+		    (size_t)d->ulpdu_len - d->got + d->pad_len + MPA_CRC_LEN + sizeof(d->lh);
 		return small > rest ? small : rest;
 	}
 	case MPA_DFR_TRAILER: /* PAD + CRC + the next LEN+14 (or small FPDU) */
@@ -93,8 +88,7 @@ static size_t safe_ahead(const mpa_deframer *d)
 /* Every read of the stream goes through here: serve read-ahead octets
  * first; read ahead only what safe_ahead() allows, so payload octets of a
  * header-first FPDU always go from the socket straight to their place. */
-static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst,
-		     size_t n, int payload)
+static ssize_t dread(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst, size_t n, int payload)
 {
 	if (d->ra.len == 0) {
 		mpa_ra_pick_buffer(&d->ra);
@@ -140,7 +134,7 @@ static ssize_t scatter_read(mpa_deframer *d, void *io, void *dst, size_t n)
 		ahead = mpa_ra_payload_ahead(&d->ra, d->pad_len);
 	if (ahead > d->ra.cap)
 		ahead = d->ra.cap;
-	struct iovec iov[2] = { { dst, n }, { d->ra.buf, ahead } };
+	struct iovec iov[2] = {{dst, n}, {d->ra.buf, ahead}};
 	ssize_t r = d->readv(io, iov, 2);
 	if (r <= 0)
 		return r;
@@ -156,8 +150,7 @@ static ssize_t scatter_read(mpa_deframer *d, void *io, void *dst, size_t n)
 
 static int marker_due(const mpa_deframer *d)
 {
-	return d->markers && (d->mk_got > 0 ||
-			      d->pos % MPA_MARKER_INTERVAL == 0);
+	return d->markers && (d->mk_got > 0 || d->pos % MPA_MARKER_INTERVAL == 0);
 }
 
 /* Read (part of) the marker due at d->pos. Returns > 0 when complete, 0
@@ -165,8 +158,7 @@ static int marker_due(const mpa_deframer *d)
 static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 {
 	while (d->mk_got < MPA_MARKER_LEN) {
-		ssize_t r = dread(d, rd, io, d->mk + d->mk_got,
-				  MPA_MARKER_LEN - d->mk_got, 0);
+		ssize_t r = dread(d, rd, io, d->mk + d->mk_got, MPA_MARKER_LEN - d->mk_got, 0);
 		if (r <= 0)
 			return r;
 		d->mk_got += (size_t)r;
@@ -177,7 +169,7 @@ static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 	 * treats the low 2 bits as 0). */
 	struct rcur mc = rc_init(d->mk, MPA_MARKER_LEN);
 	uint64_t ptr = 0;
-	rc_skip(&mc, 2);	     /* RESERVED: ignored (CRC-covered) */
+	rc_skip(&mc, 2);         /* RESERVED: ignored (CRC-covered) */
 	rc_get_be(&mc, 2, &ptr); /* cannot fail: 4 of 4 octets */
 	ptr &= 0xfffc;
 	uint64_t expect = 0;
@@ -200,8 +192,7 @@ static ssize_t read_marker(mpa_deframer *d, mpa_read_fn rd, void *io)
 /* Read up to n logical octets into dst (stopping before the next marker
  * and reading the marker itself first when one is due). Returns octets
  * read into dst (> 0), 0 when dry, < 0 reader error. */
-static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
-			    void *dst, size_t n)
+static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io, void *dst, size_t n)
 {
 	if (marker_due(d)) {
 		ssize_t r = read_marker(d, rd, io);
@@ -233,12 +224,10 @@ static ssize_t read_logical(mpa_deframer *d, mpa_read_fn rd, void *io,
 static int open_segment(mpa_deframer *d)
 {
 	d->payload_len = (size_t)d->ulpdu_len - d->hdr_len;
-	int rc = d->sink->begin(d->sink_ctx, d->hdr, d->hdr_len,
-				d->payload_len, &d->rx);
+	int rc = d->sink->begin(d->sink_ctx, d->hdr, d->hdr_len, d->payload_len, &d->rx);
 	if (rc < 0) {
 		if (d->state != MPA_DFR_ERROR)
-			stop(d, DDP_LAYER_LLP, 0,
-			     DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+			stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 		return rc;
 	}
 	if (d->state == MPA_DFR_ERROR) {
@@ -248,8 +237,7 @@ static int open_segment(mpa_deframer *d)
 	}
 	d->ticket_open = 1;
 	d->got = 0;
-	d->state = d->rx.verdict == DDP_RX_PLACE ? MPA_DFR_PAYLOAD :
-						   MPA_DFR_DISCARD;
+	d->state = d->rx.verdict == DDP_RX_PLACE ? MPA_DFR_PAYLOAD : MPA_DFR_DISCARD;
 	return 0;
 }
 
@@ -290,8 +278,7 @@ static void close_segment(mpa_deframer *d)
 	d->state = MPA_DFR_LEN;
 	d->got = 0;
 	/* a staged ULPDU reaches DDP only now, after its CRC passed */
-	if (staged && d->sink->segment(d->sink_ctx, d->staged_at,
-				       d->ulpdu_len) < 0)
+	if (staged && d->sink->segment(d->sink_ctx, d->staged_at, d->ulpdu_len) < 0)
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 }
 
@@ -323,8 +310,7 @@ static int stage_in_place(mpa_deframer *d)
 	if (memcmp(u, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN) != 0)
 		return 0;
 	if (d->crc)
-		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra.buf + d->ra.off,
-					rest + d->pad_len);
+		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra.buf + d->ra.off, rest + d->pad_len);
 	memcpy(d->trailer, d->ra.buf + d->ra.off + rest, d->pad_len + MPA_CRC_LEN);
 	d->ra.off += need;
 	d->ra.len -= need;
@@ -430,8 +416,7 @@ static int len_then_header(const mpa_deframer *d)
 		return 0;
 	struct rcur c = rc_init(d->ra.buf + d->ra.off, d->ra.len);
 	uint64_t ulen;
-	return rc_peek_be(&c, MPA_LEN_FIELD, &ulen) == 0 &&
-	       ulen >= DDP_TAGGED_HDR_LEN;
+	return rc_peek_be(&c, MPA_LEN_FIELD, &ulen) == 0 && ulen >= DDP_TAGGED_HDR_LEN;
 }
 
 /* One step. Returns 1 to go on, or the (<= 0) reader result. */
@@ -478,8 +463,8 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		 * else the length alone first (no extra read of the stream:
 		 * the second piece comes from the read-ahead buffer). */
 		r = read_logical(d, rd, io, d->lh + d->got,
-				 len_then_header(d) ? sizeof(d->lh) - d->got :
-						      MPA_LEN_FIELD - d->got);
+		                 len_then_header(d) ? sizeof(d->lh) - d->got
+		                                    : MPA_LEN_FIELD - d->got);
 		if (r <= 0)
 			return r;
 		d->got += (size_t)r;
@@ -505,7 +490,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		/* small (staged through our buffers) or header-first: the
 		 * read-ahead policy decides (mpa_readahead.h) */
 		if (mpa_ra_classify(&d->ra, d->ulpdu_len, d->lh[MPA_LEN_FIELD],
-				    d->sink->segment != NULL)) {
+		                    d->sink->segment != NULL)) {
 			d->staged = 1;
 			if (stage_in_place(d))
 				return 1;
@@ -548,8 +533,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		return r <= 0 ? r : body_read(d, r, d->payload_len);
 	}
 	case MPA_DFR_STAGE:
-		r = read_logical(d, rd, io, d->ra.stage + d->got,
-				 d->ulpdu_len - d->got);
+		r = read_logical(d, rd, io, d->ra.stage + d->got, d->ulpdu_len - d->got);
 		return r <= 0 ? r : body_read(d, r, d->ulpdu_len);
 	case MPA_DFR_DISCARD: {
 		size_t n = d->payload_len - d->got;
@@ -563,8 +547,7 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		 * CRC itself is never split by a marker (4-octet aligned). */
 		size_t need = d->pad_len + MPA_CRC_LEN;
 		if (d->got < d->pad_len) {
-			r = read_logical(d, rd, io, d->trailer + d->got,
-					 d->pad_len - d->got);
+			r = read_logical(d, rd, io, d->trailer + d->got, d->pad_len - d->got);
 			if (r <= 0)
 				return r;
 			d->got += (size_t)r;
@@ -608,8 +591,7 @@ int mpa_dfr_run(mpa_deframer *d, mpa_read_fn rd, void *io)
 int mpa_dfr_abort(mpa_deframer *d)
 {
 	int partial = d->state != MPA_DFR_ERROR &&
-		      (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0 ||
-		       d->ra.len > 0);
+	              (d->state != MPA_DFR_LEN || d->got > 0 || d->mk_got > 0 || d->ra.len > 0);
 
 	if (d->ticket_open) {
 		d->sink->end(d->sink_ctx, &d->rx, 0);

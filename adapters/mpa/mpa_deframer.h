@@ -37,8 +37,7 @@ typedef ssize_t (*mpa_readv_fn)(void *io, const struct iovec *iov, int iovcnt);
  * points (mpa_proto wires these to ddp_llp_rx_begin/dst/end and
  * ddp_llp_error), or a test double. */
 typedef struct mpa_rx_sink {
-	int (*begin)(void *ctx, const uint8_t *hdr, size_t hdr_len,
-		     size_t payload_len, ddp_rx *rx);
+	int (*begin)(void *ctx, const uint8_t *hdr, size_t hdr_len, size_t payload_len, ddp_rx *rx);
 	void *(*dst)(void *ctx, ddp_rx *rx, size_t off);
 	int (*end)(void *ctx, ddp_rx *rx, int ok);
 	/* optional: a whole staged ULPDU, CRC already verified (small FPDUs,
@@ -52,42 +51,42 @@ typedef struct mpa_rx_sink {
 } mpa_rx_sink;
 
 enum mpa_dfr_state {
-	MPA_DFR_LEN = 0,   /* ULPDU_Length */
-	MPA_DFR_HDR,	   /* DDP header */
-	MPA_DFR_PAYLOAD,   /* payload into the core's destination */
-	MPA_DFR_DISCARD,   /* payload read and thrown away */
-	MPA_DFR_STAGE,	   /* small ULPDU read into our buffer */
-	MPA_DFR_TRAILER,   /* PAD + CRC */
-	MPA_DFR_ERROR,	   /* stopped; input is drained and ignored */
+	MPA_DFR_LEN = 0, /* ULPDU_Length */
+	MPA_DFR_HDR,     /* DDP header */
+	MPA_DFR_PAYLOAD, /* payload into the core's destination */
+	MPA_DFR_DISCARD, /* payload read and thrown away */
+	MPA_DFR_STAGE,   /* small ULPDU read into our buffer */
+	MPA_DFR_TRAILER, /* PAD + CRC */
+	MPA_DFR_ERROR,   /* stopped; input is drained and ignored */
 	MPA_DFR_NSTATES
 };
 
 typedef struct mpa_deframer {
 	enum mpa_dfr_state state;
 	int markers, crc;
-	uint32_t max_ulpdu;	/* larger ULPDU_Length stops the stream */
-	uint64_t pos;		/* FPDU-stream octets consumed (markers incl.) */
-	uint64_t fpdu_start;	/* pos of this FPDU's ULPDU_Length */
+	uint32_t max_ulpdu;  /* larger ULPDU_Length stops the stream */
+	uint64_t pos;        /* FPDU-stream octets consumed (markers incl.) */
+	uint64_t fpdu_start; /* pos of this FPDU's ULPDU_Length */
 	uint32_t crc_acc;
-	size_t got;		/* octets of the current state */
-	int started;		/* this FPDU's first octet was seen */
+	size_t got;  /* octets of the current state */
+	int started; /* this FPDU's first octet was seen */
 	uint16_t ulpdu_len;
 	size_t hdr_len, payload_len, pad_len;
 	uint8_t lh[MPA_LEN_FIELD + DDP_TAGGED_HDR_LEN]; /* length + 14 */
-	int len_ok;		/* ULPDU_Length checked */
+	int len_ok;                                     /* ULPDU_Length checked */
 	uint8_t hdr[DDP_MAX_HDR_LEN];
 	uint8_t trailer[3 + MPA_CRC_LEN];
 	uint8_t mk[MPA_MARKER_LEN];
-	size_t mk_got;		/* octets of a marker being read (0..3) */
-	int bad_marker;		/* a marker disagreed with ULPDU_Length */
-	uint8_t len_err;	/* ULPDU_Length out of range: the DDP code,
-				 * reported once the CRC passed (0: none) */
+	size_t mk_got;   /* octets of a marker being read (0..3) */
+	int bad_marker;  /* a marker disagreed with ULPDU_Length */
+	uint8_t len_err; /* ULPDU_Length out of range: the DDP code,
+	                  * reported once the CRC passed (0: none) */
 	int ticket_open;
-	int staged;		/* this FPDU is being staged */
-	mpa_readv_fn readv;	/* optional: see mpa_dfr_set_readv */
+	int staged;               /* this FPDU is being staged */
+	mpa_readv_fn readv;       /* optional: see mpa_dfr_set_readv */
 	const uint8_t *staged_at; /* the staged ULPDU: ra.stage, or in place
-				 * inside ra.buf when it arrived there whole */
-	mpa_readahead ra;	/* read-ahead policy and buffers */
+	                           * inside ra.buf when it arrived there whole */
+	mpa_readahead ra;         /* read-ahead policy and buffers */
 	ddp_rx rx;
 	const mpa_rx_sink *sink;
 	void *sink_ctx;
@@ -101,7 +100,7 @@ const char *mpa_dfr_state_name(enum mpa_dfr_state st);
 /* Start a deframer at the first FPDU octet of the direction.
  * max_ulpdu 0 = MPA_MULPDU_MAX. */
 void mpa_dfr_init(mpa_deframer *d, int markers, int crc, uint32_t max_ulpdu,
-		  const mpa_rx_sink *sink, void *sink_ctx);
+                  const mpa_rx_sink *sink, void *sink_ctx);
 
 /* Read and process input until the reader has nothing more. Returns
  * DDP_ERR_NEED_MORE (the reader returned 0: wait for input), or the

@@ -16,8 +16,7 @@ uint32_t mpa_mulpdu(uint32_t emss, int markers)
 
 	/* RFC 5044 §4.1 MULPDU formulas (MUST). */
 	if (markers)
-		m = (int64_t)emss -
-		    (6 + 4 * (((int64_t)emss + 511) / 512) + emss % 4);
+		m = (int64_t)emss - (6 + 4 * (((int64_t)emss + 511) / 512) + emss % 4);
 	else
 		m = (int64_t)emss - (6 + emss % 4);
 	/* RFC 5044 §3: MULPDU MUST lie in 128..64768. */
@@ -32,9 +31,9 @@ uint32_t mpa_mulpdu(uint32_t emss, int markers)
 struct lay {
 	mpa_tx_stream *t;
 	mpa_fpdu *f;
-	int cap;	  /* iov capacity */
-	int nmk, mkcap;	  /* markers used / capacity */
-	uint64_t start;	  /* stream pos of ULPDU_Length */
+	int cap;        /* iov capacity */
+	int nmk, mkcap; /* markers used / capacity */
+	uint64_t start; /* stream pos of ULPDU_Length */
 };
 
 static void add_iov(struct lay *l, const void *p, size_t n)
@@ -46,8 +45,7 @@ static void add_iov(struct lay *l, const void *p, size_t n)
 	/* merge with the previous piece when contiguous (our own buffers) */
 	if (f->iovcnt > 0) {
 		struct iovec *prev = &f->iov[f->iovcnt - 1];
-		if ((const uint8_t *)prev->iov_base + prev->iov_len ==
-		    (const uint8_t *)p) {
+		if ((const uint8_t *)prev->iov_base + prev->iov_len == (const uint8_t *)p) {
 			prev->iov_len += n;
 			return;
 		}
@@ -89,14 +87,12 @@ static void emit(struct lay *l, const uint8_t *p, size_t n)
 }
 
 /* Checks of mpa_fpdu_build's arguments. */
-static int check_args(const mpa_tx_stream *t, const struct iovec *iov,
-		      int iovcnt, size_t ulpdu_len)
+static int check_args(const mpa_tx_stream *t, const struct iovec *iov, int iovcnt, size_t ulpdu_len)
 {
 	if (!t || !iov || iovcnt < 1)
 		return DDP_ERR_INVAL;
 	size_t hl = iov[0].iov_len;
-	if (!iov[0].iov_base || (hl != DDP_TAGGED_HDR_LEN &&
-				 hl != DDP_UNTAGGED_HDR_LEN) ||
+	if (!iov[0].iov_base || (hl != DDP_TAGGED_HDR_LEN && hl != DDP_UNTAGGED_HDR_LEN) ||
 	    hl != ddp_hdr_len(((const uint8_t *)iov[0].iov_base)[0]))
 		return DDP_ERR_INVAL;
 	size_t sum = 0;
@@ -113,13 +109,11 @@ static int check_args(const mpa_tx_stream *t, const struct iovec *iov,
 }
 
 /* iov[] entries and markers one FPDU may need. */
-static void caps(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len,
-		 int *cap, int *mkcap)
+static void caps(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len, int *cap, int *mkcap)
 {
 	size_t pad = mpa_pad_len(ulpdu_len);
 	size_t logical = MPA_LEN_FIELD + ulpdu_len + pad + MPA_CRC_LEN;
-	*mkcap = t->markers ? (int)(logical / (MPA_MARKER_INTERVAL -
-					       MPA_MARKER_LEN)) + 2 : 0;
+	*mkcap = t->markers ? (int)(logical / (MPA_MARKER_INTERVAL - MPA_MARKER_LEN)) + 2 : 0;
 	*cap = iovcnt + 2 * *mkcap + 6;
 }
 
@@ -131,8 +125,8 @@ size_t mpa_fpdu_size(const mpa_tx_stream *t, int iovcnt, size_t ulpdu_len)
 	       (size_t)mkcap * MPA_MARKER_LEN;
 }
 
-int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
-		   size_t ulpdu_len, mpa_fpdu **out)
+int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt, size_t ulpdu_len,
+                   mpa_fpdu **out)
 {
 	if (!out)
 		return DDP_ERR_INVAL;
@@ -145,8 +139,8 @@ int mpa_fpdu_build(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	return mpa_fpdu_build_in(t, iov, iovcnt, ulpdu_len, mem, out);
 }
 
-int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
-		      size_t ulpdu_len, void *mem, mpa_fpdu **out)
+int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt, size_t ulpdu_len,
+                      void *mem, mpa_fpdu **out)
 {
 	if (!out || !mem)
 		return DDP_ERR_INVAL;
@@ -160,9 +154,9 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	mpa_fpdu *f = mem;
 	memset(f, 0, sizeof(*f));
 	f->iov = (struct iovec *)(f + 1);
-	f->mk = (uint8_t (*)[MPA_MARKER_LEN])(f->iov + cap);
+	f->mk = (uint8_t(*)[MPA_MARKER_LEN])(f->iov + cap);
 
-	struct lay l = { .t = t, .f = f, .cap = cap, .mkcap = mkcap };
+	struct lay l = {.t = t, .f = f, .cap = cap, .mkcap = mkcap};
 	uint64_t pos0 = t->pos;
 
 	/* A marker due right at the FPDU start precedes ULPDU_Length and
@@ -184,8 +178,7 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	uint32_t crc = 0;
 	if (t->crc)
 		for (int i = 0; i < f->iovcnt; i++)
-			crc = ddp_crc32c(crc, f->iov[i].iov_base,
-					 f->iov[i].iov_len);
+			crc = ddp_crc32c(crc, f->iov[i].iov_base, f->iov[i].iov_len);
 	uint8_t *c = f->tail + pad;
 	struct wcur cw = wc_init(c, MPA_CRC_LEN);
 	wc_put_le(&cw, MPA_CRC_LEN, crc); /* RFC 5044 §4.4: LSB first */
@@ -196,9 +189,8 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
 	return 0;
 }
 
-int mpa_fpdu_pool_build(mpa_fpdu_pool *p, mpa_tx_stream *t,
-			const struct iovec *iov, int iovcnt, size_t ulpdu_len,
-			mpa_fpdu **out)
+int mpa_fpdu_pool_build(mpa_fpdu_pool *p, mpa_tx_stream *t, const struct iovec *iov, int iovcnt,
+                        size_t ulpdu_len, mpa_fpdu **out)
 {
 	if (!p || !t || mpa_fpdu_size(t, iovcnt, ulpdu_len) > MPA_FPDU_BLOCK)
 		return mpa_fpdu_build(t, iov, iovcnt, ulpdu_len, out);

@@ -52,8 +52,7 @@ static uint16_t min16(uint16_t a, uint16_t b)
 	return a < b ? a : b;
 }
 
-int mpa_respond(const mpa_local *l, const mpa_frame *req, mpa_frame *rep,
-		mpa_result *res)
+int mpa_respond(const mpa_local *l, const mpa_frame *req, mpa_frame *rep, mpa_result *res)
 {
 	if (!l || !req || !rep || !res || req->reply)
 		return DDP_ERR_INVAL;
@@ -104,8 +103,7 @@ int mpa_respond(const mpa_local *l, const mpa_frame *req, mpa_frame *rep,
 	return 0;
 }
 
-int mpa_build_reject(const mpa_local *l, const mpa_frame *req,
-		     mpa_frame *rep)
+int mpa_build_reject(const mpa_local *l, const mpa_frame *req, mpa_frame *rep)
 {
 	mpa_result dummy;
 	int rc = mpa_respond(l, req, rep, &dummy);
@@ -127,8 +125,8 @@ static unsigned pick_rtr(unsigned common)
 	return 0;
 }
 
-int mpa_check_reply(const mpa_local *l, const mpa_frame *req,
-		    const mpa_frame *rep, mpa_result *res, uint8_t *ecode)
+int mpa_check_reply(const mpa_local *l, const mpa_frame *req, const mpa_frame *rep, mpa_result *res,
+                    uint8_t *ecode)
 {
 	uint8_t dummy;
 
@@ -160,13 +158,11 @@ int mpa_check_reply(const mpa_local *l, const mpa_frame *req,
 	uint16_t ird = req->ird, ord = req->ord;
 	/* RFC 6581 §9.1: IRD >= responder ORD, ORD <= responder IRD; 0x3FFF
 	 * from the responder leaves ours alone. */
-	if (rep->ord != MPA_IRD_ORD_NONE && req->ird != MPA_IRD_ORD_NONE &&
-	    rep->ord > ird) {
+	if (rep->ord != MPA_IRD_ORD_NONE && req->ird != MPA_IRD_ORD_NONE && rep->ord > ird) {
 		*ecode = DDP_MPA_ECODE_IRD; /* TERM 2/0/6 */
 		return DDP_ERR_PROTO;
 	}
-	if (rep->ird != MPA_IRD_ORD_NONE && ord != MPA_IRD_ORD_NONE &&
-	    ord > rep->ird)
+	if (rep->ird != MPA_IRD_ORD_NONE && ord != MPA_IRD_ORD_NONE && ord > rep->ird)
 		ord = rep->ird;
 	res->ird = ird;
 	res->ord = ord;

@@ -16,13 +16,9 @@
 #define WRITEV_MAX (IOV_MAX < 1024 ? IOV_MAX : 1024)
 
 static const char *const phase_names[PH_N] = {
-	[PH_IDLE] = "IDLE",
-	[PH_WAIT_REQ] = "WAIT_REQUEST",
-	[PH_DECIDE] = "DECIDE",
-	[PH_WAIT_REP] = "WAIT_REPLY",
-	[PH_FULL] = "FULL_OPERATION",
-	[PH_LEFT] = "LEFT_MPA",
-	[PH_DONE] = "DONE",
+    [PH_IDLE] = "IDLE",           [PH_WAIT_REQ] = "WAIT_REQUEST", [PH_DECIDE] = "DECIDE",
+    [PH_WAIT_REP] = "WAIT_REPLY", [PH_FULL] = "FULL_OPERATION",   [PH_LEFT] = "LEFT_MPA",
+    [PH_DONE] = "DONE",
 };
 
 const char *mpa_proto_phase_name(const mpa_proto *c)
@@ -30,8 +26,7 @@ const char *mpa_proto_phase_name(const mpa_proto *c)
 	return c && c->phase < PH_N ? phase_names[c->phase] : "?";
 }
 
-static void raise_ev(mpa_proto *c, enum mpa_proto_event ev, int err,
-		     uint8_t ecode)
+static void raise_ev(mpa_proto *c, enum mpa_proto_event ev, int err, uint8_t ecode)
 {
 	if (c->io->event)
 		c->io->event(c->io_ctx, ev, err, ecode);
@@ -45,8 +40,9 @@ static void set_want_write(mpa_proto *c, int on)
 	raise_ev(c, MPA_CEV_WANT_WRITE, on, 0);
 }
 
-#define FLUSH_MAX_CALLS 16 /* writev calls per flush (each up to
-			    * WRITEV_MAX pieces, ~480 KiB at MTU 1500) */
+#define FLUSH_MAX_CALLS                                                                            \
+	16 /* writev calls per flush (each up to                                                   \
+	    * WRITEV_MAX pieces, ~480 KiB at MTU 1500) */
 
 static void drop_queue(mpa_proto *c)
 {
@@ -76,7 +72,7 @@ static void fail(mpa_proto *c, int err, uint8_t ecode)
 		/* a dead peer is a time-out for the ULP too */
 		if (c->s)
 			ddp_llp_failed(c->s, UINT32_MAX,
-				       err == DDP_ERR_TIMEOUT ? err : DDP_ERR_LLP);
+			               err == DDP_ERR_TIMEOUT ? err : DDP_ERR_LLP);
 	}
 	raise_ev(c, MPA_CEV_FAILED, err, ecode);
 }
@@ -130,8 +126,7 @@ static int flush(mpa_proto *c)
 	 * full; with a peer that drains the socket on another CPU this loop
 	 * would never end and the event loop (timers, other connections)
 	 * would starve. What is left goes on the next writable event. */
-	for (int calls = 0; c->q_head && c->phase == PH_FULL &&
-			    calls < FLUSH_MAX_CALLS; calls++) {
+	for (int calls = 0; c->q_head && c->phase == PH_FULL && calls < FLUSH_MAX_CALLS; calls++) {
 		int n = 0;
 		size_t total = 0;
 		for (mpa_fpdu *f = c->q_head; f && n < WRITEV_MAX; f = f->next) {
@@ -194,8 +189,8 @@ static int flush(mpa_proto *c)
 	return 0;
 }
 
-static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
-		    int iovcnt, size_t len, unsigned flags)
+static int llp_send(void *llp, uint32_t stream, const struct iovec *iov, int iovcnt, size_t len,
+                    unsigned flags)
 {
 	mpa_proto *c = llp;
 	mpa_fpdu *f;
@@ -281,12 +276,12 @@ static void llp_close_deadline(void *llp, unsigned ms)
 }
 
 const ddp_llp_ops mpa_proto_llp_ops = {
-	.send = llp_send,
-	.mulpdu = llp_mulpdu,
-	.close_stream = llp_close_stream,
-	.close = llp_close,
-	.addr = llp_addr,
-	.close_deadline = llp_close_deadline,
+    .send = llp_send,
+    .mulpdu = llp_mulpdu,
+    .close_stream = llp_close_stream,
+    .close = llp_close,
+    .addr = llp_addr,
+    .close_deadline = llp_close_deadline,
 };
 
 /* ---------------------------------------------------------- start-up */
@@ -294,7 +289,7 @@ const ddp_llp_ops mpa_proto_llp_ops = {
 static int write_startup(mpa_proto *c)
 {
 	while (c->sdone < c->slen) {
-		struct iovec v = { c->sbuf + c->sdone, c->slen - c->sdone };
+		struct iovec v = {c->sbuf + c->sdone, c->slen - c->sdone};
 		ssize_t w = c->io->writev(c->io_ctx, &v, 1);
 		if (w < 0) {
 			fail(c, (int)w, DDP_MPA_ECODE_CLOSED);
@@ -327,8 +322,8 @@ static void enter_full(mpa_proto *c)
 	c->tx.pos = 0;
 	c->tx.markers = c->res.tx_markers;
 	c->tx.crc = c->res.crc;
-	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc,
-		     c->cfg.rx_max_ulpdu, &mpa_proto_sink, c);
+	mpa_dfr_init(&c->rx, c->res.rx_markers, c->res.crc, c->cfg.rx_max_ulpdu, &mpa_proto_sink,
+	             c);
 	/* FPDUs above MPA_STAGE_MAX and runs of small ones go through a
 	 * ring (mpa_readahead.h), allocated when they come and given back
 	 * when the connection goes quiet (mpa_proto_quiet) */
@@ -347,12 +342,9 @@ static void enter_full(mpa_proto *c)
 			size_t hl, pn;
 			mpa_fpdu *f;
 			mpa_rtr_build(c->res.rtr, c->rtr_hdr, &hl, c->rtr_pl, &pn);
-			struct iovec iov[2] = { { c->rtr_hdr, hl },
-						{ c->rtr_pl, pn } };
-			if (mpa_fpdu_build(&c->tx, iov, pn ? 2 : 1, hl + pn,
-					   &f) < 0) {
-				fail(c, DDP_ERR_NOMEM,
-				     DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+			struct iovec iov[2] = {{c->rtr_hdr, hl}, {c->rtr_pl, pn}};
+			if (mpa_fpdu_build(&c->tx, iov, pn ? 2 : 1, hl + pn, &f) < 0) {
+				fail(c, DDP_ERR_NOMEM, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
 				return;
 			}
 			f->pending = 0; /* ours: no ddp_llp_tx_done() */
@@ -377,8 +369,7 @@ static void got_request(mpa_proto *c)
 static void got_reply(mpa_proto *c)
 {
 	uint8_t ec = 0;
-	int rc = mpa_check_reply(&c->cfg.local, &c->req, &c->sp.frame,
-				 &c->res, &ec);
+	int rc = mpa_check_reply(&c->cfg.local, &c->req, &c->sp.frame, &c->res, &ec);
 	c->have_res = 1;
 	if (rc == DDP_ERR_REJECTED) {
 		/* RFC 5044 §7.1.3: R=1, leave MPA (TCP stays to the ULP) */
@@ -569,14 +560,13 @@ int mpa_proto_reject(mpa_proto *c, const void *priv, uint16_t priv_len)
 	return decide(c, priv, priv_len, 0);
 }
 
-int mpa_proto_new(const mpa_proto_config *cfg, const mpa_proto_io *io,
-		 void *io_ctx, mpa_proto **out)
+int mpa_proto_new(const mpa_proto_config *cfg, const mpa_proto_io *io, void *io_ctx,
+                  mpa_proto **out)
 {
 	if (!cfg || !io || !io->read || !io->writev || !io->shutdown || !out)
 		return DDP_ERR_INVAL;
 	const mpa_local *l = &cfg->local;
-	if (l->rev < MPA_REV_MIN || l->rev > MPA_REV_MAX ||
-	    (l->priv_len && !l->priv) ||
+	if (l->rev < MPA_REV_MIN || l->rev > MPA_REV_MAX || (l->priv_len && !l->priv) ||
 	    (size_t)l->priv_len + (l->rev >= 2 ? MPA_ENH_LEN : 0) > MPA_PD_MAX)
 		return DDP_ERR_INVAL;
 	mpa_proto *c = calloc(1, sizeof(*c));

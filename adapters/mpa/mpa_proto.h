@@ -28,14 +28,14 @@ typedef struct mpa_proto mpa_proto;
 
 enum mpa_proto_event {
 	MPA_CEV_REQUEST = 1, /* responder: valid Request in; call accept/reject */
-	MPA_CEV_UP,	     /* full operation reached */
+	MPA_CEV_UP,          /* full operation reached */
 	MPA_CEV_REJECTED,    /* initiator: peer said R=1; responder: our R=1
-			      * Reply was written. MPA is left; close TCP. */
-	MPA_CEV_FAILED,	     /* start-up failed or connection lost; close TCP */
-	MPA_CEV_CLOSED,	     /* orderly end: the DDP core closed and the peer
-			      * sent FIN, or an abortive close was done */
+	                      * Reply was written. MPA is left; close TCP. */
+	MPA_CEV_FAILED,      /* start-up failed or connection lost; close TCP */
+	MPA_CEV_CLOSED,      /* orderly end: the DDP core closed and the peer
+	                      * sent FIN, or an abortive close was done */
 	MPA_CEV_WANT_WRITE,  /* err = 1: call mpa_proto_on_writable() when the
-			      * transport is writable; 0: no longer needed */
+	                      * transport is writable; 0: no longer needed */
 	MPA_CEV_STOP_READ,   /* input is finished (EOF): stop read events */
 };
 
@@ -68,20 +68,20 @@ typedef struct mpa_proto_io {
 #define MPA_TX_FPDU_MAX 128u
 
 typedef struct mpa_proto_config {
-	int initiator;		/* 1: send the Request (RFC 5044 §7.1) */
-	mpa_local local;	/* our start-up settings (priv copied) */
-	uint16_t priv_cap;	/* largest PD_Length accepted (default 512) */
-	uint32_t emss;		/* TCP EMSS for MULPDU (default 1460) */
-	uint32_t rx_max_ulpdu;	/* larger ULPDU_Length stops rx (default
-				 * 64768, RFC 5044 §3) */
-	size_t tx_cap;		/* queued FPDU octets before send returns
-				 * DDP_ERR_AGAIN (default 1 MiB) */
-	uint32_t stage_max;	/* stage (copy, CRC-check, then hand up)
-				 * ULPDUs up to this size; 0 = default
-				 * MPA_RING_SWITCH (with a receive ring of
-				 * MPA_RING_ALLOC octets; above MPA_STAGE_MAX
-				 * the connection allocates one),
-				 * UINT32_MAX = never */
+	int initiator;         /* 1: send the Request (RFC 5044 §7.1) */
+	mpa_local local;       /* our start-up settings (priv copied) */
+	uint16_t priv_cap;     /* largest PD_Length accepted (default 512) */
+	uint32_t emss;         /* TCP EMSS for MULPDU (default 1460) */
+	uint32_t rx_max_ulpdu; /* larger ULPDU_Length stops rx (default
+	                        * 64768, RFC 5044 §3) */
+	size_t tx_cap;         /* queued FPDU octets before send returns
+	                        * DDP_ERR_AGAIN (default 1 MiB) */
+	uint32_t stage_max;    /* stage (copy, CRC-check, then hand up)
+	                        * ULPDUs up to this size; 0 = default
+	                        * MPA_RING_SWITCH (with a receive ring of
+	                        * MPA_RING_ALLOC octets; above MPA_STAGE_MAX
+	                        * the connection allocates one),
+	                        * UINT32_MAX = never */
 } mpa_proto_config;
 
 /* LLP ops to give ddp_session_new() with llp = the mpa_proto. */
@@ -90,8 +90,8 @@ extern const ddp_llp_ops mpa_proto_llp_ops;
 /* Create a connection. cfg and its private data are copied.
  * Errors: DDP_ERR_INVAL (NULL, rev not 1/2, private data too long for the
  * enhanced word + 512 cap), DDP_ERR_NOMEM. */
-int mpa_proto_new(const mpa_proto_config *cfg, const mpa_proto_io *io,
-		 void *io_ctx, mpa_proto **out);
+int mpa_proto_new(const mpa_proto_config *cfg, const mpa_proto_io *io, void *io_ctx,
+                  mpa_proto **out);
 /* Free: drops queued FPDUs without completing them (the session must be
  * freed first or its sends flushed). NULL is a no-op. */
 void mpa_proto_free(mpa_proto *c);

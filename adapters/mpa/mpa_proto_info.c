@@ -3,8 +3,8 @@
 
 int mpa_proto_starting(const mpa_proto *c)
 {
-	return c && (c->phase == PH_IDLE || c->phase == PH_WAIT_REQ ||
-		     c->phase == PH_DECIDE || c->phase == PH_WAIT_REP);
+	return c && (c->phase == PH_IDLE || c->phase == PH_WAIT_REQ || c->phase == PH_DECIDE ||
+	             c->phase == PH_WAIT_REP);
 }
 
 const mpa_frame *mpa_proto_peer_frame(const mpa_proto *c)

@@ -7,8 +7,7 @@
 
 #include <string.h>
 
-static int sink_begin(void *ctx, const uint8_t *hdr, size_t hl, size_t pl,
-		      ddp_rx *rx)
+static int sink_begin(void *ctx, const uint8_t *hdr, size_t hl, size_t pl, ddp_rx *rx)
 {
 	mpa_proto *c = ctx;
 
@@ -100,5 +99,5 @@ static void sink_copied(void *ctx, size_t n)
 		ddp_llp_count_copy(c->s, n);
 }
 
-const mpa_rx_sink mpa_proto_sink = { sink_begin, sink_dst, sink_end,
-				       sink_segment, sink_error, sink_copied };
+const mpa_rx_sink mpa_proto_sink = {sink_begin,   sink_dst,   sink_end,
+                                    sink_segment, sink_error, sink_copied};

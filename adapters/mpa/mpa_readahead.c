@@ -69,8 +69,7 @@ void mpa_ra_set_ring_lazy(mpa_readahead *r, int on)
  * ring of our own when it would be staged through one. */
 static void want_ring(mpa_readahead *r, uint16_t ulpdu_len)
 {
-	if (r->ring || !r->ring_lazy || ulpdu_len > r->stage_want ||
-	    ulpdu_len > MPA_RING_STAGE_MAX)
+	if (r->ring || !r->ring_lazy || ulpdu_len > r->stage_want || ulpdu_len > MPA_RING_STAGE_MAX)
 		return;
 	/* a small FPDU starts a run only with the next one */
 	if (ulpdu_len <= r->stage_max && r->small_run < 1)
@@ -124,8 +123,7 @@ void mpa_ra_fini(mpa_readahead *r)
 	r->ring_own = 0;
 }
 
-int mpa_ra_classify(mpa_readahead *r, uint16_t ulpdu_len, uint8_t ctl,
-		    int can_stage)
+int mpa_ra_classify(mpa_readahead *r, uint16_t ulpdu_len, uint8_t ctl, int can_stage)
 {
 	if (can_stage)
 		want_ring(r, ulpdu_len);
@@ -168,8 +166,8 @@ size_t mpa_ra_payload_ahead(const mpa_readahead *r, size_t pad_len)
 	if (!r->cur_last && r->tail_len && r->cur_idx + 1 == r->tail_idx)
 		/* the tail FPDU whole (+ slack for a header 4 octets longer
 		 * than last time), then the next header */
-		return pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + r->tail_len + 4 +
-		       3 + MPA_CRC_LEN + next;
+		return pad_len + MPA_CRC_LEN + MPA_LEN_FIELD + r->tail_len + 4 + 3 + MPA_CRC_LEN +
+		       next;
 	return pad_len + MPA_CRC_LEN + next;
 }
 

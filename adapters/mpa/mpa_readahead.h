@@ -24,7 +24,7 @@
 /* Staged ULPDUs up to this length fit the inline stage buffer: a 1 KiB
  * message with its DDP header. */
 #define MPA_STAGE_MAX (1024 + DDP_MAX_HDR_LEN)
-#define MPA_RA_MAX 4096 /* inline read-ahead buffer (no ring) */
+#define MPA_RA_MAX    4096 /* inline read-ahead buffer (no ring) */
 /* The ring: what a run of small FPDUs reads in one call, at most. */
 #define MPA_RING_LEN (128u * 1024)
 /* ULPDU_Length up to which FPDUs go through our buffers when a ring is
@@ -44,28 +44,28 @@
 
 typedef struct mpa_readahead {
 	/* policy */
-	uint32_t stage_max;	/* stage ULPDUs up to this length (0: never):
-				 * stage_want clamped to the stage buffer */
-	uint32_t stage_want;	/* as asked (mpa_ra_set_stage_max) */
-	int ring_lazy;		/* allocate a ring of our own when an FPDU
-				 * would use it (mpa_ra_set_ring_lazy) */
-	int ring_own;		/* `ring` is ours: mpa_ra_release/mpa_ra_fini */
-	unsigned small_run;	/* FPDUs staged in a row: from 2 on, read
-				 * ahead as much as the buffer holds */
+	uint32_t stage_max;  /* stage ULPDUs up to this length (0: never):
+	                      * stage_want clamped to the stage buffer */
+	uint32_t stage_want; /* as asked (mpa_ra_set_stage_max) */
+	int ring_lazy;       /* allocate a ring of our own when an FPDU
+	                      * would use it (mpa_ra_set_ring_lazy) */
+	int ring_own;        /* `ring` is ours: mpa_ra_release/mpa_ra_fini */
+	unsigned small_run;  /* FPDUs staged in a row: from 2 on, read
+	                      * ahead as much as the buffer holds */
 	/* tail prediction: FPDU index within its DDP message, and where the
 	 * last message's final FPDU was (a hint, never trusted for placement) */
-	unsigned msg_idx;	/* index the next FPDU will have */
-	unsigned cur_idx;	/* index of the current FPDU */
-	int cur_last;		/* the current FPDU has L=1 */
-	unsigned tail_idx;	/* index of the last message's final FPDU */
-	uint16_t tail_len;	/* its ULPDU_Length when it was staged, else 0 */
+	unsigned msg_idx;  /* index the next FPDU will have */
+	unsigned cur_idx;  /* index of the current FPDU */
+	int cur_last;      /* the current FPDU has L=1 */
+	unsigned tail_idx; /* index of the last message's final FPDU */
+	uint16_t tail_len; /* its ULPDU_Length when it was staged, else 0 */
 	/* buffers: read-ahead octets live in buf[off, off + len) */
-	uint8_t *buf;		/* small_buf or the ring */
+	uint8_t *buf; /* small_buf or the ring */
 	size_t cap, off, len;
-	uint8_t *stage;		/* small_stage or the ring's stage area */
+	uint8_t *stage; /* small_stage or the ring's stage area */
 	size_t stage_cap;
-	uint8_t *ring;		/* MPA_RING_ALLOC octets (the caller's, or ours
-				 * with ring_own), or NULL */
+	uint8_t *ring; /* MPA_RING_ALLOC octets (the caller's, or ours
+	                * with ring_own), or NULL */
 	uint8_t small_stage[MPA_STAGE_MAX];
 	uint8_t small_buf[MPA_RA_MAX];
 } mpa_readahead;
@@ -99,8 +99,7 @@ void mpa_ra_set_stage_max(mpa_readahead *r, uint32_t n);
  * §4.2). Returns 1 when it is to be staged (read into our buffer, checked,
  * handed up whole), 0 for header-first. can_stage: the sink takes whole
  * segments. */
-int mpa_ra_classify(mpa_readahead *r, uint16_t ulpdu_len, uint8_t ctl,
-		    int can_stage);
+int mpa_ra_classify(mpa_readahead *r, uint16_t ulpdu_len, uint8_t ctl, int can_stage);
 /* Octets to read ahead in a run of small FPDUs (0 outside a run): grows
  * with the run, 4 KiB to the whole buffer. */
 size_t mpa_ra_run_ahead(const mpa_readahead *r);

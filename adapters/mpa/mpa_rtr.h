@@ -17,12 +17,11 @@
  * TO 0, siw practice), zero-length RDMA Read Request (QN 1, MSN 1, sink and
  * source STag 1, size 0). hdr needs 18 octets, payload 28.
  * Errors: DDP_ERR_INVAL (unknown kind). */
-int mpa_rtr_build(unsigned kind, uint8_t *hdr, size_t *hdr_len,
-		  uint8_t *payload, size_t *payload_len);
+int mpa_rtr_build(unsigned kind, uint8_t *hdr, size_t *hdr_len, uint8_t *payload,
+                  size_t *payload_len);
 
 /* Which RTR kind (MPA_RTR_*) a received DDP header + payload length is,
  * among the accepted kinds; 0 when it is none of them. */
-unsigned mpa_rtr_match(unsigned accepted, const uint8_t *hdr, size_t hdr_len,
-		       size_t payload_len);
+unsigned mpa_rtr_match(unsigned accepted, const uint8_t *hdr, size_t hdr_len, size_t payload_len);
 
 #endif

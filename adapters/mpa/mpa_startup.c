@@ -14,10 +14,10 @@ static const uint8_t key_req[MPA_KEY_LEN] = "MPA ID Req Frame";
 static const uint8_t key_rep[MPA_KEY_LEN] = "MPA ID Rep Frame";
 
 static const char *const state_names[MPA_SP_NSTATES] = {
-	[MPA_SP_KEY] = "KEY",
-	[MPA_SP_PD] = "PRIVATE_DATA",
-	[MPA_SP_DONE] = "DONE",
-	[MPA_SP_ERROR] = "ERROR",
+    [MPA_SP_KEY] = "KEY",
+    [MPA_SP_PD] = "PRIVATE_DATA",
+    [MPA_SP_DONE] = "DONE",
+    [MPA_SP_ERROR] = "ERROR",
 };
 
 const char *mpa_sp_state_name(enum mpa_sp_state st)
@@ -37,15 +37,13 @@ size_t mpa_frame_len(const mpa_frame *f)
 	return MPA_FRAME_HDR_LEN + wire_pd_len(f);
 }
 
-int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap,
-		     size_t *len)
+int mpa_frame_encode(const mpa_frame *f, uint8_t *out, size_t cap, size_t *len)
 {
 	if (!f || !out || !len || (f->priv_len && !f->priv))
 		return DDP_ERR_INVAL;
 	if (f->rev < MPA_REV_MIN || f->rev > MPA_REV_MAX)
 		return DDP_ERR_INVAL;
-	if (f->enhanced && (f->rev < 2 || f->ird > MPA_IRD_ORD_MASK ||
-			    f->ord > MPA_IRD_ORD_MASK))
+	if (f->enhanced && (f->rev < 2 || f->ird > MPA_IRD_ORD_MASK || f->ord > MPA_IRD_ORD_MASK))
 		return DDP_ERR_INVAL;
 	size_t pdl = wire_pd_len(f);
 	if (pdl > MPA_PD_MAX) /* RFC 5044 §7.1: PD_Length MUST be <= 512 */
@@ -108,8 +106,7 @@ static int check_header(mpa_startup_parser *p)
 	const uint8_t *key = rc_take(&c, MPA_KEY_LEN);
 	uint64_t flags = 0, rev = 0, pdl = 0;
 	/* cannot fail: the whole fixed header is there */
-	if (!key || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 1, &rev) ||
-	    rc_get_be(&c, 2, &pdl))
+	if (!key || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 1, &rev) || rc_get_be(&c, 2, &pdl))
 		return fail(p, "short header");
 	int is_req = memcmp(key, key_req, MPA_KEY_LEN) == 0;
 	int is_rep = memcmp(key, key_rep, MPA_KEY_LEN) == 0;
@@ -170,8 +167,7 @@ static void finish_frame(mpa_startup_parser *p)
 	p->state = MPA_SP_DONE;
 }
 
-int mpa_sp_feed(mpa_startup_parser *p, const uint8_t *buf, size_t n,
-		size_t *used)
+int mpa_sp_feed(mpa_startup_parser *p, const uint8_t *buf, size_t n, size_t *used)
 {
 	size_t off = 0;
 	int rc;

@@ -36,7 +36,6 @@ void *sctp_xcalloc(size_t nmemb, size_t size)
 	return alloc_fails() ? NULL : calloc(nmemb, size);
 }
 
-
 /* streams of the associations of this process, for giving freed heap
  * back when many went (heap_trim.h) */
 static struct heap_trim streams_mem;
@@ -118,8 +117,7 @@ struct sctp_sstream *sctp_ss_get(struct ddp_sctp_assoc *a, uint32_t sid)
 	return ss;
 }
 
-struct sctp_stream *sctp_sm_or_idle(struct ddp_sctp_assoc *a, uint32_t sid,
-				    struct sctp_stream *tmp)
+struct sctp_stream *sctp_sm_or_idle(struct ddp_sctp_assoc *a, uint32_t sid, struct sctp_stream *tmp)
 {
 	struct sctp_sstream *ss = sctp_ss(a, sid);
 	if (ss)

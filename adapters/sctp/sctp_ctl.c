@@ -32,13 +32,12 @@ static void ird_ord_unpack(uint32_t w, struct sctp_ird_ord *io)
 
 static uint32_t ird_ord_pack(const struct sctp_ird_ord *io)
 {
-	return (uint32_t)(io->a & 1) << 31 | (uint32_t)(io->b & 1) << 30 |
-	       (uint32_t)io->ird << 16 | (uint32_t)(io->c & 1) << 15 |
-	       (uint32_t)(io->d & 1) << 14 | io->ord;
+	return (uint32_t)(io->a & 1) << 31 | (uint32_t)(io->b & 1) << 30 | (uint32_t)io->ird << 16 |
+	       (uint32_t)(io->c & 1) << 15 | (uint32_t)(io->d & 1) << 14 | io->ord;
 }
 
 int sctp_ctl_decode(struct sctp_ctl_msg *out, const uint8_t *buf, size_t len,
-		    enum sctp_ctl_why *why)
+                    enum sctp_ctl_why *why)
 {
 	uint64_t ssn, code, w;
 
@@ -73,8 +72,7 @@ int sctp_ctl_decode(struct sctp_ctl_msg *out, const uint8_t *buf, size_t len,
 	return 0;
 }
 
-int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
-		    size_t *out_len)
+int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m, size_t *out_len)
 {
 	size_t n, pd_total;
 
@@ -84,8 +82,8 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 		return DDP_ERR_INVAL;
 	if (m->code == SCTP_CTL_TERMINATE && m->priv_len) /* RFC 5043 §5.2.3 */
 		return DDP_ERR_INVAL;
-	if (is_enh_ia(m->code) && (m->ird_ord.ird > SCTP_CTL_IRD_ORD_MAX ||
-				   m->ird_ord.ord > SCTP_CTL_IRD_ORD_MAX))
+	if (is_enh_ia(m->code) &&
+	    (m->ird_ord.ird > SCTP_CTL_IRD_ORD_MAX || m->ird_ord.ord > SCTP_CTL_IRD_ORD_MAX))
 		return DDP_ERR_INVAL;
 	if (m->priv_len > SCTP_CTL_MAX_PD)
 		return DDP_ERR_TOOBIG;
@@ -110,8 +108,8 @@ int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
 const char *sctp_ctl_code_name(unsigned code)
 {
 	static const char *const names[] = {
-		"?", "Initiate", "Accept", "Reject", "Terminate",
-		"Enhanced Initiate", "Enhanced Accept", "Enhanced Reject",
+	    "?",         "Initiate",          "Accept",          "Reject",
+	    "Terminate", "Enhanced Initiate", "Enhanced Accept", "Enhanced Reject",
 	};
 	return code < sizeof(names) / sizeof(names[0]) ? names[code] : "?";
 }

@@ -22,20 +22,20 @@ enum sctp_ctl_code {
 	SCTP_CTL_ENH_REJECT = 0x0007,
 };
 
-#define SCTP_CTL_HDR_LEN 4	/* DDP-SSN + function code */
-#define SCTP_CTL_MAX_PD 512	/* RFC 5043 §5.2.3 */
-#define SCTP_CTL_MAX_LEN (SCTP_CTL_HDR_LEN + SCTP_CTL_MAX_PD)
+#define SCTP_CTL_HDR_LEN     4   /* DDP-SSN + function code */
+#define SCTP_CTL_MAX_PD      512 /* RFC 5043 §5.2.3 */
+#define SCTP_CTL_MAX_LEN     (SCTP_CTL_HDR_LEN + SCTP_CTL_MAX_PD)
 #define SCTP_CTL_IRD_ORD_LEN 4
 #define SCTP_CTL_IRD_ORD_MAX 0x3fff /* 14 bits; 0x3FFF = "ULP negotiates" */
 
 /* Why a decode failed (distinct reasons; the return code is the DDP one). */
 enum sctp_ctl_why {
 	SCTP_CTL_OK = 0,
-	SCTP_CTL_E_SHORT,	 /* < 4 octets           -> DDP_ERR_PROTO */
-	SCTP_CTL_E_UNKNOWN_CODE, /* not 1..7             -> DDP_ERR_UNSUPPORTED */
-	SCTP_CTL_E_PD_TOO_LONG,	 /* private data > 512   -> DDP_ERR_TOOBIG */
+	SCTP_CTL_E_SHORT,           /* < 4 octets           -> DDP_ERR_PROTO */
+	SCTP_CTL_E_UNKNOWN_CODE,    /* not 1..7             -> DDP_ERR_UNSUPPORTED */
+	SCTP_CTL_E_PD_TOO_LONG,     /* private data > 512   -> DDP_ERR_TOOBIG */
 	SCTP_CTL_E_PD_ON_TERMINATE, /* Terminate with PD -> DDP_ERR_PROTO */
-	SCTP_CTL_E_NO_IRD_ORD,	 /* enhanced I/A < 4 PD  -> DDP_ERR_PROTO */
+	SCTP_CTL_E_NO_IRD_ORD,      /* enhanced I/A < 4 PD  -> DDP_ERR_PROTO */
 };
 
 /* RFC 6581 §7 / mpa.md §6.3 IRD/ORD word. */
@@ -46,11 +46,11 @@ struct sctp_ird_ord {
 
 struct sctp_ctl_msg {
 	uint16_t ssn;
-	uint16_t code;		/* enum sctp_ctl_code */
-	int has_ird_ord;	/* Enhanced Initiate/Accept */
+	uint16_t code;   /* enum sctp_ctl_code */
+	int has_ird_ord; /* Enhanced Initiate/Accept */
 	struct sctp_ird_ord ird_ord;
-	const uint8_t *priv;	/* ULP private data (after the IRD/ORD word);
-				 * decode: points into the input buffer */
+	const uint8_t *priv; /* ULP private data (after the IRD/ORD word);
+	                      * decode: points into the input buffer */
 	size_t priv_len;
 };
 
@@ -61,14 +61,13 @@ struct sctp_ctl_msg {
  * 512 octets), DDP_ERR_INVAL (NULL out, or NULL buf with len > 0).
  * *why (may be NULL) names the reason. */
 int sctp_ctl_decode(struct sctp_ctl_msg *out, const uint8_t *buf, size_t len,
-		    enum sctp_ctl_why *why);
+                    enum sctp_ctl_why *why);
 
 /* Encode m into buf[0..cap). *out_len receives the message length.
  * Returns 0, DDP_ERR_INVAL (NULL, unknown code, PD on Terminate, IRD/ORD
  * over 14 bits), DDP_ERR_TOOBIG (private data + IRD/ORD word > 512, or
  * cap too small). */
-int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m,
-		    size_t *out_len);
+int sctp_ctl_encode(uint8_t *buf, size_t cap, const struct sctp_ctl_msg *m, size_t *out_len);
 
 /* Static name of a function code ("?" for unknown). */
 const char *sctp_ctl_code_name(unsigned code);

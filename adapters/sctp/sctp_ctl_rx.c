@@ -12,9 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
-		    enum ddp_sctp_event ev, int status, const void *priv,
-		    size_t len)
+static void ulp_ctl(struct ddp_sctp_assoc *a, uint16_t sid, enum ddp_sctp_event ev, int status,
+                    const void *priv, size_t len)
 {
 	const ddp_sctp_config *c = &a->ep->cfg;
 	if (c->sctp.session_ctl && !a->down)
@@ -46,9 +45,9 @@ static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
 	if (rc == 0)
 		return 0;
 	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_ERROR,
-		    "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): stream stopped",
-		    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn,
-		    ddp_strerror(rc));
+	            "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): "
+	            "stream stopped",
+	            sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn, ddp_strerror(rc));
 	/* the core stopped it already; this only makes sure (no-op then) */
 	ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0);
 	return rc;
@@ -58,8 +57,8 @@ static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
 
 /* seg: the receive machine's report when the actions are about one
  * segment (its DDP header goes into the error report), else NULL. */
-static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid,
-			const struct sctp_act *act, const struct sctp_rx_out *seg)
+static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid, const struct sctp_act *act,
+                        const struct sctp_rx_out *seg)
 {
 	struct sctp_sstream *ss = sctp_ss(a, sid); /* NULL: idle, never used */
 	unsigned f = act->flags;
@@ -74,11 +73,10 @@ static void actions_seg(struct ddp_sctp_assoc *a, uint16_t sid,
 		else { /* first error wins in the core (DDP-ERR-1) */
 			if (seg && seg->seg_hdr_len)
 				ddp_llp_error_seg(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-						  act->code, seg->seg_hdr, seg->seg_hdr_len,
-						  seg->seg_len);
+				                  act->code, seg->seg_hdr, seg->seg_hdr_len,
+				                  seg->seg_len);
 			else
-				ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP,
-					      act->code);
+				ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_LLP, act->code);
 			/* RFC 5041 §6 (DDP-TRD-3): data after the peer's
 			 * graceful teardown means abortive teardown */
 			if (act->code == DDP_ECODE_LLP_AFTER_CLOSE)
@@ -103,12 +101,18 @@ void sctp_ddp_actions(struct ddp_sctp_assoc *a, uint16_t sid, const struct sctp_
 static const char *ctl_name(uint16_t code)
 {
 	switch (code) {
-	case SCTP_CTL_ACCEPT: return "Accept";
-	case SCTP_CTL_REJECT: return "Reject";
-	case SCTP_CTL_TERMINATE: return "Terminate";
-	case SCTP_CTL_ENH_ACCEPT: return "Enhanced Accept";
-	case SCTP_CTL_ENH_REJECT: return "Enhanced Reject";
-	default: return "control message";
+	case SCTP_CTL_ACCEPT:
+		return "Accept";
+	case SCTP_CTL_REJECT:
+		return "Reject";
+	case SCTP_CTL_TERMINATE:
+		return "Terminate";
+	case SCTP_CTL_ENH_ACCEPT:
+		return "Enhanced Accept";
+	case SCTP_CTL_ENH_REJECT:
+		return "Enhanced Reject";
+	default:
+		return "control message";
 	}
 }
 
@@ -118,8 +122,8 @@ static const char *ctl_name(uint16_t code)
  * (nothing of that session reaches the core: data on an idle stream is
  * dropped, so no DDP-SSN is skipped); anything else is stray. A peer
  * initiating on every stream thus costs no per-stream memory. */
-static void stateless_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
-			  const struct sctp_ctl_msg *m, int cap_ok)
+static void stateless_ctl(struct ddp_sctp_assoc *a, uint16_t sid, const struct sctp_ctl_msg *m,
+                          int cap_ok)
 {
 	struct sctp_stream idle;
 	struct sctp_act act;
@@ -136,15 +140,14 @@ static void stateless_ctl(struct ddp_sctp_assoc *a, uint16_t sid,
 	if (m->code != SCTP_CTL_INITIATE && m->code != SCTP_CTL_ENH_INITIATE) {
 		char what[96];
 		snprintf(what, sizeof(what), "unsolicited %s ignored (stream idle)",
-			 ctl_name(m->code));
+		         ctl_name(m->code));
 		sctp_trace(a, sid, what);
 	}
 	a->stats.rx_dropped++;
 }
 
 /* A PPID-17 message arrived on stream sid. */
-static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
-		   size_t len)
+static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf, size_t len)
 {
 	struct sctp_sstream *ss = sctp_ss(a, sid);
 	struct sctp_stream idle;
@@ -156,17 +159,16 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 	a->stats.rx_ctl++;
 	if (sctp_ctl_decode(&m, buf, len, &why) != 0) {
 		/* RFC 5043 §6.1: a broken control message ends the session */
-		sctp_stream_violation(sctp_sm_or_idle(a, sid, &idle), DDP_ECODE_LLP_BAD_CTL,
-				      &act);
+		sctp_stream_violation(sctp_sm_or_idle(a, sid, &idle), DDP_ECODE_LLP_BAD_CTL, &act);
 		if (act.flags & SCTP_ACT_DROP) /* no session: nothing else */
-			sctp_trace(a, sid, "malformed session control message ignored "
-				      "(no session)");
+			sctp_trace(a, sid,
+			           "malformed session control message ignored "
+			           "(no session)");
 		sctp_ddp_actions(a, sid, &act);
 		return;
 	}
 	cap_ok = a->pending_init < a->ep->cfg.max_pending_initiates;
-	if (!ss && !(cap_ok && (m.code == SCTP_CTL_INITIATE ||
-				m.code == SCTP_CTL_ENH_INITIATE))) {
+	if (!ss && !(cap_ok && (m.code == SCTP_CTL_INITIATE || m.code == SCTP_CTL_ENH_INITIATE))) {
 		stateless_ctl(a, sid, &m, cap_ok);
 		return;
 	}
@@ -180,21 +182,20 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 	    m.code != SCTP_CTL_ENH_INITIATE) {
 		/* an answer or Terminate for no session of ours */
 		char what[96];
-		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)",
-			 ctl_name(m.code), sctp_sst_name(ss->sm.state));
+		snprintf(what, sizeof(what), "unsolicited %s ignored (stream %s)", ctl_name(m.code),
+		         sctp_sst_name(ss->sm.state));
 		sctp_trace(a, sid, what);
 	}
 	if (act.flags & SCTP_ACT_RESET) {
 		/* a new session on a used stream: RFC 5043 §6.1 fresh state */
 		if (ss->used)
 			ddp_llp_stream_reset(a->s, sid);
-		ss->sent = 0; /* the reset flushed them */
+		ss->sent = 0;         /* the reset flushed them */
 		ss->closed_later = 0; /* the old session's end is moot */
 		ss->used = 1;
 		ss->has_peer_io = 0;
 	}
-	if (m.has_ird_ord &&
-	    (act.flags & (SCTP_ACT_ULP_INITIATE | SCTP_ACT_ACCEPTED))) {
+	if (m.has_ird_ord && (act.flags & (SCTP_ACT_ULP_INITIATE | SCTP_ACT_ACCEPTED))) {
 		ss->peer_io = m.ird_ord; /* RFC 6581 §7 */
 		ss->has_peer_io = 1;
 	}
@@ -220,9 +221,8 @@ static void ctl_in(struct ddp_sctp_assoc *a, uint16_t sid, const uint8_t *buf,
 		act.flags &= ~(unsigned)SCTP_ACT_SKIP;
 		rx_skip(a, sid, m.ssn); /* the session is over either way */
 		ulp_ctl(a, sid, DDP_SCTP_REJECTED,
-			m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED :
-						       DDP_ERR_REJECTED,
-			m.priv, m.priv_len);
+		        m.code == SCTP_CTL_TERMINATE ? DDP_ERR_CLOSED : DDP_ERR_REJECTED, m.priv,
+		        m.priv_len);
 		/* sends the ULP queued for it cannot go anywhere */
 		if (!a->down)
 			ddp_llp_failed(a->s, sid, DDP_ERR_REJECTED);
@@ -267,15 +267,16 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 		case SCTP_RX_ORDERED:
 			/* RFC 5043 §5.1 (sender MUST send U=1): accepted,
 			 * the DDP-SSN orders it (README "Ordered chunks") */
-			sctp_trace(a, o.sid, o.ppid == SCTP_PPID_CTL ?
-						"ordered (U=0) session control chunk accepted" :
-						"ordered (U=0) DDP segment chunk accepted");
+			sctp_trace(a, o.sid,
+			           o.ppid == SCTP_PPID_CTL
+			               ? "ordered (U=0) session control chunk accepted"
+			               : "ordered (U=0) DDP segment chunk accepted");
 			break;
 		case SCTP_RX_FATAL:
-			ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
-				    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
-				    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid,
-				    (unsigned)o.ppid);
+			ddp_llp_log(
+			    a->ep->cfg.ctx, DDP_LOG_WARN,
+			    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
+			    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid, (unsigned)o.ppid);
 			fatal(a, o.err);
 			return;
 		default:

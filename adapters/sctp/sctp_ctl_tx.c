@@ -33,7 +33,7 @@ static void pc_pop(struct ddp_sctp_assoc *a)
 		a->pc_tail = NULL;
 	a->pc_bytes -= SCTP_PC_COST(p->len);
 	if (p->code == SCTP_CTL_TERMINATE && a->term_q && p->sid < a->nstreams)
-		a->term_q[p->sid / 8] &= (uint8_t)~(1u << (p->sid % 8));
+		a->term_q[p->sid / 8] &= (uint8_t) ~(1u << (p->sid % 8));
 	free(p);
 }
 
@@ -67,7 +67,7 @@ void sctp_ctl_drop_all(struct ddp_sctp_assoc *a)
  * io: the RFC 6581 IRD/ORD word of an enhanced Initiate/Accept (NULL:
  * 0x3FFF for both, "the ULP negotiates"). */
 int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
-		     const struct sctp_ird_ord *io, const void *priv, size_t priv_len)
+                     const struct sctp_ird_ord *io, const void *priv, size_t priv_len)
 {
 	struct sctp_ctl_msg m;
 	struct pend_ctl *p;
@@ -113,7 +113,7 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 }
 
 int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
-		  const void *priv, size_t priv_len)
+                  const void *priv, size_t priv_len)
 {
 	return sctp_ctl_send_io(a, sid, code, ssn, NULL, priv, priv_len);
 }
@@ -134,4 +134,3 @@ void sctp_ctl_send_terminate(struct ddp_sctp_assoc *a, uint16_t sid)
 		}
 	}
 }
-

@@ -23,7 +23,7 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc);
  * (RFC 5043 §11.1), so a test can show that a DDP endpoint refuses it.
  * Ownership and errors: those of ddp_sctp_ep_new (DDP_ERR_INVAL,
  * DDP_ERR_NOMEM, DDP_ERR_SYS); free with ddp_sctp_ep_free. */
-int sctp_ddp_ep_new_no_adaptation(struct event_base *base,
-				  const ddp_sctp_config *cfg, ddp_sctp_ep **out);
+int sctp_ddp_ep_new_no_adaptation(struct event_base *base, const ddp_sctp_config *cfg,
+                                  ddp_sctp_ep **out);
 
 #endif

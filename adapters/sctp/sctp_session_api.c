@@ -12,8 +12,7 @@ ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a)
 	return a ? a->s : NULL;
 }
 
-static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
-			const void *priv, size_t priv_len)
+static int check_stream(const ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len)
 {
 	if (!a || (!priv && priv_len) || priv_len > DDP_SCTP_MAX_PRIV)
 		return DDP_ERR_INVAL;
@@ -26,8 +25,7 @@ static int check_stream(const ddp_sctp_assoc *a, uint32_t stream,
 
 static int io_ok(const ddp_sctp_ird_ord *io)
 {
-	return io && io->ird <= SCTP_CTL_IRD_ORD_MAX &&
-	       io->ord <= SCTP_CTL_IRD_ORD_MAX;
+	return io && io->ird <= SCTP_CTL_IRD_ORD_MAX && io->ord <= SCTP_CTL_IRD_ORD_MAX;
 }
 
 static void io_pack(const ddp_sctp_ird_ord *io, struct sctp_ird_ord *w)
@@ -40,8 +38,8 @@ static void io_pack(const ddp_sctp_ird_ord *io, struct sctp_ird_ord *w)
 	w->ord = io->ord;
 }
 
-static int initiate(ddp_sctp_assoc *a, uint32_t stream,
-		    const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len)
+static int initiate(ddp_sctp_assoc *a, uint32_t stream, const ddp_sctp_ird_ord *io,
+                    const void *priv, size_t priv_len)
 {
 	struct sctp_sstream *ss;
 	struct sctp_ird_ord w;
@@ -50,8 +48,7 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 	if (rc)
 		return rc;
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
-	if (io && (!io_ok(io) ||
-		   priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
+	if (io && (!io_ok(io) || priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN))
 		return DDP_ERR_INVAL;
 	/* RFC 5043 §6 rule 3: a stream whose Terminate refusing the peer's
 	 * Initiate may still be in flight is reused only after SENDER_DRY */
@@ -65,35 +62,31 @@ static int initiate(ddp_sctp_assoc *a, uint32_t stream,
 		return rc;
 	if (ss->used) /* RFC 5043 §6.1: the new session starts fresh */
 		ddp_llp_stream_reset(a->s, stream);
-	ss->sent = 0; /* the reset flushed them */
+	ss->sent = 0;         /* the reset flushed them */
 	ss->closed_later = 0; /* the old session's end is moot */
 	ss->used = 1;
 	ss->has_peer_io = 0;
 	if (!io)
-		return sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, priv,
-				priv_len);
+		return sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_INITIATE, ssn, priv, priv_len);
 	io_pack(io, &w);
-	return sctp_ctl_send_io(a, (uint16_t)stream, SCTP_CTL_ENH_INITIATE, ssn, &w,
-			   priv, priv_len);
+	return sctp_ctl_send_io(a, (uint16_t)stream, SCTP_CTL_ENH_INITIATE, ssn, &w, priv,
+	                        priv_len);
 }
 
-int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		      size_t priv_len)
+int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len)
 {
 	return initiate(a, stream, NULL, priv, priv_len);
 }
 
-int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			       const ddp_sctp_ird_ord *io, const void *priv,
-			       size_t priv_len)
+int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream, const ddp_sctp_ird_ord *io,
+                               const void *priv, size_t priv_len)
 {
 	if (!io)
 		return DDP_ERR_INVAL;
 	return initiate(a, stream, io, priv, priv_len);
 }
 
-int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
-			  ddp_sctp_ird_ord *out)
+int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream, ddp_sctp_ird_ord *out)
 {
 	const struct sctp_sstream *ss;
 	const struct sctp_ird_ord *w;
@@ -112,9 +105,8 @@ int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
 	return 0;
 }
 
-static int answer(ddp_sctp_assoc *a, uint32_t stream,
-		  const ddp_sctp_ird_ord *io, const void *priv, size_t priv_len,
-		  int accept)
+static int answer(ddp_sctp_assoc *a, uint32_t stream, const ddp_sctp_ird_ord *io, const void *priv,
+                  size_t priv_len, int accept)
 {
 	struct sctp_sstream *ss;
 	struct sctp_ird_ord w, *wp = NULL;
@@ -126,8 +118,7 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream,
 	if (!ss) /* never had a session: nothing to answer */
 		return DDP_ERR_STATE;
 	/* RFC 6581 §7: the IRD/ORD word counts toward the 512 octets */
-	if (accept && ss->sm.enhanced &&
-	    priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN)
+	if (accept && ss->sm.enhanced && priv_len > DDP_SCTP_MAX_PRIV - SCTP_CTL_IRD_ORD_LEN)
 		return DDP_ERR_INVAL;
 	if (io) {
 		if (!io_ok(io))
@@ -158,21 +149,18 @@ static int answer(ddp_sctp_assoc *a, uint32_t stream,
 	return rc;
 }
 
-int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len)
+int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len)
 {
 	return answer(a, stream, NULL, priv, priv_len, 1);
 }
 
-int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			     const ddp_sctp_ird_ord *io, const void *priv,
-			     size_t priv_len)
+int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream, const ddp_sctp_ird_ord *io,
+                             const void *priv, size_t priv_len)
 {
 	return answer(a, stream, io, priv, priv_len, 1);
 }
 
-int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len)
+int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len)
 {
 	return answer(a, stream, NULL, priv, priv_len, 0);
 }
@@ -193,4 +181,3 @@ int ddp_sctp_close(ddp_sctp_assoc *a, int abortive)
 	sctp_ll_close(a->ll, abortive);
 	return 0;
 }
-

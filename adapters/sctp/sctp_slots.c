@@ -82,7 +82,7 @@ void sctp_slots_gone(struct ddp_sctp_assoc *a)
 /* The oldest accepted association without a DDP stream session, other
  * than skip. */
 static struct ddp_sctp_assoc *oldest_unproductive(ddp_sctp_ep *ep, uint64_t now,
-						 const struct ddp_sctp_assoc *skip)
+                                                  const struct ddp_sctp_assoc *skip)
 {
 	struct ddp_sctp_assoc *best = NULL;
 	for (struct ddp_sctp_assoc *a = ep->assocs; a; a = a->next) {
@@ -108,17 +108,17 @@ int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll)
 	struct ddp_sctp_assoc *v = oldest_unproductive(ep, now, NULL);
 	if (!v) {
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-			    "SCTP association cap %u reached, every association "
-			    "has a DDP stream session: refused %s",
-			    ep->cfg.max_assocs, sctp_ll_assoc_peer(ll, who));
+		            "SCTP association cap %u reached, every association "
+		            "has a DDP stream session: refused %s",
+		            ep->cfg.max_assocs, sctp_ll_assoc_peer(ll, who));
 		return -1;
 	}
 	ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-		    "SCTP association cap %u reached: evicted %s (up %llu ms, no "
-		    "DDP stream session for %llu ms) for %s",
-		    ep->cfg.max_assocs, sctp_ll_assoc_peer(v->ll, old),
-		    (unsigned long long)(now - v->born_ms),
-		    (unsigned long long)(now - v->idle_ms), sctp_ll_assoc_peer(ll, who));
+	            "SCTP association cap %u reached: evicted %s (up %llu ms, no "
+	            "DDP stream session for %llu ms) for %s",
+	            ep->cfg.max_assocs, sctp_ll_assoc_peer(v->ll, old),
+	            (unsigned long long)(now - v->born_ms), (unsigned long long)(now - v->idle_ms),
+	            sctp_ll_assoc_peer(ll, who));
 	end_assoc(v, 1, now);
 	return 0;
 }
@@ -128,23 +128,21 @@ int sctp_slots_admit_streams(ddp_sctp_ep *ep, struct ddp_sctp_assoc *a, uint32_t
 	char who[64], old[64];
 	uint64_t max = ep->cfg.max_streams, now = sctp_slots_now_ms();
 	while (a->inbound && ep->nstreams_used + nstreams > max) {
-		struct ddp_sctp_assoc *v =
-			nstreams <= max ? oldest_unproductive(ep, now, a) : NULL;
+		struct ddp_sctp_assoc *v = nstreams <= max ? oldest_unproductive(ep, now, a) : NULL;
 		if (!v) {
 			ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-				    "SCTP stream cap %llu reached (%llu in use): refused "
-				    "%s with %u streams",
-				    (unsigned long long)max,
-				    (unsigned long long)ep->nstreams_used,
-				    sctp_ll_assoc_peer(a->ll, who), nstreams);
+			            "SCTP stream cap %llu reached (%llu in use): refused "
+			            "%s with %u streams",
+			            (unsigned long long)max, (unsigned long long)ep->nstreams_used,
+			            sctp_ll_assoc_peer(a->ll, who), nstreams);
 			return -1;
 		}
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-			    "SCTP stream cap %llu reached: evicted %s (%u streams, no DDP "
-			    "stream session for %llu ms) for %s with %u streams",
-			    (unsigned long long)max, sctp_ll_assoc_peer(v->ll, old),
-			    v->nstreams, (unsigned long long)(now - v->idle_ms),
-			    sctp_ll_assoc_peer(a->ll, who), nstreams);
+		            "SCTP stream cap %llu reached: evicted %s (%u streams, no DDP "
+		            "stream session for %llu ms) for %s with %u streams",
+		            (unsigned long long)max, sctp_ll_assoc_peer(v->ll, old), v->nstreams,
+		            (unsigned long long)(now - v->idle_ms), sctp_ll_assoc_peer(a->ll, who),
+		            nstreams);
 		end_assoc(v, 1, now);
 	}
 	a->nstreams = nstreams;
@@ -167,9 +165,9 @@ void sctp_slots_tick(void *user)
 			if (!a->aborting && now - a->leave_ms >= SHUTDOWN_GRACE_MS) {
 				a->aborting = 1;
 				ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-					    "SCTP association from %s: SHUTDOWN not "
-					    "finished after %u ms: ABORT",
-					    sctp_ll_assoc_peer(a->ll, who), SHUTDOWN_GRACE_MS);
+				            "SCTP association from %s: SHUTDOWN not "
+				            "finished after %u ms: ABORT",
+				            sctp_ll_assoc_peer(a->ll, who), SHUTDOWN_GRACE_MS);
 				sctp_ll_close(a->ll, 1);
 			}
 			continue;
@@ -181,10 +179,10 @@ void sctp_slots_tick(void *user)
 		if (to == DDP_SCTP_IDLE_NEVER || now - a->idle_ms < to)
 			continue;
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-			    "SCTP association from %s timed out: no DDP stream "
-			    "session for %llu ms (idle_assoc_timeout_ms %u): SHUTDOWN",
-			    sctp_ll_assoc_peer(a->ll, who),
-			    (unsigned long long)(now - a->idle_ms), to);
+		            "SCTP association from %s timed out: no DDP stream "
+		            "session for %llu ms (idle_assoc_timeout_ms %u): SHUTDOWN",
+		            sctp_ll_assoc_peer(a->ll, who), (unsigned long long)(now - a->idle_ms),
+		            to);
 		end_assoc(a, 0, now);
 	}
 }

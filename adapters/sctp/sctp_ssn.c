@@ -22,12 +22,11 @@ uint16_t sctp_ssn_get(const uint8_t *p)
 size_t sctp_seg_prefix_len(uint8_t ddp_ctrl)
 {
 	/* RFC 5041 §4.1: T is the most significant bit of the control octet */
-	return SCTP_SSN_LEN +
-	       ((ddp_ctrl & 0x80) ? DDP_TAGGED_HDR_LEN : DDP_UNTAGGED_HDR_LEN);
+	return SCTP_SSN_LEN + ((ddp_ctrl & 0x80) ? DDP_TAGGED_HDR_LEN : DDP_UNTAGGED_HDR_LEN);
 }
 
-int sctp_seg_split(const uint8_t *msg, size_t len, uint16_t *ssn,
-		   const uint8_t **seg, size_t *seg_len)
+int sctp_seg_split(const uint8_t *msg, size_t len, uint16_t *ssn, const uint8_t **seg,
+                   size_t *seg_len)
 {
 	struct rcur c = rc_init(msg, len);
 	uint64_t v, ctrl;

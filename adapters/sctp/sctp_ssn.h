@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SCTP_PPID_DDP 16u   /* DDP Segment Chunk (RFC 5043 §5.2.1) */
-#define SCTP_PPID_CTL 17u   /* DDP Stream Session Control (§5.2.3) */
-#define SCTP_SSN_LEN 2	    /* DDP-SSN octets in front of every chunk */
+#define SCTP_PPID_DDP       16u         /* DDP Segment Chunk (RFC 5043 §5.2.1) */
+#define SCTP_PPID_CTL       17u         /* DDP Stream Session Control (§5.2.3) */
+#define SCTP_SSN_LEN        2           /* DDP-SSN octets in front of every chunk */
 #define SCTP_ADAPTATION_DDP 0x00000001u /* RFC 5043 §11.1 code point */
-#define SCTP_MIN_USER_MSG 516u /* RFC 5043 §9 floor (user message) */
+#define SCTP_MIN_USER_MSG   516u        /* RFC 5043 §9 floor (user message) */
 
 /* Store / load a 16-bit DDP-SSN, network order. */
 void sctp_ssn_put(uint8_t *p, uint16_t ssn);
@@ -33,7 +33,7 @@ size_t sctp_seg_prefix_len(uint8_t ddp_ctrl);
 /* Split a whole PPID-16 user message into DDP-SSN and DDP segment.
  * Returns 0, or DDP_ERR_PROTO when the message is shorter than DDP-SSN +
  * the DDP header its T bit announces. */
-int sctp_seg_split(const uint8_t *msg, size_t len, uint16_t *ssn,
-		   const uint8_t **seg, size_t *seg_len);
+int sctp_seg_split(const uint8_t *msg, size_t len, uint16_t *ssn, const uint8_t **seg,
+                   size_t *seg_len);
 
 #endif

@@ -6,12 +6,12 @@
 #include <ddp/ddp.h>
 
 static const char *const sst_names[SCTP_SST__COUNT] = {
-	[SCTP_SST_IDLE] = "idle",
-	[SCTP_SST_INIT_SENT] = "initiate-sent",
-	[SCTP_SST_INIT_RCVD] = "initiate-received",
-	[SCTP_SST_OPEN] = "open",
-	[SCTP_SST_CLOSING] = "terminating",
-	[SCTP_SST_CLOSED] = "closed",
+    [SCTP_SST_IDLE] = "idle",
+    [SCTP_SST_INIT_SENT] = "initiate-sent",
+    [SCTP_SST_INIT_RCVD] = "initiate-received",
+    [SCTP_SST_OPEN] = "open",
+    [SCTP_SST_CLOSING] = "terminating",
+    [SCTP_SST_CLOSED] = "closed",
 };
 
 const char *sctp_sst_name(unsigned state)
@@ -82,8 +82,7 @@ static int term_in_order(const struct sctp_stream *st)
 	       sctp_ssn_dist(st->peer_term_ssn, st->rx_base) <= (int)SCTP_RX_WIN;
 }
 
-static void violation(struct sctp_stream *st, struct sctp_act *act,
-		      uint8_t code)
+static void violation(struct sctp_stream *st, struct sctp_act *act, uint8_t code)
 {
 	act->flags |= SCTP_ACT_VIOLATION;
 	act->code = code;
@@ -133,8 +132,7 @@ static void peer_confirms(struct sctp_stream *st, struct sctp_act *act)
 	}
 }
 
-void sctp_stream_rx_data(struct sctp_stream *st, uint16_t ssn,
-			 struct sctp_act *act)
+void sctp_stream_rx_data(struct sctp_stream *st, uint16_t ssn, struct sctp_act *act)
 {
 	memset(act, 0, sizeof(*act));
 	switch (st->state) {
@@ -150,8 +148,7 @@ void sctp_stream_rx_data(struct sctp_stream *st, uint16_t ssn,
 			act->flags = SCTP_ACT_DROP;
 			return;
 		}
-		if (st->term_seen &&
-		    sctp_ssn_dist(st->peer_term_ssn, ssn) < 0x8000) {
+		if (st->term_seen && sctp_ssn_dist(st->peer_term_ssn, ssn) < 0x8000) {
 			/* RFC 5041 §6: nothing after the peer's Terminate */
 			violation(st, act, DDP_ECODE_LLP_AFTER_CLOSE);
 			return;
@@ -192,8 +189,8 @@ static int is_reject(unsigned c)
 	return c == SCTP_CTL_REJECT || c == SCTP_CTL_ENH_REJECT;
 }
 
-static void rx_initiate(struct sctp_stream *st, const struct sctp_ctl_msg *m,
-			int cap_ok, struct sctp_act *act)
+static void rx_initiate(struct sctp_stream *st, const struct sctp_ctl_msg *m, int cap_ok,
+                        struct sctp_act *act)
 {
 	/* RFC 5043 §6.1: an Initiate is the first chunk (DDP-SSN 0) */
 	if (m->ssn != 0) {
@@ -222,8 +219,7 @@ static void rx_initiate(struct sctp_stream *st, const struct sctp_ctl_msg *m,
 	act->flags |= SCTP_ACT_ULP_INITIATE;
 }
 
-static void rx_terminate(struct sctp_stream *st, const struct sctp_ctl_msg *m,
-			 struct sctp_act *act)
+static void rx_terminate(struct sctp_stream *st, const struct sctp_ctl_msg *m, struct sctp_act *act)
 {
 	if (st->term_seen) {
 		violation(st, act, DDP_ECODE_LLP_AFTER_CLOSE);
@@ -242,8 +238,8 @@ static void rx_terminate(struct sctp_stream *st, const struct sctp_ctl_msg *m,
 	fire_peer_term(st, act);
 }
 
-void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m,
-			int cap_ok, struct sctp_act *act)
+void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m, int cap_ok,
+                        struct sctp_act *act)
 {
 	memset(act, 0, sizeof(*act));
 	if (is_initiate(m->code)) {
@@ -257,8 +253,7 @@ void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m,
 	case SCTP_SST_INIT_SENT:
 		/* RFC 5043 §6.2-6.4: the answer is DDP-SSN 0 of the peer */
 		if (m->ssn != 0 ||
-		    (!is_accept(m->code) && !is_reject(m->code) &&
-		     m->code != SCTP_CTL_TERMINATE)) {
+		    (!is_accept(m->code) && !is_reject(m->code) && m->code != SCTP_CTL_TERMINATE)) {
 			violation(st, act, DDP_ECODE_LLP_BAD_SSN);
 			return;
 		}
@@ -282,8 +277,7 @@ void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m,
 		act->flags |= SCTP_ACT_REJECTED;
 		return;
 	case SCTP_SST_INIT_RCVD:
-		if (m->code == SCTP_CTL_TERMINATE && !st->failed &&
-		    mark(st, m->ssn) == 0) {
+		if (m->code == SCTP_CTL_TERMINATE && !st->failed && mark(st, m->ssn) == 0) {
 			/* the active side gave up before our ULP answered */
 			st->state = SCTP_SST_CLOSED;
 			st->term_rcvd = st->term_sent = 1;
@@ -313,8 +307,7 @@ void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m,
 
 /* ------------------------------------------------------------ tx side */
 
-int sctp_stream_tx_initiate(struct sctp_stream *st, int enhanced,
-			    uint16_t *ssn)
+int sctp_stream_tx_initiate(struct sctp_stream *st, int enhanced, uint16_t *ssn)
 {
 	if (st->state != SCTP_SST_IDLE && st->state != SCTP_SST_CLOSED)
 		return DDP_ERR_STATE;
@@ -367,8 +360,7 @@ int sctp_stream_tx_peek(const struct sctp_stream *st, uint16_t *ssn)
 	return 0;
 }
 
-void sctp_stream_violation(struct sctp_stream *st, uint8_t code,
-			   struct sctp_act *act)
+void sctp_stream_violation(struct sctp_stream *st, uint8_t code, struct sctp_act *act)
 {
 	memset(act, 0, sizeof(*act));
 	if (st->state == SCTP_SST_IDLE || st->state == SCTP_SST_CLOSED) {
@@ -394,8 +386,7 @@ int sctp_stream_tx_data(struct sctp_stream *st, uint16_t *ssn)
 	return 0;
 }
 
-int sctp_stream_tx_terminate(struct sctp_stream *st, uint16_t *ssn,
-			     unsigned *flags)
+int sctp_stream_tx_terminate(struct sctp_stream *st, uint16_t *ssn, unsigned *flags)
 {
 	*flags = 0;
 	if (st->term_sent)
@@ -439,8 +430,7 @@ void sctp_stream_abort(struct sctp_stream *st, struct sctp_act *act)
 	memset(act, 0, sizeof(*act));
 	if (st->state == SCTP_SST_IDLE || st->state == SCTP_SST_CLOSED)
 		return;
-	if (!st->term_sent && st->state != SCTP_SST_INIT_SENT &&
-	    st->state != SCTP_SST_INIT_RCVD) {
+	if (!st->term_sent && st->state != SCTP_SST_INIT_SENT && st->state != SCTP_SST_INIT_RCVD) {
 		/* an abort may not wait for rule 1: losing the race only
 		 * makes the peer see a broken session, which it terminates */
 		act->flags |= SCTP_ACT_SEND_TERM;

@@ -37,39 +37,39 @@ enum sctp_sst {
 
 /* Actions for the glue (bit set). */
 enum {
-	SCTP_ACT_SKIP = 0x001,	      /* ddp_llp_rx_skip(ssn): control chunk */
-	SCTP_ACT_RESET = 0x002,	      /* ddp_llp_stream_reset: new session */
+	SCTP_ACT_SKIP = 0x001,         /* ddp_llp_rx_skip(ssn): control chunk */
+	SCTP_ACT_RESET = 0x002,        /* ddp_llp_stream_reset: new session */
 	SCTP_ACT_ULP_INITIATE = 0x004, /* pass the Initiate to the ULP */
-	SCTP_ACT_ACCEPTED = 0x008,    /* our Initiate was accepted */
-	SCTP_ACT_REJECTED = 0x010,    /* ... rejected (Reject or Terminate) */
-	SCTP_ACT_PEER_CLOSED = 0x020, /* peer Terminate reached in order */
-	SCTP_ACT_CLOSED = 0x040,      /* both Terminates done */
-	SCTP_ACT_SEND_TERM = 0x080,   /* send our Terminate now */
-	SCTP_ACT_VIOLATION = 0x100,   /* protocol violation (code in act) */
-	SCTP_ACT_DROP = 0x200,	      /* ignore the chunk silently */
-	SCTP_ACT_PEER_ABORT = 0x400,  /* peer ended a session not yet open */
-	SCTP_ACT_TERM_READY = 0x800,  /* a deferred Terminate may go now */
+	SCTP_ACT_ACCEPTED = 0x008,     /* our Initiate was accepted */
+	SCTP_ACT_REJECTED = 0x010,     /* ... rejected (Reject or Terminate) */
+	SCTP_ACT_PEER_CLOSED = 0x020,  /* peer Terminate reached in order */
+	SCTP_ACT_CLOSED = 0x040,       /* both Terminates done */
+	SCTP_ACT_SEND_TERM = 0x080,    /* send our Terminate now */
+	SCTP_ACT_VIOLATION = 0x100,    /* protocol violation (code in act) */
+	SCTP_ACT_DROP = 0x200,         /* ignore the chunk silently */
+	SCTP_ACT_PEER_ABORT = 0x400,   /* peer ended a session not yet open */
+	SCTP_ACT_TERM_READY = 0x800,   /* a deferred Terminate may go now */
 };
 
 struct sctp_act {
 	unsigned flags;
-	uint8_t code;	   /* with VIOLATION: DDP_ECODE_LLP_* */
+	uint8_t code;      /* with VIOLATION: DDP_ECODE_LLP_* */
 	uint16_t term_ssn; /* with SEND_TERM: DDP-SSN for our Terminate */
 };
 
 struct sctp_stream {
-	uint8_t state;	    /* enum sctp_sst */
-	uint8_t active;	    /* we sent the Initiate of this session */
+	uint8_t state;      /* enum sctp_sst */
+	uint8_t active;     /* we sent the Initiate of this session */
 	uint8_t enhanced;   /* session set up with RFC 6581 codes */
 	uint8_t may_send;   /* DDP segments allowed (RFC 5043 §6 rule 2) */
 	uint8_t ctl_unconf; /* our last control chunk not known received */
 	uint8_t term_sent, term_rcvd, term_seen, term_wanted, failed;
-	uint8_t tx_dirty;   /* chunks of this session may be in flight */
-	uint16_t tx_ssn;    /* next DDP-SSN we send */
-	uint16_t rx_base;   /* lowest DDP-SSN of the peer not yet received */
+	uint8_t tx_dirty; /* chunks of this session may be in flight */
+	uint16_t tx_ssn;  /* next DDP-SSN we send */
+	uint16_t rx_base; /* lowest DDP-SSN of the peer not yet received */
 	uint16_t peer_term_ssn;
 	uint32_t rx_bits[SCTP_RX_WIN / 32]; /* ring: bit (ssn % SCTP_RX_WIN) */
-	uint64_t dropped;   /* chunks ignored (stale session, idle) */
+	uint64_t dropped;                   /* chunks ignored (stale session, idle) */
 };
 
 const char *sctp_sst_name(unsigned state);
@@ -83,8 +83,7 @@ void sctp_stream_init(struct sctp_stream *st);
  * CLOSED once nothing of the old session may be in flight (§6 rule 3).
  * Errors: DDP_ERR_BUSY (old chunks may be in flight: retry after
  * sctp_stream_tx_confirmed), DDP_ERR_STATE. */
-int sctp_stream_tx_initiate(struct sctp_stream *st, int enhanced,
-			    uint16_t *ssn);
+int sctp_stream_tx_initiate(struct sctp_stream *st, int enhanced, uint16_t *ssn);
 /* ULP accepted / rejected the peer's Initiate (INIT_RCVD only). Reject is
  * only ever sent on ULP request (RFC 5043 §5.2.3). Errors: DDP_ERR_STATE. */
 int sctp_stream_tx_accept(struct sctp_stream *st, uint16_t *ssn);
@@ -96,8 +95,7 @@ int sctp_stream_tx_data(struct sctp_stream *st, uint16_t *ssn);
 /* Our Terminate. Errors: DDP_ERR_AGAIN (it could overtake our previous
  * control chunk, §6 rule 1: term_wanted is set, the glue retries on
  * SCTP_ACT_TERM_READY), DDP_ERR_CLOSED (already sent), DDP_ERR_STATE. */
-int sctp_stream_tx_terminate(struct sctp_stream *st, uint16_t *ssn,
-			     unsigned *flags);
+int sctp_stream_tx_terminate(struct sctp_stream *st, uint16_t *ssn, unsigned *flags);
 /* Everything we sent so far has been acknowledged (association
  * SENDER_DRY). May report SCTP_ACT_TERM_READY. */
 unsigned sctp_stream_tx_confirmed(struct sctp_stream *st);
@@ -108,21 +106,19 @@ unsigned sctp_stream_tx_confirmed(struct sctp_stream *st);
  * the core; DROP: ignore; VIOLATION: the session is broken (send
  * Terminate, report act->code). May add PEER_CLOSED/CLOSED (a pending peer
  * Terminate is now in order) and TERM_READY. */
-void sctp_stream_rx_data(struct sctp_stream *st, uint16_t ssn,
-			 struct sctp_act *act);
+void sctp_stream_rx_data(struct sctp_stream *st, uint16_t ssn, struct sctp_act *act);
 /* A decoded PPID-17 chunk arrived. cap_ok == 0: the cap of Initiates
  * waiting for the ULP is reached (an Initiate is then answered with
  * Terminate, RFC 5043 §5.2.3). */
-void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m,
-			int cap_ok, struct sctp_act *act);
+void sctp_stream_rx_ctl(struct sctp_stream *st, const struct sctp_ctl_msg *m, int cap_ok,
+                        struct sctp_act *act);
 
 /* Check a PPID-16 chunk may go, without using up its DDP-SSN (the send
  * can still fail with DDP_ERR_AGAIN below us). Same errors as tx_data. */
 int sctp_stream_tx_peek(const struct sctp_stream *st, uint16_t *ssn);
 /* A malformed chunk on this stream's session (e.g. an undecodable control
  * message): same handling as a violation found by the machine itself. */
-void sctp_stream_violation(struct sctp_stream *st, uint8_t code,
-			   struct sctp_act *act);
+void sctp_stream_violation(struct sctp_stream *st, uint8_t code, struct sctp_act *act);
 
 /* Local abortive end of the session: CLOSED at once (Terminate is sent if
  * it may go; later chunks of the session are dropped). */

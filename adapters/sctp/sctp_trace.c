@@ -15,17 +15,16 @@ void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what)
 	a->trace_n++;
 	if (a->trace_n <= SCTP_TRACE_FIRST) {
 		ddp_llp_log(ctx, DDP_LOG_WARN, "ddp-sctp: peer %s stream %u: %s%s",
-			    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
-			    a->trace_n == SCTP_TRACE_FIRST ?
-				    " (further ones on this association are counted)" :
-				    "");
+		            sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
+		            a->trace_n == SCTP_TRACE_FIRST
+		                ? " (further ones on this association are counted)"
+		                : "");
 		return;
 	}
 	if ((a->trace_n - SCTP_TRACE_FIRST) % SCTP_TRACE_EVERY == 0)
 		ddp_llp_log(ctx, DDP_LOG_WARN,
-			    "ddp-sctp: peer %s: %llu control-plane anomalies so far",
-			    sctp_ll_peer_fmt(a->ll, peer),
-			    (unsigned long long)a->trace_n);
+		            "ddp-sctp: peer %s: %llu control-plane anomalies so far",
+		            sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n);
 }
 
 /* The count of the ones not logged, when the association goes. */
@@ -35,7 +34,7 @@ void sctp_trace_summary(struct ddp_sctp_assoc *a)
 	if (a->trace_n <= SCTP_TRACE_FIRST)
 		return;
 	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
-		    "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
-		    sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
-		    (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
+	            "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
+	            sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
+	            (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
 }

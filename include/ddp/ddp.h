@@ -121,26 +121,26 @@ extern "C" {
 
 enum ddp_err {
 	DDP_OK = 0,
-	DDP_ERR_INVAL = -1,	/* invalid argument (NULL, out of range) */
-	DDP_ERR_NOMEM = -2,	/* allocation failed */
-	DDP_ERR_TOOBIG = -3,	/* message >= 2^32 octets, or over an LLP limit */
-	DDP_ERR_CLOSED = -4,	/* stream or session closed / closing */
-	DDP_ERR_STATE = -5,	/* not allowed in the current state */
-	DDP_ERR_NOENT = -6,	/* no such STag, stream or object */
-	DDP_ERR_LIMIT = -7,	/* a configured cap was reached */
-	DDP_ERR_AGAIN = -8,	/* LLP ops only: cannot take more now (the
-				 * ULP sees DDP_ERR_LIMIT instead) */
-	DDP_ERR_STREAM = -9,	/* stream stopped after a DDP/LLP error */
-	DDP_ERR_LLP = -10,	/* lower layer failed (connection lost, ...) */
-	DDP_ERR_PROTO = -11,	/* peer violated the protocol */
-	DDP_ERR_NEED_MORE = -12, /* parser needs more input (not an error) */
-	DDP_ERR_BUSY = -13,	/* object still in use */
-	DDP_ERR_TIMEOUT = -14,	/* a timer expired */
-	DDP_ERR_REJECTED = -15, /* peer rejected the connection / session */
-	DDP_ERR_ABORTED = -16,	/* request flushed by teardown */
+	DDP_ERR_INVAL = -1,        /* invalid argument (NULL, out of range) */
+	DDP_ERR_NOMEM = -2,        /* allocation failed */
+	DDP_ERR_TOOBIG = -3,       /* message >= 2^32 octets, or over an LLP limit */
+	DDP_ERR_CLOSED = -4,       /* stream or session closed / closing */
+	DDP_ERR_STATE = -5,        /* not allowed in the current state */
+	DDP_ERR_NOENT = -6,        /* no such STag, stream or object */
+	DDP_ERR_LIMIT = -7,        /* a configured cap was reached */
+	DDP_ERR_AGAIN = -8,        /* LLP ops only: cannot take more now (the
+	                            * ULP sees DDP_ERR_LIMIT instead) */
+	DDP_ERR_STREAM = -9,       /* stream stopped after a DDP/LLP error */
+	DDP_ERR_LLP = -10,         /* lower layer failed (connection lost, ...) */
+	DDP_ERR_PROTO = -11,       /* peer violated the protocol */
+	DDP_ERR_NEED_MORE = -12,   /* parser needs more input (not an error) */
+	DDP_ERR_BUSY = -13,        /* object still in use */
+	DDP_ERR_TIMEOUT = -14,     /* a timer expired */
+	DDP_ERR_REJECTED = -15,    /* peer rejected the connection / session */
+	DDP_ERR_ABORTED = -16,     /* request flushed by teardown */
 	DDP_ERR_UNSUPPORTED = -17, /* feature not built or not supported */
-	DDP_ERR_SYS = -18,	/* operating-system call failed (see errno) */
-	DDP_ERR_ACCESS = -19,	/* access rights or binding do not allow it */
+	DDP_ERR_SYS = -18,         /* operating-system call failed (see errno) */
+	DDP_ERR_ACCESS = -19,      /* access rights or binding do not allow it */
 };
 
 /* The library's version at run time ("1.0.0"; DDP_LIB_VERSION_NUM's
@@ -183,11 +183,11 @@ enum {
 	DDP_ECODE_U_BAD_VERSION = 0x06,
 	/* EType 0x3 (LLP) codes used by libddp's adapters (INFERRED, RFC 5041
 	 * reserves the type for the LLP and defines no codes): */
-	DDP_ECODE_LLP_BAD_SSN = 0x01,	   /* DDP-SSN outside the window */
-	DDP_ECODE_LLP_OVERSIZE = 0x02,	   /* segment larger than MULPDU */
-	DDP_ECODE_LLP_SHORT = 0x03,	   /* segment shorter than a header */
-	DDP_ECODE_LLP_AFTER_CLOSE = 0x04,  /* data after graceful teardown */
-	DDP_ECODE_LLP_BAD_CTL = 0x05,	   /* undecodable SCTP session control */
+	DDP_ECODE_LLP_BAD_SSN = 0x01,     /* DDP-SSN outside the window */
+	DDP_ECODE_LLP_OVERSIZE = 0x02,    /* segment larger than MULPDU */
+	DDP_ECODE_LLP_SHORT = 0x03,       /* segment shorter than a header */
+	DDP_ECODE_LLP_AFTER_CLOSE = 0x04, /* data after graceful teardown */
+	DDP_ECODE_LLP_BAD_CTL = 0x05,     /* undecodable SCTP session control */
 };
 /* RFC 5044 §8 / RFC 6581: MPA error codes (layer 2, type 0). */
 enum {
@@ -200,27 +200,27 @@ enum {
 	DDP_MPA_ECODE_NO_RTR = 0x07,
 };
 
-#define DDP_TAGGED_HDR_LEN 14
+#define DDP_TAGGED_HDR_LEN   14
 #define DDP_UNTAGGED_HDR_LEN 18
-#define DDP_MAX_HDR_LEN 18
-#define DDP_VERSION 1 /* RFC 5041 §4.1: DV */
+#define DDP_MAX_HDR_LEN      18
+#define DDP_VERSION          1 /* RFC 5041 §4.1: DV */
 
 /* One error report (RFC 5041 §7.2, DDP-ERR-2). */
 typedef struct ddp_error_info {
-	uint32_t stream;	  /* DDP stream index within the session */
-	uint8_t layer;		  /* enum ddp_layer */
-	uint8_t etype;		  /* error type */
-	uint8_t code;		  /* error code */
-	uint8_t hdr_len;	  /* 0, 14 or 18: octets valid in hdr[] */
+	uint32_t stream;              /* DDP stream index within the session */
+	uint8_t layer;                /* enum ddp_layer */
+	uint8_t etype;                /* error type */
+	uint8_t code;                 /* error code */
+	uint8_t hdr_len;              /* 0, 14 or 18: octets valid in hdr[] */
 	uint8_t hdr[DDP_MAX_HDR_LEN]; /* offending DDP header as received */
-	uint32_t seg_len;	  /* offending DDP segment length (header+payload) */
-	int have_segment;	  /* hdr/seg_len are meaningful */
+	uint32_t seg_len;             /* offending DDP segment length (header+payload) */
+	int have_segment;             /* hdr/seg_len are meaningful */
 } ddp_error_info;
 
 /* --------------------------------------------------------------- objects */
 
-typedef struct ddp_ctx ddp_ctx;		/* STag table + PDs, "the device" */
-typedef struct ddp_pd ddp_pd;		/* protection domain */
+typedef struct ddp_ctx ddp_ctx;         /* STag table + PDs, "the device" */
+typedef struct ddp_pd ddp_pd;           /* protection domain */
 typedef struct ddp_session ddp_session; /* one LLP connection, N streams */
 
 /* Severity of a log message (ddp_ctx_config.log). */
@@ -233,21 +233,21 @@ enum ddp_log_level {
 
 /* Limits of a context. Zero fields take the defaults shown. */
 typedef struct ddp_ctx_config {
-	uint32_t max_stags;	/* default 65536, at most 2^23 */
-	uint32_t max_pds;	/* default 1024 */
+	uint32_t max_stags;         /* default 65536, at most 2^23 */
+	uint32_t max_pds;           /* default 1024 */
 	uint64_t max_reorder_bytes; /* memory for out-of-order segments held
-				 * by all sessions of the context (each stream
-				 * that holds any takes one ring of about
-				 * 56 octets x reorder_window); default 64 MiB.
-				 * Shared fairly (docs/fairness.md): with n
-				 * sessions holding rings, each one's share
-				 * is (max - max/8) / n; room no share claims
-				 * is lent; max/8 is kept for the first ring
-				 * of sessions that start reordering later.
-				 * A segment that needs a ring the rule
-				 * refuses stops its stream with RFC 5041
-				 * §7.2 (0, 0x00) local catastrophic (logged,
-				 * DDP_LOG_WARN); other sessions go on */
+	                             * by all sessions of the context (each stream
+	                             * that holds any takes one ring of about
+	                             * 56 octets x reorder_window); default 64 MiB.
+	                             * Shared fairly (docs/fairness.md): with n
+	                             * sessions holding rings, each one's share
+	                             * is (max - max/8) / n; room no share claims
+	                             * is lent; max/8 is kept for the first ring
+	                             * of sessions that start reordering later.
+	                             * A segment that needs a ring the rule
+	                             * refuses stops its stream with RFC 5041
+	                             * §7.2 (0, 0x00) local catastrophic (logged,
+	                             * DDP_LOG_WARN); other sessions go on */
 	/* Random source for STag indices and keys; NULL = getrandom(2).
 	 * Tests may pass a deterministic generator. */
 	uint32_t (*random)(void *user);
@@ -308,23 +308,22 @@ enum ddp_access {
  * Response (send completion, flush, ddp_rdmap_qp_free()). It may register
  * and invalidate STags; it must not free the queue pair, session or
  * context whose call it runs in. */
-typedef void (*ddp_stag_released_cb)(ddp_ctx *ctx, uint32_t stag, void *addr,
-				     void *user);
+typedef void (*ddp_stag_released_cb)(ddp_ctx *ctx, uint32_t stag, void *addr, void *user);
 
 /* A tagged buffer registration (RFC 5041 §8, DDP-SEC-4..7). Exactly one of
  * pd / session must be set: with pd the STag is usable on every stream bound
  * to that PD; with session it is usable on that one stream only. */
 typedef struct ddp_mr_attr {
-	void *addr;	    /* first octet of the buffer (owned by the caller) */
-	size_t len;	    /* octets; addr..addr+len-1 is the only placeable range */
-	uint64_t to_base;   /* Tagged Offset that names addr (0 = zero based) */
-	unsigned access;    /* DDP_ACCESS_* bits */
-	ddp_pd *pd;	    /* PD binding, or NULL */
-	ddp_session *session; /* stream binding, or NULL */
-	uint32_t stream;    /* with session: the stream index */
+	void *addr;                    /* first octet of the buffer (owned by the caller) */
+	size_t len;                    /* octets; addr..addr+len-1 is the only placeable range */
+	uint64_t to_base;              /* Tagged Offset that names addr (0 = zero based) */
+	unsigned access;               /* DDP_ACCESS_* bits */
+	ddp_pd *pd;                    /* PD binding, or NULL */
+	ddp_session *session;          /* stream binding, or NULL */
+	uint32_t stream;               /* with session: the stream index */
 	ddp_stag_released_cb released; /* optional: told when the buffer is
-				     * the application's again */
-	void *released_user;	    /* its user argument */
+	                                * the application's again */
+	void *released_user;           /* its user argument */
 } ddp_mr_attr;
 
 /* Register a buffer and return its STag (24-bit random index | 8-bit random
@@ -333,7 +332,8 @@ typedef struct ddp_mr_attr {
  * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
  * addr+len wraps), DDP_ERR_LIMIT (max_stags; invalidated regions not yet
  * released count), DDP_ERR_NOMEM. */
-DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag, uint64_t sizes);
+DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag,
+                              uint64_t sizes);
 #define ddp_stag_register(...) ddp_stag_register(__VA_ARGS__, DDP_SIZES1(ddp_mr_attr))
 
 /* Returned (a success) by the invalidate calls when the STag is invalid but
@@ -362,7 +362,7 @@ DDP_API int ddp_stag_invalidate(ddp_ctx *ctx, uint32_t stag);
  * Errors: DDP_ERR_INVAL (NULL, bad stream), DDP_ERR_NOENT (unknown or
  * already invalid), DDP_ERR_ACCESS (bound elsewhere: nothing changes). */
 DDP_API int ddp_stag_invalidate_remote(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
-			       uint32_t stag);
+                                       uint32_t stag);
 
 /* Change the access rights of a registered STag (DDP-SEC-6).
  * Errors: DDP_ERR_NOENT, DDP_ERR_INVAL. */
@@ -376,8 +376,8 @@ DDP_API int ddp_stag_set_access(ddp_ctx *ctx, uint32_t stag, unsigned access);
  * (a queued send) uses ddp_stag_hold_read().
  * Errors: DDP_ERR_NOENT (invalid STag), DDP_ERR_ACCESS (binding or rights),
  * DDP_ERR_INVAL (NULL ptr, bounds or TO wrap). */
-DDP_API int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
-			  uint32_t stag, uint64_t to, uint64_t len, void **ptr);
+DDP_API int ddp_stag_resolve_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+                                  uint64_t to, uint64_t len, void **ptr);
 
 /* A hold on a region's buffer (an RDMAP Read Response being sent). */
 typedef struct ddp_stag_hold ddp_stag_hold;
@@ -390,9 +390,8 @@ typedef struct ddp_stag_hold ddp_stag_hold;
  * pair) drops it when its send completed or was flushed.
  * Errors: those of ddp_stag_resolve_read(), DDP_ERR_INVAL (NULL hold),
  * DDP_ERR_LIMIT (2^32 - 1 holds on one region). */
-DDP_API int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream,
-		       uint32_t stag, uint64_t to, uint64_t len, void **ptr,
-		       ddp_stag_hold **hold);
+DDP_API int ddp_stag_hold_read(ddp_ctx *ctx, ddp_session *s, uint32_t stream, uint32_t stag,
+                               uint64_t to, uint64_t len, void **ptr, ddp_stag_hold **hold);
 
 /* Drop a hold of ddp_stag_hold_read(). The last one on an invalidated
  * region releases it (its released callback runs inside this call).
@@ -404,34 +403,34 @@ DDP_API void ddp_stag_unhold(ddp_ctx *ctx, ddp_stag_hold *hold);
 /* What the ULP receives when a message is delivered (RFC 5041 §5.4/§7). */
 typedef struct ddp_delivery {
 	uint32_t stream;
-	int status;	   /* 0: a message. < 0: a posted buffer comes back
-			    * with no message in it: DDP_ERR_ABORTED (abort,
-			    * reset, ddp_session_free), DDP_ERR_CLOSED (graceful
-			    * end), DDP_ERR_LLP or the LLP's error (connection
-			    * lost) */
-	int tagged;	   /* 1: tagged message, 0: untagged */
-	uint32_t len;	   /* message length: untagged = MO+len of the L=1
-			    * segment (DDP-SEG-10); tagged = sum of payloads */
-	uint64_t rsvdulp;  /* untagged: 40 bits; tagged: 8 bits */
+	int status;       /* 0: a message. < 0: a posted buffer comes back
+	                   * with no message in it: DDP_ERR_ABORTED (abort,
+	                   * reset, ddp_session_free), DDP_ERR_CLOSED (graceful
+	                   * end), DDP_ERR_LLP or the LLP's error (connection
+	                   * lost) */
+	int tagged;       /* 1: tagged message, 0: untagged */
+	uint32_t len;     /* message length: untagged = MO+len of the L=1
+	                   * segment (DDP-SEG-10); tagged = sum of payloads */
+	uint64_t rsvdulp; /* untagged: 40 bits; tagged: 8 bits */
 	/* untagged */
 	uint32_t qn, msn;
-	void *buf;	   /* the posted buffer, given back to the ULP */
+	void *buf; /* the posted buffer, given back to the ULP */
 	size_t buf_len;
-	void *buf_ctx;	   /* the ctx passed to ddp_post_recv() */
+	void *buf_ctx; /* the ctx passed to ddp_post_recv() */
 	/* tagged */
 	uint32_t stag;
-	uint64_t to;	   /* TO of the L=1 (last) segment's first octet,
-			    * not of the message's start */
+	uint64_t to;       /* TO of the L=1 (last) segment's first octet,
+	                    * not of the message's start */
 	uint64_t to_first; /* TO of the message's first octet: the message
-			    * placed [to_first, to_first + len) of the STag's
-			    * buffer (tagged segments of one message are
-			    * contiguous, RFC 5041 §4.2 / DDP-SEG-5) */
+	                    * placed [to_first, to_first + len) of the STag's
+	                    * buffer (tagged segments of one message are
+	                    * contiguous, RFC 5041 §4.2 / DDP-SEG-5) */
 } ddp_delivery;
 
 enum ddp_stream_event {
 	DDP_EV_HALF_CLOSED = 1, /* peer closed its sending half (RFC 5041 §6) */
-	DDP_EV_CLOSED = 2,	/* stream closed gracefully, both halves */
-	DDP_EV_ABORTED = 3,	/* stream or connection torn down abortively */
+	DDP_EV_CLOSED = 2,      /* stream closed gracefully, both halves */
+	DDP_EV_ABORTED = 3,     /* stream or connection torn down abortively */
 };
 
 typedef struct ddp_callbacks {
@@ -444,15 +443,14 @@ typedef struct ddp_callbacks {
 	 * (never inside ddp_send_*(); flushes: see "Callbacks" at the top);
 	 * a send from inside send_done completes after the running send_done
 	 * returns, never nested in it. Optional. */
-	void (*send_done)(ddp_session *s, uint32_t stream, void *msg_ctx,
-			  int status, void *user);
+	void (*send_done)(ddp_session *s, uint32_t stream, void *msg_ctx, int status, void *user);
 	/* First error on a stream (DDP-ERR-1, first error wins). After it the
 	 * stream places nothing more; the ULP may send one more message (e.g. an
 	 * RDMAP Terminate, DDP-ERR-4) and then should close it. Optional. */
 	void (*error)(ddp_session *s, const ddp_error_info *e, void *user);
 	/* Stream lifecycle (half-closed, closed, aborted). Optional. */
-	void (*stream_event)(ddp_session *s, uint32_t stream,
-			     enum ddp_stream_event ev, int status, void *user);
+	void (*stream_event)(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+	                     void *user);
 	/* Backpressure: the stream can take more again. Called once per
 	 * arming, outside any ddp_send_*() call: armed by a send refused
 	 * with DDP_ERR_LIMIT (the stream's queue held max_tx_queued messages
@@ -464,18 +462,18 @@ typedef struct ddp_callbacks {
 } ddp_callbacks;
 
 typedef struct ddp_session_config {
-	uint32_t nstreams;	 /* DDP streams, default 1, max 65535 */
-	uint32_t nqueues;	 /* untagged queues per stream, default 3 */
-	uint32_t max_posted;	 /* posted buffers per (stream, QN), def. 1024 */
-	uint32_t max_tx_queued;	 /* queued send messages per stream, def 4096 */
-	uint64_t max_tx_octets;	 /* queued send octets per stream, default
-				  * 4 MiB: a send that would go past it is
-				  * refused (DDP_ERR_LIMIT) unless the queue
-				  * is empty, so any one message can go;
-				  * writable then fires at half of it */
+	uint32_t nstreams;       /* DDP streams, default 1, max 65535 */
+	uint32_t nqueues;        /* untagged queues per stream, default 3 */
+	uint32_t max_posted;     /* posted buffers per (stream, QN), def. 1024 */
+	uint32_t max_tx_queued;  /* queued send messages per stream, def 4096 */
+	uint64_t max_tx_octets;  /* queued send octets per stream, default
+	                          * 4 MiB: a send that would go past it is
+	                          * refused (DDP_ERR_LIMIT) unless the queue
+	                          * is empty, so any one message can go;
+	                          * writable then fires at half of it */
 	uint32_t reorder_window; /* segments held for out-of-order LLPs,
-				  * default 1024, max 32768 */
-	ddp_pd *pd;		 /* PD of every stream, or NULL */
+	                          * default 1024, max 32768 */
+	ddp_pd *pd;              /* PD of every stream, or NULL */
 } ddp_session_config;
 
 /* Forward declared in llp.h. */
@@ -486,9 +484,10 @@ struct ddp_llp_ops;
  * cb is copied; user is passed to every callback.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
 DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
-		    const struct ddp_llp_ops *ops, void *llp,
-		    const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes);
-#define ddp_session_new(...) ddp_session_new(__VA_ARGS__, DDP_SIZES2(ddp_session_config, ddp_callbacks))
+                            const struct ddp_llp_ops *ops, void *llp, const ddp_callbacks *cb,
+                            void *user, ddp_session **out, uint64_t sizes);
+#define ddp_session_new(...)                                                                       \
+	ddp_session_new(__VA_ARGS__, DDP_SIZES2(ddp_session_config, ddp_callbacks))
 
 /* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
  * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
@@ -522,20 +521,21 @@ DDP_API void *ddp_stream_user_data(const ddp_session *s, uint32_t stream);
 /* Counters of one stream, or of a whole session (the sum over its
  * streams). Octets are ULP payload octets, headers not included. */
 typedef struct ddp_stats {
-	uint64_t msgs_tx, octets_tx; /* messages the LLP took completely
-				      * (send_done with status 0) */
-	uint64_t msgs_rx, octets_rx; /* messages delivered (status 0) */
-	uint64_t errors;	     /* DDP/LLP errors detected on the stream(s);
-				      * only the first per stream is reported
-				      * (DDP-ERR-1), later ones are counted */
-	uint64_t copied;	     /* session only (0 per stream): payload
-				      * octets the library copied, as
-				      * ddp_session_copied_bytes() */
+	uint64_t msgs_tx, octets_tx;         /* messages the LLP took completely
+	                                      * (send_done with status 0) */
+	uint64_t msgs_rx, octets_rx;         /* messages delivered (status 0) */
+	uint64_t errors;                     /* DDP/LLP errors detected on the stream(s);
+	                                      * only the first per stream is reported
+	                                      * (DDP-ERR-1), later ones are counted */
+	uint64_t copied;                     /* session only (0 per stream): payload
+	                                      * octets the library copied, as
+	                                      * ddp_session_copied_bytes() */
 	uint64_t queued_msgs, queued_octets; /* submitted and not yet completed:
-				      * what ddp_stream_queued() reports */
+	                                      * what ddp_stream_queued() reports */
 } ddp_stats;
 /* Errors: DDP_ERR_INVAL (NULL, bad stream). */
-DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out, uint64_t sizes);
+DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out,
+                                 uint64_t sizes);
 #define ddp_stream_get_stats(...) ddp_stream_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
 DDP_API int ddp_session_get_stats(const ddp_session *s, ddp_stats *out, uint64_t sizes);
 #define ddp_session_get_stats(...) ddp_session_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
@@ -573,8 +573,8 @@ DDP_API int ddp_stream_set_pd(ddp_session *s, uint32_t stream, ddp_pd *pd);
  * docs/design.md, "Ordering").
  * Errors: DDP_ERR_INVAL (NULL session/buf with len>0, bad stream/qn),
  * DDP_ERR_LIMIT (max_posted), DDP_ERR_CLOSED, DDP_ERR_NOMEM. */
-DDP_API int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf,
-		  size_t len, void *buf_ctx);
+DDP_API int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *buf, size_t len,
+                          void *buf_ctx);
 
 /* Send an untagged message (RFC 5041 §4.3). rsvdulp: low 40 bits used.
  * The payload (iov[].iov_base) is owned by the caller until send_done; the
@@ -585,16 +585,14 @@ DDP_API int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *bu
  * already sent), DDP_ERR_LIMIT (the stream's queue is at max_tx_queued
  * messages or max_tx_octets octets: wait for writable), DDP_ERR_NOMEM.
  * Never DDP_ERR_AGAIN (an LLP-level code the core handles itself). */
-DDP_API int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn,
-		      uint64_t rsvdulp, const struct iovec *iov, int iovcnt,
-		      void *msg_ctx);
+DDP_API int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn, uint64_t rsvdulp,
+                              const struct iovec *iov, int iovcnt, void *msg_ctx);
 
 /* Send a tagged message (RFC 5041 §4.2) to the peer's STag at TO.
  * Same ownership and errors as ddp_send_untagged(), plus DDP_ERR_INVAL when
  * to + length wraps 2^64. */
-DDP_API int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag,
-		    uint64_t to, uint8_t rsvdulp, const struct iovec *iov,
-		    int iovcnt, void *msg_ctx);
+DDP_API int ddp_send_tagged(ddp_session *s, uint32_t stream, uint32_t stag, uint64_t to,
+                            uint8_t rsvdulp, const struct iovec *iov, int iovcnt, void *msg_ctx);
 
 /* Graceful close of one stream (RFC 5041 §6, DDP-TRD-2): messages already
  * submitted are sent first, later sends fail with DDP_ERR_CLOSED; reception

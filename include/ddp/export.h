@@ -39,8 +39,8 @@
  * (ddp_delivery, ddp_error_info, ddp_rdmap_wc) may grow at their end
  * (read the fields you know). Call the functions through their macros; a
  * pointer to one of these functions takes the sizes argument too. */
-#define DDP_SIZE_(t, i) ((uint64_t)sizeof(t) << (16 * (i)))
-#define DDP_SIZES1(a) DDP_SIZE_(a, 0)
+#define DDP_SIZE_(t, i)  ((uint64_t)sizeof(t) << (16 * (i)))
+#define DDP_SIZES1(a)    DDP_SIZE_(a, 0)
 #define DDP_SIZES2(a, b) (DDP_SIZE_(a, 0) | DDP_SIZE_(b, 1))
 
 #endif
@@ -48,12 +48,12 @@
 /* The library's version (configure.ac's AC_INIT; checked by
  * scripts/check-api.sh): compile time here, run time from
  * ddp_version() / ddp_version_num(). */
-#define DDP_LIB_VERSION_MAJOR 1
-#define DDP_LIB_VERSION_MINOR 0
-#define DDP_LIB_VERSION_PATCH 0
+#define DDP_LIB_VERSION_MAJOR  1
+#define DDP_LIB_VERSION_MINOR  0
+#define DDP_LIB_VERSION_PATCH  0
 #define DDP_LIB_VERSION_STRING "1.0.0"
 /* 0xMMmmpp: compare with >= in #if */
-#define DDP_LIB_VERSION_NUM \
+#define DDP_LIB_VERSION_NUM                                                                        \
 	((DDP_LIB_VERSION_MAJOR << 16) | (DDP_LIB_VERSION_MINOR << 8) | DDP_LIB_VERSION_PATCH)
 
 /* Struct sizes, so that structs can grow. Every call that takes or fills
@@ -80,8 +80,8 @@
  * (ddp_delivery, ddp_error_info, ddp_rdmap_wc) may grow at their end
  * (read the fields you know). Call the functions through their macros; a
  * pointer to one of these functions takes the sizes argument too. */
-#define DDP_SIZE_(t, i) ((uint64_t)sizeof(t) << (16 * (i)))
-#define DDP_SIZES1(a) DDP_SIZE_(a, 0)
+#define DDP_SIZE_(t, i)  ((uint64_t)sizeof(t) << (16 * (i)))
+#define DDP_SIZES1(a)    DDP_SIZE_(a, 0)
 #define DDP_SIZES2(a, b) (DDP_SIZE_(a, 0) | DDP_SIZE_(b, 1))
 
 #endif

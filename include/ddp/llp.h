@@ -36,7 +36,7 @@ extern "C" {
 
 /* Flags of one outgoing segment. */
 enum {
-	DDP_LLP_SEG_LAST = 0x1,	  /* L=1: last segment of a message */
+	DDP_LLP_SEG_LAST = 0x1,   /* L=1: last segment of a message */
 	DDP_LLP_SEG_TAGGED = 0x2, /* T=1 (tagged; short ones MAY be bundled) */
 };
 
@@ -54,8 +54,8 @@ typedef struct ddp_llp_ops {
 	 * after ddp_llp_writable()), or another negative code (fatal for the
 	 * stream; the core reports it and flushes the stream). RFC 5041 §3:
 	 * the LLP never asks the core to re-segment a segment it took. */
-	int (*send)(void *llp, uint32_t stream, const struct iovec *iov,
-		    int iovcnt, size_t len, unsigned flags);
+	int (*send)(void *llp, uint32_t stream, const struct iovec *iov, int iovcnt, size_t len,
+	            unsigned flags);
 	/* Initial MULPDU (largest DDP segment, header included). */
 	uint32_t (*mulpdu)(void *llp);
 	/* Tear down one stream: graceful (abortive == 0: after everything
@@ -93,8 +93,8 @@ enum ddp_rx_verdict {
  * fields are the core's. */
 typedef struct ddp_rx {
 	enum ddp_rx_verdict verdict;
-	void *dst;	     /* with DDP_RX_PLACE: where the payload goes */
-	size_t payload_len;  /* payload octets announced by the adapter */
+	void *dst;          /* with DDP_RX_PLACE: where the payload goes */
+	size_t payload_len; /* payload octets announced by the adapter */
 	/* private to the core */
 	uint32_t stream_, seq_, stag_, gen_;
 	uint8_t hdr_[DDP_MAX_HDR_LEN];
@@ -118,9 +118,8 @@ DDP_API size_t ddp_hdr_len(uint8_t ctrl);
  * seq is DDP_LLP_INORDER or the LLP's 16-bit ordering number.
  * Returns 0, or DDP_ERR_INVAL (misuse: NULL, bad stream, hdr_len wrong,
  * a ticket still open on this session). */
-DDP_API int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq,
-		     const uint8_t *hdr, size_t hdr_len, size_t payload_len,
-		     ddp_rx *rx);
+DDP_API int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *hdr,
+                             size_t hdr_len, size_t payload_len, ddp_rx *rx);
 
 /* Before each partial read into rx->dst (a payload read that spans several
  * socket reads), ask again where the bytes may go: returns rx->dst + off, or
@@ -139,8 +138,8 @@ DDP_API int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok);
  * begin + memcpy + end (the copy is counted in ddp_session_copied_bytes).
  * Returns 0 or DDP_ERR_INVAL. A malformed segment is reported through the
  * error callback, not as a return value. */
-DDP_API int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq,
-		       const uint8_t *seg, size_t len);
+DDP_API int ddp_llp_rx_segment(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_t *seg,
+                               size_t len);
 
 /* An out-of-order LLP consumed ordering number seq for something that is not
  * a DDP segment (an SCTP session-control chunk): the core's in-order window
@@ -174,17 +173,16 @@ DDP_API void ddp_llp_tx_done(ddp_session *s, uint32_t stream);
 DDP_API void ddp_llp_count_copy(ddp_session *s, uint64_t n);
 /* LLP error on a stream (e.g. MPA CRC: layer 2, etype 0, code 2): stops the
  * stream like a DDP error (first error wins, reported once). */
-DDP_API void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer,
-		   uint8_t etype, uint8_t code);
+DDP_API void ddp_llp_error(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype,
+                           uint8_t code);
 /* The same about one received segment whose header the LLP has: the error
  * report carries it (RFC 5041 §7.2 DDP-ERR-2; RFC 5040 §4.8: an RDMAP
  * Terminate carries the offending segment's DDP header) and seg_len, the
  * segment's length. hdr holds hdr_len octets (at most DDP_MAX_HDR_LEN are
  * kept); a header cut short by the end of the segment is reported at its
  * full length (ddp_hdr_len(hdr[0])) with the missing octets zero. */
-DDP_API void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer,
-		       uint8_t etype, uint8_t code, const uint8_t *hdr,
-		       size_t hdr_len, uint64_t seg_len);
+DDP_API void ddp_llp_error_seg(ddp_session *s, uint32_t stream, uint8_t layer, uint8_t etype,
+                               uint8_t code, const uint8_t *hdr, size_t hdr_len, uint64_t seg_len);
 /* The peer closed its sending half of the stream gracefully (FIN, SCTP
  * session Terminate): RFC 5041 §6 half-close; later data on it is an error. */
 DDP_API void ddp_llp_peer_closed(ddp_session *s, uint32_t stream);
@@ -218,12 +216,11 @@ DDP_API void ddp_llp_release_done(ddp_llp_release *r);
 /* Adapters: report through ctx's log hook (ddp_ctx_config.log), printf
  * style, cut at 255 octets. Nothing is formatted without a hook. ctx may
  * be NULL (no-op). */
-DDP_API void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt,
-		 ...)
+DDP_API void ddp_llp_log(ddp_ctx *ctx, enum ddp_log_level level, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 
 #ifdef __cplusplus
 }

@@ -111,47 +111,47 @@ typedef struct ddp_rdmap_qp ddp_rdmap_qp;
 /* A decoded Terminate (RFC 5040 §4.8), sent or received. */
 typedef struct ddp_rdmap_term {
 	uint8_t layer, etype, code; /* enum ddp_layer, type, code */
-	uint8_t m, d, r;	    /* Hdrct: segment length valid, DDP header
-				     * included, RDMAP header included */
-	uint8_t swapped;	    /* received in siw's layout (Layer in the
-				     * low nibble of octet 0, M/D/R in the low
-				     * bits of octet 2) */
-	uint16_t seg_len;	    /* DDP Segment Length (with m) */
-	uint8_t ddp_hdr_len;	    /* 0, 14 or 18 */
-	uint8_t ddp_hdr[18];	    /* terminated DDP header */
-	uint8_t rdmap_hdr_len;	    /* 0..28 */
-	uint8_t rdmap_hdr[28];	    /* terminated RDMAP header (Read Request) */
+	uint8_t m, d, r;            /* Hdrct: segment length valid, DDP header
+	                             * included, RDMAP header included */
+	uint8_t swapped;            /* received in siw's layout (Layer in the
+	                             * low nibble of octet 0, M/D/R in the low
+	                             * bits of octet 2) */
+	uint16_t seg_len;           /* DDP Segment Length (with m) */
+	uint8_t ddp_hdr_len;        /* 0, 14 or 18 */
+	uint8_t ddp_hdr[18];        /* terminated DDP header */
+	uint8_t rdmap_hdr_len;      /* 0..28 */
+	uint8_t rdmap_hdr[28];      /* terminated RDMAP header (Read Request) */
 } ddp_rdmap_term;
 
 enum ddp_rdmap_wc_kind {
-	DDP_RDMAP_WC_SEND = 1,	/* a Send (any variant) posted by us */
+	DDP_RDMAP_WC_SEND = 1,  /* a Send (any variant) posted by us */
 	DDP_RDMAP_WC_WRITE = 2, /* an RDMA Write posted by us */
-	DDP_RDMAP_WC_READ = 3,	/* an RDMA Read posted by us: data placed */
-	DDP_RDMAP_WC_RECV = 4,	/* a receive buffer: a Send arrived */
+	DDP_RDMAP_WC_READ = 3,  /* an RDMA Read posted by us: data placed */
+	DDP_RDMAP_WC_RECV = 4,  /* a receive buffer: a Send arrived */
 };
 
 /* One work completion. */
 typedef struct ddp_rdmap_wc {
 	enum ddp_rdmap_wc_kind kind;
-	int status;	/* 0, or DDP_ERR_ABORTED (flushed: terminate, abort,
-			 * free), or a DDP_ERR_* from the DDP send path */
-	void *wr_ctx;	/* the ctx given when posting */
-	uint32_t len;	/* RECV: message length; READ/SEND/WRITE: octets
-			 * the work request named (also when flushed). A
-			 * RECV with status != 0 has len 0: no message was
-			 * delivered into buf (RFC 5040 §7.1: nothing is
-			 * processed after the stream stopped, even a Send
-			 * whose octets reached buf; RFC 5040 gives a
-			 * flushed completion no length), so its contents
-			 * are undefined. */
+	int status;   /* 0, or DDP_ERR_ABORTED (flushed: terminate, abort,
+	               * free), or a DDP_ERR_* from the DDP send path */
+	void *wr_ctx; /* the ctx given when posting */
+	uint32_t len; /* RECV: message length; READ/SEND/WRITE: octets
+	               * the work request named (also when flushed). A
+	               * RECV with status != 0 has len 0: no message was
+	               * delivered into buf (RFC 5040 §7.1: nothing is
+	               * processed after the stream stopped, even a Send
+	               * whose octets reached buf; RFC 5040 gives a
+	               * flushed completion no length), so its contents
+	               * are undefined. */
 	/* RECV only */
-	uint8_t opcode;	     /* enum ddp_rdmap_opcode (a Send variant) */
+	uint8_t opcode;      /* enum ddp_rdmap_opcode (a Send variant) */
 	uint8_t solicited;   /* Send with Solicited Event */
 	uint8_t invalidated; /* Send with Invalidate: inv_stag is now invalid
-			      * (its buffer: when its released callback
-			      * runs, which may be later: ddp/ddp.h) */
+	                      * (its buffer: when its released callback
+	                      * runs, which may be later: ddp/ddp.h) */
 	uint32_t inv_stag;
-	void *buf;	     /* the posted buffer */
+	void *buf; /* the posted buffer */
 } ddp_rdmap_wc;
 
 typedef struct ddp_rdmap_callbacks {
@@ -163,21 +163,20 @@ typedef struct ddp_rdmap_callbacks {
 	 * stream was aborted without a Terminate, or the peer closed its
 	 * sending half (FIN / SCTP stream reset: nothing more can arrive).
 	 * Runs once, before the flush completions. Optional. */
-	void (*terminate)(ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent,
-			  void *user);
+	void (*terminate)(ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent, void *user);
 } ddp_rdmap_callbacks;
 
 typedef struct ddp_rdmap_config {
-	uint32_t ird; /* incoming Read Requests served at once (>= 0) */
-	uint32_t ord; /* outgoing Read Requests outstanding at once */
+	uint32_t ird;         /* incoming Read Requests served at once (>= 0) */
+	uint32_t ord;         /* outgoing Read Requests outstanding at once */
 	uint32_t max_send_wr; /* queued work requests, default 1024 */
 } ddp_rdmap_config;
 
 /* Create a dispatcher over ctx. other/other_user (both optional) receive
  * the DDP events of streams that have no queue pair. *out is the caller's:
  * ddp_rdmap_dev_free(). Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other,
-		      void *other_user, ddp_rdmap_dev **out, uint64_t sizes);
+DDP_API int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+                              ddp_rdmap_dev **out, uint64_t sizes);
 #define ddp_rdmap_dev_new(...) ddp_rdmap_dev_new(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
 /* Free a dispatcher. Errors: DDP_ERR_BUSY while queue pairs exist (nothing
  * freed). NULL is a no-op (returns 0). */
@@ -188,17 +187,17 @@ DDP_API void ddp_rdmap_dev_callbacks(ddp_callbacks *out, uint64_t sizes);
 #define ddp_rdmap_dev_callbacks(...) ddp_rdmap_dev_callbacks(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
 
 /* Create a queue pair on (s, stream) with the negotiated ird/ord (MPA:
- * ddp_mpa_info.ird/.ord; SCTP: from the Enhanced Initiate/Accept). Posts ird buffers on QN 1 and one
- * on QN 2 at once, so call it before the peer can send (MPA: in the
- * CONNECTED event; SCTP: before ddp_sctp_accept() / on ACCEPTED). cb is
- * copied. *out is the caller's: ddp_rdmap_qp_free().
+ * ddp_mpa_info.ird/.ord; SCTP: from the Enhanced Initiate/Accept). Posts ird buffers on QN 1 and
+ * one on QN 2 at once, so call it before the peer can send (MPA: in the CONNECTED event; SCTP:
+ * before ddp_sctp_accept() / on ACCEPTED). cb is copied. *out is the caller's: ddp_rdmap_qp_free().
  * Errors: DDP_ERR_INVAL (NULL, bad stream, ird or ord over 16383),
  * DDP_ERR_BUSY (the stream has a queue pair), DDP_ERR_NOMEM, and the errors
  * of ddp_post_recv(). */
 DDP_API int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
-		     const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb,
-		     void *user, ddp_rdmap_qp **out, uint64_t sizes);
-#define ddp_rdmap_qp_new(...) ddp_rdmap_qp_new(__VA_ARGS__, DDP_SIZES2(ddp_rdmap_config, ddp_rdmap_callbacks))
+                             const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
+                             ddp_rdmap_qp **out, uint64_t sizes);
+#define ddp_rdmap_qp_new(...)                                                                      \
+	ddp_rdmap_qp_new(__VA_ARGS__, DDP_SIZES2(ddp_rdmap_config, ddp_rdmap_callbacks))
 /* Free a queue pair. Unless the stream already ended, it is aborted first
  * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
  * during this call, and the Read Responses still queued are dropped: the
@@ -229,20 +228,19 @@ enum ddp_rdmap_send_flags {
  * DDP_ERR_TOOBIG (total >= 2^32), DDP_ERR_LIMIT (max_send_wr),
  * DDP_ERR_STREAM (stopped), DDP_ERR_NOMEM. */
 DDP_API int ddp_rdmap_post_send(ddp_rdmap_qp *qp, unsigned flags, uint32_t inv_stag,
-			const struct iovec *iov, int iovcnt, void *ctx);
+                                const struct iovec *iov, int iovcnt, void *ctx);
 /* Post an RDMA Write of iov to the peer's (stag, to).
  * Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL when to + length
  * wraps 2^64. */
 DDP_API int ddp_rdmap_post_write(ddp_rdmap_qp *qp, uint32_t stag, uint64_t to,
-			 const struct iovec *iov, int iovcnt, void *ctx);
+                                 const struct iovec *iov, int iovcnt, void *ctx);
 /* Post an RDMA Read of len octets from the peer's (src_stag, src_to) into
  * our sink (sink_stag, sink_to), which must be registered with
  * DDP_ACCESS_REMOTE_WRITE for this stream. Completes when the Read
  * Response was placed. Errors: those of ddp_rdmap_post_send, DDP_ERR_INVAL
  * (ORD is 0). */
 DDP_API int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t sink_to,
-			uint32_t src_stag, uint64_t src_to, uint32_t len,
-			void *ctx);
+                                uint32_t src_stag, uint64_t src_to, uint32_t len, void *ctx);
 
 /* Decode a Terminate's payload (the QN 2 message after the DDP header) into
  * *out: RFC 5040 §4.8 layout, or siw's swapped control word when only that
@@ -250,8 +248,7 @@ DDP_API int ddp_rdmap_post_read(ddp_rdmap_qp *qp, uint32_t sink_stag, uint64_t s
  * siw puts them. Truncated headers are kept as far as present. Advances
  * *src. Errors: DDP_ERR_NEED_MORE (fewer than 4 octets), DDP_ERR_PROTO
  * (neither reading is a defined error). */
-DDP_API int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src,
-			  const uint8_t *end);
+DDP_API int ddp_rdmap_term_decode(ddp_rdmap_term *out, const uint8_t **src, const uint8_t *end);
 /* 1 when (layer, etype, code) is an error RFC 5040 §4.8 / RFC 5041 §7.2 /
  * RFC 5044 §8 / RFC 6581 defines, or libddp's LLP codes (ddp/ddp.h). */
 DDP_API int ddp_rdmap_term_valid(uint8_t layer, uint8_t etype, uint8_t code);
