@@ -3,7 +3,8 @@
  * (see sctp_ll.h for the model). This file (the upper half) owns
  * endpoints, associations, their notifications and upcalls; the hand-over
  * between threads is sctp_handover.c, the timer sctp_ll_timer.c, the
- * accessors and statistics sctp_ll_info.c (none of them calls usrsctp);
+ * accessors and statistics sctp_ll_info.c, the receive call and its
+ * staging area sctp_ll_rx.c (none of them calls usrsctp);
  * sctp_usrsctp_io.c (the lower half, called
  * from here, never calling back) owns the process-wide stack, its lock and
  * timers, socket options and the message send/receive calls. Only these
@@ -100,6 +101,7 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 		sctp_udp_peer_unref(a->peer); /* expires when idle */
 	if (a->work)
 		event_free(a->work);
+	free(a->rxq.buf);
 	free(a);
 }
 
@@ -762,32 +764,15 @@ void sctp_ll_free(sctp_ll_assoc *a)
 
 /* ------------------------------------------------------------ receive */
 
-long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
+/* sctp_ll_recv and the staging area: sctp_ll_rx.c */
+
+void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status)
 {
-	if (!a || !ri || (!buf && len))
-		return DDP_ERR_INVAL;
-	for (;;) {
-		size_t n = 0;
-		int eor = 0, k;
-		if (!a->so || a->state != A_UP)
-			return DDP_ERR_CLOSED;
-		k = sctp_usrsctp_recv_once(a, buf, len, ri, &n, &eor);
-		if (k == SCTP_RECV_AGAIN)
-			return DDP_ERR_AGAIN;
-		if (k == SCTP_RECV_FAILED) {
-			go_down(a, DDP_ERR_LLP);
-			return DDP_ERR_CLOSED;
-		}
-		if (n == 0 && !eor && !a->mid_msg) {
-			/* orderly end of the association */
-			go_down(a, DDP_ERR_CLOSED);
-			return DDP_ERR_CLOSED;
-		}
-		if (k == SCTP_RECV_NOTIFICATION) {
-			read_notification(a, buf, n, eor);
-			continue;
-		}
-		a->mid_msg = !eor;
-		return (long)n;
-	}
+	go_down(a, status);
+}
+
+void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n,
+			       int eor)
+{
+	read_notification(a, first, n, eor);
 }

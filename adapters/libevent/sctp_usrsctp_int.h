@@ -24,6 +24,33 @@ struct sctp_udp_peer;
 
 enum { A_CONNECTING, A_UP_PENDING, A_UP, A_DOWN };
 
+/* One message read ahead into an association's receive staging area
+ * (sctp_ll_rx.c): buf[off..off+len). eor 0: only its start (the rest is
+ * still in usrsctp); note: a notification, not data. */
+struct sctp_ll_rxmsg {
+	uint32_t off, len;
+	uint32_t ppid;
+	uint16_t sid;
+	uint8_t unordered, eor, note;
+};
+#define SCTP_LL_RXQ_MSGS 32	      /* messages read in one batch */
+#define SCTP_LL_RXQ_CAP (32u << 10) /* staging area of an association */
+
+/* The staging area: whole small messages, read SCTP_LL_RXQ_MSGS at most
+ * per hold of the usrsctp lock, handed out by sctp_ll_recv. */
+struct sctp_ll_rxq {
+	uint8_t *buf;	/* allocated at first use: cap octets */
+	size_t cap;	/* SCTP_LL_RXQ_CAP, or rx_whole_max + 1 if larger */
+	uint32_t calls; /* usrsctp_recvv calls of the last batch, not
+			 * yet reported (sctp_ll_rinfo.calls) */
+	struct sctp_ll_rxmsg m[SCTP_LL_RXQ_MSGS];
+	unsigned n, i;	/* messages held; the one being handed out */
+	uint32_t pos;	/* octets of m[i] handed out */
+	sctp_ll_rinfo after; /* SCTP_RECVNXTINFO of the batch's last read */
+	int next_valid;	/* the last read (any path) knew the next length */
+	uint32_t next_len;
+};
+
 struct sctp_ll_assoc {
 	struct sctp_ll_assoc *next, *prev;
 	sctp_ll_ep *ep;
@@ -41,6 +68,7 @@ struct sctp_ll_assoc {
 	int down_status;
 	struct ddp_life life; /* work_cb's frame, freed (src/life.h) */
 	int mid_msg; /* a data message is partly read */
+	struct sctp_ll_rxq rxq; /* sctp_ll_rx.c */
 	/* under the usrsctp lock: an upcall from another thread queued this
 	 * association on ep->wake (sctp_usrsctp.c) */
 	struct sctp_ll_assoc *wake_next;
@@ -125,6 +153,23 @@ enum { SCTP_RECV_DATA, SCTP_RECV_NOTIFICATION, SCTP_RECV_AGAIN,
        SCTP_RECV_FAILED };
 int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 			   sctp_ll_rinfo *ri, size_t *n, int *eor);
+/* In one hold of the lock: the next message into buf (at most first
+ * octets), then each following one that SCTP_RECVNXTINFO shows complete,
+ * data, at most max_len octets and fitting in the rest of buf (cap
+ * octets), up to nmax messages: one usrsctp_recvv each, described in
+ * m[0..*got). *next: SCTP_RECVNXTINFO of the last data read. Returns
+ * SCTP_RECV_DATA (*got >= 1), or what the first read returned: AGAIN,
+ * FAILED, NOTIFICATION (its first m[0].len octets at buf, m[0].eor). */
+int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap,
+			    size_t first, size_t max_len, struct sctp_ll_rxmsg *m,
+			    unsigned nmax, unsigned *got, sctp_ll_rinfo *next);
+
+/* sctp_usrsctp.c, for sctp_ll_rx.c: the association is going down with
+ * status (reported from its work event); read the rest of a notification
+ * whose first n octets are at first (eor: it ended there) and act on it. */
+void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status);
+void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n,
+			       int eor);
 
 /* sctp_handover.c: under the lock, wake ep's thread (once until it
  * answers); a's thread runs its work soon; a is going away; the owner's

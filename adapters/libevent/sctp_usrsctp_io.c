@@ -701,23 +701,21 @@ void sctp_ll_want_writable(sctp_ll_assoc *a)
 
 /* ------------------------------------------------------------ receive */
 
-int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
-			   sctp_ll_rinfo *ri, size_t *n, int *eor)
+/* One usrsctp_recvv; under g_lock. */
+static int recv_locked(struct sctp_ll_assoc *a, void *buf, size_t len,
+		       sctp_ll_rinfo *ri, size_t *n, int *eor)
 {
 	struct sctp_recvv_rn rn;
 	socklen_t il = sizeof(rn);
 	unsigned it = 0;
-	int fl = 0, e;
+	int fl = 0;
 	ssize_t r;
 
 	memset(&rn, 0, sizeof(rn));
-	sctp_usrsctp_lock(a->ep->base);
 	r = usrsctp_recvv(a->so, buf, len, NULL, NULL, &rn, &il, &it, &fl);
-	e = errno;
-	sctp_usrsctp_unlock();
 	if (r < 0)
-		return e == EAGAIN || e == EWOULDBLOCK ? SCTP_RECV_AGAIN :
-							 SCTP_RECV_FAILED;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? SCTP_RECV_AGAIN :
+								 SCTP_RECV_FAILED;
 	*n = (size_t)r;
 	*eor = (fl & MSG_EOR) != 0;
 	if (fl & MSG_NOTIFICATION)
@@ -742,4 +740,56 @@ int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 	}
 	ri->eor = *eor;
 	return SCTP_RECV_DATA;
+}
+
+int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
+			   sctp_ll_rinfo *ri, size_t *n, int *eor)
+{
+	int k;
+	sctp_usrsctp_lock(a->ep->base);
+	k = recv_locked(a, buf, len, ri, n, eor);
+	sctp_usrsctp_unlock();
+	return k;
+}
+
+/* Several messages in one hold of the lock (each usrsctp_recvv takes
+ * usrsctp's socket and association locks anyway; ours once a batch). No
+ * other thread runs in usrsctp meanwhile (every call holds g_lock), so
+ * what SCTP_RECVNXTINFO says about the next message holds when it is read;
+ * one octet of room more than announced makes a longer message come back
+ * without MSG_EOR, which ends the batch like anything unexpected. */
+int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap,
+			    size_t first, size_t max_len, struct sctp_ll_rxmsg *m,
+			    unsigned nmax, unsigned *got, sctp_ll_rinfo *next)
+{
+	size_t used = 0, n = 0;
+	unsigned k = 0;
+	int eor = 0, rc;
+	sctp_ll_rinfo ri;
+
+	memset(next, 0, sizeof(*next));
+	sctp_usrsctp_lock(a->ep->base);
+	rc = recv_locked(a, buf, first < cap ? first : cap, &ri, &n, &eor);
+	while (rc == SCTP_RECV_DATA || (k && rc == SCTP_RECV_NOTIFICATION)) {
+		m[k] = (struct sctp_ll_rxmsg){ .off = (uint32_t)used, .len = (uint32_t)n,
+					       .eor = (uint8_t)eor,
+					       .note = rc == SCTP_RECV_NOTIFICATION };
+		used += n;
+		if (m[k++].note)
+			break;
+		m[k - 1].sid = ri.sid;
+		m[k - 1].ppid = ri.ppid;
+		m[k - 1].unordered = (uint8_t)ri.unordered;
+		*next = ri;
+		if (!eor || k == nmax || !ri.next_valid || ri.next_len > max_len ||
+		    ri.next_len >= cap - used)
+			break;
+		rc = recv_locked(a, buf + used, cap - used, &ri, &n, &eor);
+	}
+	sctp_usrsctp_unlock();
+	*got = k;
+	if (k)
+		return SCTP_RECV_DATA;
+	m[0] = (struct sctp_ll_rxmsg){ .len = (uint32_t)n, .eor = (uint8_t)eor };
+	return rc; /* a notification's first n octets are at buf */
 }

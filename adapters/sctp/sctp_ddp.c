@@ -526,6 +526,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	if (!ep->cfg.max_streams)
 		ep->cfg.max_streams = 65536;
 	sctp_ddp_ll_config(cfg, &lc);
+	lc.rx_whole_max = SCTP_RX_WHOLE_MAX; /* sctp_rx.c */
 	if (plain) {
 		lc.adaptation = 0;
 		lc.require_adaptation = 0;

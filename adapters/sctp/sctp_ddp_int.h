@@ -21,6 +21,13 @@
 /* INFERRED EType 3 code for an undecodable control message (proposed to
  * the lead as DDP_ECODE_LLP_BAD_CTL) */
 
+/* Receive policy: SCTP messages (DDP-SSN + segment) of at most this many
+ * octets are read whole with one usrsctp call and placed with one counted
+ * copy (sctp_ll_config.rx_whole_max); longer ones header-first, the
+ * payload straight into place. Chosen by measurement: docs/performance.md
+ * "SCTP receive: one call per small segment". */
+#define SCTP_RX_WHOLE_MAX 9216
+
 /* err_code of a segment longer than SCTP_RECVNXTINFO announced: at its
  * end it is DDP_ECODE_LLP_OVERSIZE when over MULPDU, else a local error */
 #define SCTP_RX_ERR_LONG 0xFF
@@ -43,6 +50,7 @@ struct sctp_rxm {
 	uint32_t ppid;
 	int eor;	 /* the current message has been read to its end */
 	int len_known;	 /* total length known from SCTP_RECVNXTINFO */
+	int whole;	 /* held whole in the glue's staging area */
 	size_t total;	 /* user message length when len_known */
 	size_t have;	 /* octets in pre[] / ctl[] / stage[] */
 	size_t need;	 /* prefix length (2 + 14 or 18) */

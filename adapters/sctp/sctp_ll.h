@@ -74,6 +74,14 @@ typedef struct sctp_ll_config {
 				  * fragmentation settings) and usrsctp's own
 				  * SACK delay and RTO defaults; the path MTU
 				  * still comes from the route */
+	uint32_t rx_whole_max;	 /* data messages of at most this many
+				  * octets are read whole, one usrsctp call
+				  * each and several per hold of the usrsctp
+				  * lock, into the association's staging area,
+				  * and handed out of it by sctp_ll_recv
+				  * (sctp_ll_rinfo.staged); 0: off, every
+				  * read goes straight into the caller's
+				  * buffer */
 } sctp_ll_config;
 
 /* Association events (sctp_ll_assoc_cb.event). */
@@ -214,13 +222,23 @@ typedef struct sctp_ll_rinfo {
 	uint16_t next_sid;
 	uint32_t next_ppid;
 	uint32_t next_len;   /* its length (complete messages only) */
+	int staged;	     /* copied out of the staging area (rx_whole_max):
+			      * the message was read whole earlier */
+	uint32_t whole_len;  /* > 0: the message being read is held whole in
+			      * the staging area: its length */
+	uint32_t calls;	     /* usrsctp receive calls that returned data
+			      * for this read (0: all from the staging
+			      * area; a batch counts at its first read) */
 } sctp_ll_rinfo;
 
 /* Read the next piece of the current message into buf (a message may be
  * read in several calls; ri->eor marks its end). Notifications are
- * consumed internally (they may pass through buf first). Returns octets
- * read (0 with ri->eor for an empty message), DDP_ERR_AGAIN (nothing
- * queued), DDP_ERR_CLOSED. */
+ * consumed internally (they may pass through buf first). With
+ * rx_whole_max set, a message the previous read announced (or, unknown, one
+ * that turns out) at most that long is read whole, with the ones queued
+ * behind it, and served from the staging area (ri->staged: a copy the
+ * caller counts). Returns octets read (0 with ri->eor for an empty
+ * message), DDP_ERR_AGAIN (nothing queued), DDP_ERR_CLOSED. */
 long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri);
 
 /* The remote UDP address of a as text ("127.0.0.1:4242", "?" if unknown)

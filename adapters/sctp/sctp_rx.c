@@ -13,6 +13,12 @@
  * the segment is read whole into a staging buffer and copied once, counted
  * with ddp_llp_count_copy() (stats: rx_hdr_first vs rx_staged).
  *
+ * Small segments (at most SCTP_RX_WHOLE_MAX octets with the DDP-SSN) are
+ * not worth two usrsctp calls: the glue reads them whole, several per hold
+ * of the usrsctp lock, and hands them out of its staging area
+ * (sctp_ll_rinfo.staged, .whole_len). The machine runs the same way on
+ * them; the payload octets it copies into place are counted (rx_whole).
+ *
  * Resumable: every state survives DDP_ERR_AGAIN between upcalls.
  *
  * The machine never calls up into sctp_ddp.c: what the
@@ -43,6 +49,7 @@ static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len,
 	long n = sctp_ll_recv(a->ll, buf, len, ri);
 	if (n < 0)
 		return n;
+	a->stats.rx_calls += ri->calls;
 	m->eor = ri->eor;
 	if (ri->next_valid) {
 		m->nxt_valid = 1;
@@ -171,7 +178,10 @@ static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 	m->rx_open = 1;
 	m->off = 0;
 	m->state = RXS_PAYLOAD;
-	a->stats.rx_hdr_first++;
+	if (m->whole)
+		a->stats.rx_whole++;
+	else
+		a->stats.rx_hdr_first++;
 	return STEP_ON;
 }
 
@@ -219,6 +229,13 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 		if (m->len_known && (ri.sid != m->nxt_sid ||
 				     ri.ppid != m->nxt_ppid))
 			m->len_known = 0; /* not the message it described */
+		/* read whole into the glue's staging area (sctp_ll.h
+		 * rx_whole_max): its length is known, its payload is copied */
+		m->whole = ri.whole_len != 0;
+		if (m->whole) {
+			m->len_known = 1;
+			m->total = ri.whole_len;
+		}
 		if (m->sid >= a->nstreams || (m->ppid != SCTP_PPID_DDP &&
 					      m->ppid != SCTP_PPID_CTL)) {
 			/* RFC 5043 §5.1: a DDP association carries PPID 16
@@ -284,6 +301,8 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 			n = rd(a, dst, want, &ri);
 			if (n < 0)
 				return (int)n;
+			if (ri.staged && dst != a->stage)
+				ddp_llp_count_copy(a->s, (size_t)n); /* staging -> place */
 			m->off += (size_t)n;
 		}
 		return payload_end(a, m->eor, out); /* longer: !eor */

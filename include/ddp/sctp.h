@@ -320,6 +320,11 @@ typedef struct ddp_sctp_stats {
 	uint64_t rx_ctl, tx_ctl; /* control messages */
 	uint64_t rx_dropped;	/* chunks of no / a dead session */
 	uint64_t udp_bad_crc;	/* datagrams dropped on CRC32c (endpoint) */
+	uint64_t rx_whole;	/* small segments read whole with one usrsctp
+				 * call (several per hold of its lock) and
+				 * copied once into place (counted in
+				 * ddp_session_copied_bytes) */
+	uint64_t rx_calls;	/* usrsctp receive calls that returned data */
 } ddp_sctp_stats;
 DDP_API void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes);
 #define ddp_sctp_get_stats(...) ddp_sctp_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_sctp_stats))
