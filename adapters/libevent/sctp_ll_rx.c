@@ -94,9 +94,9 @@ static int fill(struct sctp_ll_assoc *a)
 		if (!(q->buf = malloc(q->cap)))
 			return -1;
 	}
-	/* one octet over max: a longer message (length not announced) shows
+	/* a first message longer than max (its length not announced) shows
 	 * itself by not ending there; it goes on with direct reads */
-	k = sctp_usrsctp_recv_batch(a, q->buf, q->cap, (size_t)max + 1, max, q->m,
+	k = sctp_usrsctp_recv_batch(a, q->buf, q->cap, max, max, q->m,
 				    SCTP_LL_RXQ_MSGS, &got, &q->after);
 	if (k == SCTP_RECV_DATA) {
 		q->n = got;
