@@ -117,7 +117,7 @@ long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 		uint32_t max = a->ep->cfg.rx_whole_max;
 		size_t n = 0;
 		int eor = 0, k = -1;
-		const uint8_t *note = buf;
+		const uint8_t *first = buf; /* where a notification starts */
 		if (!a->so || a->state != A_UP)
 			return DDP_ERR_CLOSED;
 		if (q->n && q->m[q->i].note) {
@@ -142,7 +142,7 @@ long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 			}
 			n = q->m[0].len;
 			eor = q->m[0].eor;
-			note = q->buf;
+			first = q->buf;
 		}
 		if (k < 0) {
 			k = sctp_usrsctp_recv_once(a, buf, len, ri, &n, &eor);
@@ -165,7 +165,7 @@ long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 		}
 		if (k == SCTP_RECV_NOTIFICATION) {
 			q->next_valid = 0; /* says nothing about the data after it */
-			sctp_usrsctp_notification(a, note, n, eor);
+			sctp_usrsctp_notification(a, first, n, eor);
 			continue;
 		}
 		a->mid_msg = !eor;
