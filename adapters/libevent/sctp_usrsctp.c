@@ -3,7 +3,8 @@
  * (see sctp_ll.h for the model). This file (the upper half) owns
  * endpoints, associations, their notifications and upcalls; the hand-over
  * between threads is sctp_handover.c, the timer sctp_ll_timer.c, the
- * accessors and statistics sctp_ll_info.c (none of them calls usrsctp);
+ * accessors and statistics sctp_ll_info.c, the receive call and its
+ * staging area sctp_ll_rx.c (none of them calls usrsctp);
  * sctp_usrsctp_io.c (the lower half, called
  * from here, never calling back) owns the process-wide stack, its lock and
  * timers, socket options and the message send/receive calls. Only these
@@ -36,7 +37,6 @@
 #include "libevent/sctp_udp.h"
 #include "dlist.h"
 
-
 #define LOCK(ep) sctp_usrsctp_lock((ep)->base)
 #define UNLOCK() sctp_usrsctp_unlock()
 
@@ -44,8 +44,7 @@
 
 /* usrsctp hands us an SCTP packet (under the lock, on any thread): queue
  * it for the peer's socket (never re-enter usrsctp). */
-static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
-		       uint8_t set_df)
+static int conn_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	/* addr is a peer id (sctp_udp_peers.c): a packet for a peer we
 	 * already freed (usrsctp finishing a shutdown) is dropped */
@@ -79,7 +78,7 @@ static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
 	LOCK(a->ep);
 	usrsctp_set_upcall(a->so, NULL, NULL);
 	if (abortive) {
-		struct linger l = { 1, 0 }; /* close = ABORT */
+		struct linger l = {1, 0}; /* close = ABORT */
 		usrsctp_setsockopt(a->so, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 	}
 	usrsctp_close(a->so);
@@ -100,6 +99,7 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 		sctp_udp_peer_unref(a->peer); /* expires when idle */
 	if (a->work)
 		event_free(a->work);
+	free(a->rxq.buf);
 	free(a);
 }
 
@@ -178,12 +178,11 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 			 * peer is dead (DDP_ERR_TIMEOUT, as MPA reports it).
 			 * An ABORT answering our INIT refuses the connection. */
 			if (n > sizeof(nt.sn_assoc_change)) {
-				sctp_usrsctp_peer_abort(
-					b + sizeof(nt.sn_assoc_change),
-					n - sizeof(nt.sn_assoc_change),
-					a->peer_abort, sizeof(a->peer_abort));
-				go_down(a, a->state == A_CONNECTING ? DDP_ERR_REJECTED
-								     : DDP_ERR_LLP);
+				sctp_usrsctp_peer_abort(b + sizeof(nt.sn_assoc_change),
+				                        n - sizeof(nt.sn_assoc_change),
+				                        a->peer_abort, sizeof(a->peer_abort));
+				go_down(a,
+				        a->state == A_CONNECTING ? DDP_ERR_REJECTED : DDP_ERR_LLP);
 			} else {
 				go_down(a, DDP_ERR_TIMEOUT);
 			}
@@ -218,8 +217,7 @@ static void notification(struct sctp_ll_assoc *a, const uint8_t *b, size_t n)
 }
 
 /* Read the rest of a notification whose first n octets are in first. */
-static void read_notification(struct sctp_ll_assoc *a,
-				    const uint8_t *first, size_t n, int eor)
+static void read_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n, int eor)
 {
 	size_t have = n < NBUF_LEN ? n : NBUF_LEN;
 	if (first != a->nbuf)
@@ -230,11 +228,11 @@ static void read_notification(struct sctp_ll_assoc *a,
 		ssize_t r;
 		LOCK(a->ep);
 		if (have < NBUF_LEN)
-			r = usrsctp_recvv(a->so, a->nbuf + have, NBUF_LEN - have,
-					  NULL, NULL, NULL, NULL, NULL, &fl);
+			r = usrsctp_recvv(a->so, a->nbuf + have, NBUF_LEN - have, NULL, NULL, NULL,
+			                  NULL, NULL, &fl);
 		else
-			r = usrsctp_recvv(a->so, tmp, sizeof(tmp), NULL, NULL,
-					  NULL, NULL, NULL, &fl);
+			r = usrsctp_recvv(a->so, tmp, sizeof(tmp), NULL, NULL, NULL, NULL, NULL,
+			                  &fl);
 		UNLOCK();
 		if (r <= 0)
 			return;
@@ -250,14 +248,14 @@ static void read_notification(struct sctp_ll_assoc *a,
 static void decide_up(struct sctp_ll_assoc *a)
 {
 	const sctp_ll_config *c = &a->ep->cfg;
-	if (c->require_adaptation &&
-	    (!a->adapt_seen || a->adapt_val != c->adaptation)) {
+	if (c->require_adaptation && (!a->adapt_seen || a->adapt_val != c->adaptation)) {
 		/* say why (the peer sees the reason in the ABORT) */
-		sctp_usrsctp_abort_reason(a->ep->base, a->so, a->adapt_seen ?
-			"DDP refused: wrong Adaptation Layer Indication "
-			"(RFC 5043 §11.1 needs 0x00000001)" :
-			"DDP refused: no Adaptation Layer Indication "
-			"(RFC 5043 §11.1 needs 0x00000001)");
+		sctp_usrsctp_abort_reason(a->ep->base, a->so,
+		                          a->adapt_seen
+		                              ? "DDP refused: wrong Adaptation Layer Indication "
+		                                "(RFC 5043 §11.1 needs 0x00000001)"
+		                              : "DDP refused: no Adaptation Layer Indication "
+		                                "(RFC 5043 §11.1 needs 0x00000001)");
 		assoc_close_socket(a, 1);
 		go_down(a, DDP_ERR_PROTO);
 		return;
@@ -278,8 +276,7 @@ static void pre_up(struct sctp_ll_assoc *a)
 		 * indication, which the peer's INIT/INIT-ACK carried) must stay
 		 * queued for the reader */
 		LOCK(a->ep);
-		r = usrsctp_recvv(a->so, a->nbuf, 1, NULL, NULL, NULL, NULL,
-				  NULL, &fl);
+		r = usrsctp_recvv(a->so, a->nbuf, 1, NULL, NULL, NULL, NULL, NULL, &fl);
 		UNLOCK();
 		if (r < 0)
 			break;
@@ -293,8 +290,7 @@ static void pre_up(struct sctp_ll_assoc *a)
 		}
 		fl = 0;
 		LOCK(a->ep);
-		r = usrsctp_recvv(a->so, a->nbuf, NBUF_LEN, NULL, NULL, NULL,
-				  NULL, NULL, &fl);
+		r = usrsctp_recvv(a->so, a->nbuf, NBUF_LEN, NULL, NULL, NULL, NULL, NULL, &fl);
 		UNLOCK();
 		if (r < 0)
 			break;
@@ -349,8 +345,7 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 		assoc_destroy(a);
 }
 
-static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p,
-				       struct socket *so)
+static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p, struct socket *so)
 {
 	struct sctp_ll_assoc *a = calloc(1, sizeof(*a));
 	if (!a)
@@ -383,7 +378,7 @@ static void make_conn(struct sockaddr_conn *sc, void *addr, uint16_t port)
 /* A usrsctp socket for an association (listen 0) or a listener (1):
  * our socket options for the path's payload, bound to conn:port. */
 static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t port, int listen,
-		       struct socket **out)
+                       struct socket **out)
 {
 	struct sockaddr_conn sc;
 	struct socket *so;
@@ -404,7 +399,7 @@ static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t po
 	make_conn(&sc, conn, port);
 	LOCK(ep);
 	if (rc == 0 && (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 ||
-			(listen && usrsctp_listen(so, 128) < 0)))
+	                (listen && usrsctp_listen(so, 128) < 0)))
 		rc = DDP_ERR_SYS;
 	if (rc)
 		usrsctp_close(so);
@@ -414,9 +409,8 @@ static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t po
 	return rc;
 }
 
-int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
-		    const sctp_ll_assoc_cb *cb, void *user,
-		    sctp_ll_assoc **out)
+int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port, const sctp_ll_assoc_cb *cb,
+                    void *user, sctp_ll_assoc **out)
 {
 	struct sockaddr_conn sc;
 	struct socket *so;
@@ -430,7 +424,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	if (!p)
 		return DDP_ERR_INVAL;
 	rc = open_socket(ep, sctp_udp_peer_max_payload(p), sctp_udp_peer_conn_addr(p), 0, 0,
-			 &so); /* ephemeral port */
+	                 &so); /* ephemeral port */
 	if (rc)
 		return rc;
 	a = assoc_new(ep, p, so);
@@ -446,8 +440,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port,
 	/* the SCTP port of a listener is its UDP port (unique per host) */
 	make_conn(&sc, sctp_udp_peer_conn_addr(p), (uint16_t)port);
 	LOCK(ep);
-	rc = usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
-	     errno != EINPROGRESS;
+	rc = usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 && errno != EINPROGRESS;
 	UNLOCK();
 	if (rc) {
 		assoc_destroy(a);
@@ -503,8 +496,7 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		/* the listener's default fits every peer's largest; this
 		 * peer's path MTU from here on (usrsctp only lowers it) */
-		sctp_usrsctp_set_mtu(ep->base, so,
-				     sctp_udp_peer_max_payload(a->peer));
+		sctp_usrsctp_set_mtu(ep->base, so, sctp_udp_peer_max_payload(a->peer));
 		if (ep->acb) {
 			/* the callback may refuse it with sctp_ll_free(a) */
 			life_enter(&a->life);
@@ -555,8 +547,7 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 
 /* ------------------------------------------------------------ UDP side */
 
-static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt,
-		      size_t len)
+static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt, size_t len)
 {
 	sctp_ll_ep *ep = user;
 	LOCK(ep);
@@ -603,8 +594,7 @@ static void udp_peer_mtu(void *user, struct sctp_udp_peer *p)
 	sctp_ll_ep *ep = user;
 	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
 		if (a->peer == p && a->so && a->state != A_DOWN) {
-			sctp_usrsctp_set_mtu(ep->base, a->so,
-					     sctp_udp_peer_max_payload(p));
+			sctp_usrsctp_set_mtu(ep->base, a->so, sctp_udp_peer_max_payload(p));
 			if (a->state == A_UP)
 				learn_limits(a);
 		}
@@ -623,18 +613,17 @@ static int udp_learn(void *user)
 }
 
 static const struct sctp_udp_ops udp_ops = {
-	.input = udp_input,
-	.peer_new = udp_peer_new,
-	.peer_free = udp_peer_free,
-	.peer_failed = udp_peer_failed,
-	.peer_mtu = udp_peer_mtu,
-	.learn = udp_learn,
+    .input = udp_input,
+    .peer_new = udp_peer_new,
+    .peer_free = udp_peer_free,
+    .peer_failed = udp_peer_failed,
+    .peer_mtu = udp_peer_mtu,
+    .learn = udp_learn,
 };
 
 /* ------------------------------------------------------------ endpoint */
 
-int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
-		   sctp_ll_ep **out)
+int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_ep **out)
 {
 	sctp_ll_ep *ep;
 	int rc;
@@ -677,14 +666,14 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg,
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
 	ep->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (ep->bell_fd >= 0)
-		ep->bell_ev = event_new(base, ep->bell_fd, EV_READ | EV_PERSIST,
-					sctp_handover_cb, ep);
+		ep->bell_ev =
+		    event_new(base, ep->bell_fd, EV_READ | EV_PERSIST, sctp_handover_cb, ep);
 	rc = ep->timer && ep->accept_ev && ep->bell_ev ? 0 : DDP_ERR_NOMEM;
 	if (rc == 0)
 		event_add(ep->bell_ev, NULL);
 	if (rc == 0)
-		rc = sctp_udp_open(base, cfg->addr, cfg->port, cfg->path_mtu,
-				   &udp_ops, ep, &ep->udp);
+		rc = sctp_udp_open(base, cfg->addr, cfg->port, cfg->path_mtu, &udp_ops, ep,
+		                   &ep->udp);
 	if (rc) {
 		sctp_ll_ep_free(ep);
 		return rc;
@@ -730,16 +719,7 @@ void sctp_ll_ep_free(sctp_ll_ep *ep)
 	sctp_usrsctp_stack_put();
 }
 
-
-
-
-
-
-
 /* ------------------------------------------------------------ assoc API */
-
-
-
 
 void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 {
@@ -769,38 +749,43 @@ void sctp_ll_free(sctp_ll_assoc *a)
 		assoc_destroy(a); /* else the frame that holds it does */
 }
 
-
-
-
-
 /* ------------------------------------------------------------ receive */
 
-long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
+/* sctp_ll_recv and the staging area: sctp_ll_rx.c */
+
+void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status)
 {
-	if (!a || !ri || (!buf && len))
+	go_down(a, status);
+}
+
+void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n, int eor)
+{
+	read_notification(a, first, n, eor);
+}
+
+/* ------------------------------------------------------------ status */
+
+int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
+{
+	struct sctp_status ss;
+	socklen_t l = sizeof(ss);
+	int r;
+
+	if (!a || !a->so || !out)
 		return DDP_ERR_INVAL;
-	for (;;) {
-		size_t n = 0;
-		int eor = 0, k;
-		if (!a->so || a->state != A_UP)
-			return DDP_ERR_CLOSED;
-		k = sctp_usrsctp_recv_once(a, buf, len, ri, &n, &eor);
-		if (k == SCTP_RECV_AGAIN)
-			return DDP_ERR_AGAIN;
-		if (k == SCTP_RECV_FAILED) {
-			go_down(a, DDP_ERR_LLP);
-			return DDP_ERR_CLOSED;
-		}
-		if (n == 0 && !eor && !a->mid_msg) {
-			/* orderly end of the association */
-			go_down(a, DDP_ERR_CLOSED);
-			return DDP_ERR_CLOSED;
-		}
-		if (k == SCTP_RECV_NOTIFICATION) {
-			read_notification(a, buf, n, eor);
-			continue;
-		}
-		a->mid_msg = !eor;
-		return (long)n;
-	}
+	memset(&ss, 0, sizeof(ss));
+	sctp_usrsctp_lock(a->ep->base);
+	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
+	sctp_usrsctp_unlock();
+	if (r < 0)
+		return DDP_ERR_SYS;
+	memset(out, 0, sizeof(*out));
+	out->cwnd = ss.sstat_primary.spinfo_cwnd;
+	out->peer_rwnd = ss.sstat_rwnd;
+	out->srtt_ms = ss.sstat_primary.spinfo_srtt;
+	out->rto_ms = ss.sstat_primary.spinfo_rto;
+	out->mtu = ss.sstat_primary.spinfo_mtu;
+	out->unacked = ss.sstat_unackdata;
+	out->pending = ss.sstat_penddata;
+	return 0;
 }

@@ -20,9 +20,36 @@
 struct socket;
 struct sctp_udp_peer;
 
-#define NBUF_LEN 4096	   /* notification buffer */
+#define NBUF_LEN 4096 /* notification buffer */
 
 enum { A_CONNECTING, A_UP_PENDING, A_UP, A_DOWN };
+
+/* One message read ahead into an association's receive staging area
+ * (sctp_ll_rx.c): buf[off..off+len). eor 0: only its start (the rest is
+ * still in usrsctp); note: a notification, not data. */
+struct sctp_ll_rxmsg {
+	uint32_t off, len;
+	uint32_t ppid;
+	uint16_t sid;
+	uint8_t unordered, eor, note;
+};
+#define SCTP_LL_RXQ_MSGS 32          /* messages read in one batch */
+#define SCTP_LL_RXQ_CAP  (32u << 10) /* staging area of an association */
+
+/* The staging area: whole small messages, read SCTP_LL_RXQ_MSGS at most
+ * per hold of the usrsctp lock, handed out by sctp_ll_recv. */
+struct sctp_ll_rxq {
+	uint8_t *buf;   /* allocated at first use: cap octets */
+	size_t cap;     /* SCTP_LL_RXQ_CAP, or rx_whole_max + 1 if larger */
+	uint32_t calls; /* usrsctp_recvv calls of the last batch, not
+	                 * yet reported (sctp_ll_rinfo.calls) */
+	struct sctp_ll_rxmsg m[SCTP_LL_RXQ_MSGS];
+	unsigned n, i;       /* messages held; the one being handed out */
+	uint32_t pos;        /* octets of m[i] handed out */
+	sctp_ll_rinfo after; /* SCTP_RECVNXTINFO of the batch's last read */
+	int next_valid;      /* the last read (any path) knew the next length */
+	uint32_t next_len;
+};
 
 struct sctp_ll_assoc {
 	struct sctp_ll_assoc *next, *prev;
@@ -39,17 +66,18 @@ struct sctp_ll_assoc {
 	int want_write;
 	int pend_dry, pend_down, pend_later;
 	int down_status;
-	struct ddp_life life; /* work_cb's frame, freed (src/life.h) */
-	int mid_msg; /* a data message is partly read */
+	struct ddp_life life;   /* work_cb's frame, freed (src/life.h) */
+	int mid_msg;            /* a data message is partly read */
+	struct sctp_ll_rxq rxq; /* sctp_ll_rx.c */
 	/* under the usrsctp lock: an upcall from another thread queued this
 	 * association on ep->wake (sctp_usrsctp.c) */
 	struct sctp_ll_assoc *wake_next;
 	int on_wake;
 	uint16_t nstreams;
-	uint32_t max_msg;    /* now (follows the path MTU down) */
-	uint32_t max_msg_up; /* at UP: the most sctp_ll_sendv accepts */
+	uint32_t max_msg;     /* now (follows the path MTU down) */
+	uint32_t max_msg_up;  /* at UP: the most sctp_ll_sendv accepts */
 	char peer_abort[128]; /* the peer's ABORT reason (User-Initiated
-			       * Abort cause), "" if none */
+	                       * Abort cause), "" if none */
 	uint8_t nbuf[NBUF_LEN];
 };
 
@@ -59,7 +87,7 @@ struct sctp_ll_ep {
 	struct sctp_udp *udp;
 	int port;
 	struct event *timer, *accept_ev;
-	int linger;	/* timer ticks left after the last association */
+	int linger;               /* timer ticks left after the last association */
 	void (*tick)(void *user); /* sctp_ll_set_tick */
 	void *tick_user;
 	unsigned tick_n;
@@ -91,8 +119,8 @@ void sctp_usrsctp_lock(struct event_base *caller);
 void sctp_usrsctp_unlock(void);
 struct event_base *sctp_usrsctp_caller(void);
 /* usrsctp's output callback, as usrsctp_init_nothreads takes it. */
-typedef int (*sctp_usrsctp_output_fn)(void *addr, void *buf, size_t len,
-				      uint8_t tos, uint8_t set_df);
+typedef int (*sctp_usrsctp_output_fn)(void *addr, void *buf, size_t len, uint8_t tos,
+                                      uint8_t set_df);
 /* One more / one less user of the stack: the first starts usrsctp with
  * out as its output (and, once per process, self-tests the gather send),
  * the last stops it. Take the lock themselves. */
@@ -108,26 +136,37 @@ void sctp_usrsctp_timers(struct event_base *caller);
 /* usrsctp's module number for cfg->cc (SCTP_CC_*); the stock baseline
  * keeps usrsctp's own default. */
 uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg);
-int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
-			      uint32_t payload);
+int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payload);
 /* ABORT with a User-Initiated Abort cause carrying reason (text). */
-int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so,
-			      const char *reason);
+int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so, const char *reason);
 /* The Upper Layer Abort Reason of the peer's ABORT chunk in info (a
  * COMM_LOST notification's sac_info, n octets) into out (NUL terminated,
  * control characters replaced by '?'); "" when there is none. */
-void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
-			     size_t outn);
+void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out, size_t outn);
 /* Path MTU of so's association (or of associations it will make). */
-int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so,
-			 uint32_t payload);
+int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so, uint32_t payload);
 /* One usrsctp_recvv on a's socket: what it returned, *n octets in buf,
  * *eor its MSG_EOR; for SCTP_RECV_DATA ri is filled (the caller reads the
  * rest of a notification and acts on failures). */
-enum { SCTP_RECV_DATA, SCTP_RECV_NOTIFICATION, SCTP_RECV_AGAIN,
-       SCTP_RECV_FAILED };
-int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
-			   sctp_ll_rinfo *ri, size_t *n, int *eor);
+enum { SCTP_RECV_DATA, SCTP_RECV_NOTIFICATION, SCTP_RECV_AGAIN, SCTP_RECV_FAILED };
+int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri,
+                           size_t *n, int *eor);
+/* In one hold of the lock: the next message into buf (at most first
+ * octets), then each following one that SCTP_RECVNXTINFO shows complete,
+ * data, at most max_len octets and fitting in the rest of buf (cap
+ * octets), up to nmax messages: one usrsctp_recvv each, described in
+ * m[0..*got). *next: SCTP_RECVNXTINFO of the last data read. Returns
+ * SCTP_RECV_DATA (*got >= 1), or what the first read returned: AGAIN,
+ * FAILED, NOTIFICATION (its first m[0].len octets at buf, m[0].eor). */
+int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap, size_t first,
+                            size_t max_len, struct sctp_ll_rxmsg *m, unsigned nmax, unsigned *got,
+                            sctp_ll_rinfo *next);
+
+/* sctp_usrsctp.c, for sctp_ll_rx.c: the association is going down with
+ * status (reported from its work event); read the rest of a notification
+ * whose first n octets are at first (eor: it ended there) and act on it. */
+void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status);
+void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n, int eor);
 
 /* sctp_handover.c: under the lock, wake ep's thread (once until it
  * answers); a's thread runs its work soon; a is going away; the owner's

@@ -65,7 +65,7 @@ static sctp_usrsctp_output_fn g_output;
 static int selftest(void);
 
 enum { PATH_UNTESTED, PATH_GATHER, PATH_COPY };
-static int g_path;		   /* under g_lock until decided, then fixed */
+static int g_path;              /* under g_lock until decided, then fixed */
 static atomic_int g_force_copy; /* test hook (sctp_ll_test_force_copy) */
 
 static void debug_printf(const char *fmt, ...)
@@ -73,8 +73,7 @@ static void debug_printf(const char *fmt, ...)
 	(void)fmt;
 }
 
-static int stack_output(void *addr, void *buf, size_t len, uint8_t tos,
-			uint8_t set_df);
+static int stack_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df);
 
 void sctp_usrsctp_stack_get(sctp_usrsctp_output_fn out)
 {
@@ -140,8 +139,8 @@ void sctp_usrsctp_timers(struct event_base *caller)
 
 /* ------------------------------------------------------------ options */
 
-static int set_opt(struct event_base *b, struct socket *so, int level,
-		   int name, const void *v, socklen_t l)
+static int set_opt(struct event_base *b, struct socket *so, int level, int name, const void *v,
+                   socklen_t l)
 {
 	int rc;
 	sctp_usrsctp_lock(b);
@@ -165,8 +164,7 @@ static int set_opt(struct event_base *b, struct socket *so, int level,
  */
 #define SCTP_CONN_HDR 12 /* counted by usrsctp on top of spp_pathmtu */
 
-int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so,
-			 uint32_t payload)
+int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so, uint32_t payload)
 {
 	struct sctp_paddrparams pp;
 	struct sockaddr_conn any;
@@ -181,8 +179,7 @@ int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so,
 	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
 	pp.spp_flags = SPP_PMTUD_DISABLE;
 	pp.spp_pathmtu = payload - SCTP_CONN_HDR;
-	return set_opt(b, so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp,
-		       sizeof(pp));
+	return set_opt(b, so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
 }
 
 /* Socket options shared by connecting and listening sockets. */
@@ -203,14 +200,12 @@ uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
 	}
 }
 
-int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
-			      uint32_t payload)
+int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payload)
 {
 	const sctp_ll_config *c = &ep->cfg;
 	static const uint16_t evs[] = {
-		SCTP_ASSOC_CHANGE, SCTP_ADAPTATION_INDICATION,
-		SCTP_SHUTDOWN_EVENT, SCTP_SENDER_DRY_EVENT,
-		SCTP_SEND_FAILED_EVENT,
+	    SCTP_ASSOC_CHANGE,     SCTP_ADAPTATION_INDICATION, SCTP_SHUTDOWN_EVENT,
+	    SCTP_SENDER_DRY_EVENT, SCTP_SEND_FAILED_EVENT,
 	};
 	struct sctp_initmsg im;
 	struct sctp_setadaptation ad;
@@ -246,8 +241,7 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 		/* RFC 5043 §11.1: Adaptation Layer Indication in INIT/INIT-ACK
 		 * (host order here; the stack converts) */
 		ad.ssb_adaptation_ind = c->adaptation;
-		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad,
-			      sizeof(ad));
+		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad));
 	}
 	if (c->stock) {
 		/* usrsctp as it comes: undo the global sysctls (ours) per
@@ -268,8 +262,7 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so,
 	}
 	/* RFC 5043 §9: no SCTP fragmentation of DDP segments */
 	if (c->unfragmented)
-		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one,
-			      sizeof(one));
+		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one, sizeof(one));
 	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one));
 	sb = (int)c->sndbuf;
 	rb = (int)c->rcvbuf;
@@ -321,16 +314,15 @@ static int send_errno(struct sctp_ll_assoc *a, int e)
 /* RFC 4960 §3.3.10.12 / RFC 6458 §5.3.4 (SCTP_ABORT): ABORT the
  * association now with a User-Initiated Abort cause whose Upper Layer
  * Abort Reason is reason, so the peer can read why. */
-int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so,
-			      const char *reason)
+int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so, const char *reason)
 {
 	struct sctp_sndinfo snd;
 	ssize_t r;
 	memset(&snd, 0, sizeof(snd));
 	snd.snd_flags = SCTP_ABORT;
 	sctp_usrsctp_lock(b);
-	r = usrsctp_sendv(so, reason, strlen(reason), NULL, 0, &snd,
-			  sizeof(snd), SCTP_SENDV_SNDINFO, 0);
+	r = usrsctp_sendv(so, reason, strlen(reason), NULL, 0, &snd, sizeof(snd),
+	                  SCTP_SENDV_SNDINFO, 0);
 	sctp_usrsctp_unlock();
 	return r < 0 ? DDP_ERR_SYS : 0;
 }
@@ -362,7 +354,7 @@ struct usrsctp_uio {
 	off_t uio_offset;
 	ssize_t uio_resid;
 	int uio_segflg; /* enum uio_seg: UIO_USERSPACE = 0 */
-	int uio_rw;	/* enum uio_rw: UIO_WRITE = 1 */
+	int uio_rw;     /* enum uio_rw: UIO_WRITE = 1 */
 };
 struct usrsctp_sndrcvinfo {
 	uint16_t sinfo_stream;
@@ -379,11 +371,10 @@ struct usrsctp_sndrcvinfo {
 	uint8_t reserve_pad[92];
 };
 _Static_assert(sizeof(struct usrsctp_sndrcvinfo) == 128, "usrsctp sctp_sndrcvinfo layout");
-int sctp_lower_sosend(struct socket *so, struct sockaddr *addr, struct usrsctp_uio *uio,
-		      void *top, void *control, int flags, struct usrsctp_sndrcvinfo *srcv);
+int sctp_lower_sosend(struct socket *so, struct sockaddr *addr, struct usrsctp_uio *uio, void *top,
+                      void *control, int flags, struct usrsctp_sndrcvinfo *srcv);
 
-void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out,
-			     size_t outn)
+void sctp_usrsctp_peer_abort(const uint8_t *info, size_t n, char *out, size_t outn)
 {
 	out[0] = 0;
 	if (outn == 0)
@@ -421,8 +412,8 @@ const char *sctp_ll_assoc_peer_abort(const sctp_ll_assoc *a)
 }
 
 /* Under g_lock. Returns 0 or an errno value. */
-static int send_gather(struct socket *so, uint16_t sid, uint32_t ppid,
-		       const struct iovec *iov, int iovcnt, size_t len)
+static int send_gather(struct socket *so, uint16_t sid, uint32_t ppid, const struct iovec *iov,
+                       int iovcnt, size_t len)
 {
 	struct usrsctp_sndrcvinfo si;
 	struct usrsctp_uio uio;
@@ -481,8 +472,7 @@ static void st_pump(int deliver)
 static struct socket *st_socket(uint16_t port)
 {
 	struct sockaddr_conn sc;
-	struct socket *so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP,
-					   NULL, NULL, 0, NULL);
+	struct socket *so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
 	if (!so)
 		return NULL;
 	usrsctp_set_non_blocking(so, 1);
@@ -499,7 +489,7 @@ static struct socket *st_socket(uint16_t port)
 
 static void st_close(struct socket *so)
 {
-	struct linger l = { 1, 0 }; /* ABORT, nothing lingers */
+	struct linger l = {1, 0}; /* ABORT, nothing lingers */
 	if (!so)
 		return;
 	usrsctp_setsockopt(so, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
@@ -511,10 +501,9 @@ static void st_close(struct socket *so)
 static int st_run(void)
 {
 	static uint8_t piece[1500], got[2048];
-	static const uint8_t a[3] = { 'D', 'D', 'P' }, z[5] = "-end";
-	struct iovec iov[3] = { { (void *)a, sizeof(a) },
-				{ piece, sizeof(piece) },
-				{ (void *)z, sizeof(z) } };
+	static const uint8_t a[3] = {'D', 'D', 'P'}, z[5] = "-end";
+	struct iovec iov[3] = {
+	    {(void *)a, sizeof(a)}, {piece, sizeof(piece)}, {(void *)z, sizeof(z)}};
 	const size_t total = sizeof(a) + sizeof(piece) + sizeof(z);
 	struct socket *ls, *cs = NULL, *as = NULL;
 	struct sockaddr_conn sc;
@@ -530,15 +519,13 @@ static int st_run(void)
 	ls = st_socket(ST_PORT);
 	cs = st_socket(0);
 	if (!ls || !cs || usrsctp_listen(ls, 1) < 0 ||
-	    usrsctp_setsockopt(ls, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one,
-			       sizeof(one)) < 0)
+	    usrsctp_setsockopt(ls, IPPROTO_SCTP, SCTP_RECVRCVINFO, &one, sizeof(one)) < 0)
 		goto out;
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
 	sc.sconn_port = htons(ST_PORT);
 	sc.sconn_addr = &st_addr;
-	if (usrsctp_connect(cs, (struct sockaddr *)&sc, sizeof(sc)) < 0 &&
-	    errno != EINPROGRESS)
+	if (usrsctp_connect(cs, (struct sockaddr *)&sc, sizeof(sc)) < 0 && errno != EINPROGRESS)
 		goto out;
 	st_pump(1); /* INIT .. COOKIE-ACK */
 	as = usrsctp_accept(ls, NULL, NULL);
@@ -552,8 +539,7 @@ static int st_run(void)
 	memset(got, 0, sizeof(got));
 	n = usrsctp_recvv(as, got, sizeof(got), NULL, NULL, &ri, &il, &it, &fl);
 	ok = n == (ssize_t)total && (fl & MSG_EOR) && !(fl & MSG_NOTIFICATION) &&
-	     it == SCTP_RECVV_RCVINFO && ri.rcv_sid == 1 &&
-	     ntohl(ri.rcv_ppid) == 0x44445031 &&
+	     it == SCTP_RECVV_RCVINFO && ri.rcv_sid == 1 && ntohl(ri.rcv_ppid) == 0x44445031 &&
 	     (ri.rcv_flags & SCTP_UNORDERED) && memcmp(got, a, sizeof(a)) == 0 &&
 	     memcmp(got + sizeof(a), piece, sizeof(piece)) == 0 &&
 	     memcmp(got + sizeof(a) + sizeof(piece), z, sizeof(z)) == 0;
@@ -575,8 +561,7 @@ static int selftest(void)
 	return ok;
 }
 
-static int stack_output(void *addr, void *buf, size_t len, uint8_t tos,
-			uint8_t set_df)
+static int stack_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	if (addr == &st_addr) {
 		st_output(buf, len);
@@ -590,8 +575,7 @@ static int selftest(void)
 	return 0; /* configure found no usrsctp known to take the gather */
 }
 
-static int stack_output(void *addr, void *buf, size_t len, uint8_t tos,
-			uint8_t set_df)
+static int stack_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	return g_output ? g_output(addr, buf, len, tos, set_df) : 0;
 }
@@ -613,24 +597,21 @@ void sctp_ll_test_force_copy(int on)
 
 /* The public path: one buffer, usrsctp_sendv. Under g_lock. Returns 0 or
  * an errno value. */
-static int send_plain(struct socket *so, uint16_t sid, uint32_t ppid,
-		      const void *buf, size_t len)
+static int send_plain(struct socket *so, uint16_t sid, uint32_t ppid, const void *buf, size_t len)
 {
 	struct sctp_sndinfo snd;
 	memset(&snd, 0, sizeof(snd));
 	snd.snd_sid = sid;
 	snd.snd_flags = SCTP_UNORDERED; /* RFC 5043 §5.1 */
 	snd.snd_ppid = htonl(ppid);
-	if (usrsctp_sendv(so, buf, len, NULL, 0, &snd, sizeof(snd),
-			  SCTP_SENDV_SNDINFO, 0) >= 0)
+	if (usrsctp_sendv(so, buf, len, NULL, 0, &snd, sizeof(snd), SCTP_SENDV_SNDINFO, 0) >= 0)
 		return 0;
 	return errno ? errno : EIO;
 }
 
 /* Several pieces without the gather: one staging buffer per endpoint,
  * the copy counted. */
-static const void *stage(struct sctp_ll_assoc *a, const struct iovec *iov,
-			 int iovcnt, size_t len)
+static const void *stage(struct sctp_ll_assoc *a, const struct iovec *iov, int iovcnt, size_t len)
 {
 	sctp_ll_ep *ep = a->ep;
 	uint8_t *d;
@@ -652,8 +633,8 @@ static const void *stage(struct sctp_ll_assoc *a, const struct iovec *iov,
 }
 
 /* Returns 0 or an errno value. */
-static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
-		    const struct iovec *iov, int iovcnt, size_t len)
+static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid, const struct iovec *iov,
+                    int iovcnt, size_t len)
 {
 	const void *buf = iovcnt == 1 ? iov[0].iov_base : NULL;
 	int e;
@@ -673,8 +654,8 @@ static int send_iov(struct sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 	return e;
 }
 
-int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
-		  const struct iovec *iov, int iovcnt)
+int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid, const struct iovec *iov,
+                  int iovcnt)
 {
 	size_t len = 0;
 	int e;
@@ -692,23 +673,22 @@ int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
 		/* cut for a path MTU that has since dropped: only SCTP
 		 * fragmentation gets it across now (RFC 4960 §6.9) */
 		const int zero = 0, one = 1;
-		set_opt(a->ep->base, a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS,
-			&zero, sizeof(zero));
+		set_opt(a->ep->base, a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &zero,
+		        sizeof(zero));
 		e = send_iov(a, sid, ppid, iov, iovcnt, len);
-		set_opt(a->ep->base, a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS,
-			&one, sizeof(one));
+		set_opt(a->ep->base, a->so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one,
+		        sizeof(one));
 		return e == 0 ? 0 : send_errno(a, e);
 	}
 	e = send_iov(a, sid, ppid, iov, iovcnt, len);
 	return e == 0 ? 0 : send_errno(a, e);
 }
 
-int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid,
-		 const void *buf, size_t len)
+int sctp_ll_send(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid, const void *buf, size_t len)
 {
 	if (!a || (!buf && len))
 		return DDP_ERR_INVAL;
-	struct iovec v = { (void *)buf, len };
+	struct iovec v = {(void *)buf, len};
 	return sctp_ll_sendv(a, sid, ppid, &v, 1);
 }
 
@@ -728,23 +708,20 @@ void sctp_ll_later(sctp_ll_assoc *a)
 
 /* ------------------------------------------------------------ receive */
 
-int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
-			   sctp_ll_rinfo *ri, size_t *n, int *eor)
+/* One usrsctp_recvv; under g_lock. */
+static int recv_locked(struct sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri, size_t *n,
+                       int *eor)
 {
 	struct sctp_recvv_rn rn;
 	socklen_t il = sizeof(rn);
 	unsigned it = 0;
-	int fl = 0, e;
+	int fl = 0;
 	ssize_t r;
 
 	memset(&rn, 0, sizeof(rn));
-	sctp_usrsctp_lock(a->ep->base);
 	r = usrsctp_recvv(a->so, buf, len, NULL, NULL, &rn, &il, &it, &fl);
-	e = errno;
-	sctp_usrsctp_unlock();
 	if (r < 0)
-		return e == EAGAIN || e == EWOULDBLOCK ? SCTP_RECV_AGAIN :
-							 SCTP_RECV_FAILED;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? SCTP_RECV_AGAIN : SCTP_RECV_FAILED;
 	*n = (size_t)r;
 	*eor = (fl & MSG_EOR) != 0;
 	if (fl & MSG_NOTIFICATION)
@@ -753,14 +730,12 @@ int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 	if (it == SCTP_RECVV_RCVINFO || it == SCTP_RECVV_RN) {
 		ri->sid = rn.recvv_rcvinfo.rcv_sid;
 		ri->ppid = ntohl(rn.recvv_rcvinfo.rcv_ppid);
-		ri->unordered =
-			(rn.recvv_rcvinfo.rcv_flags & SCTP_UNORDERED) != 0;
+		ri->unordered = (rn.recvv_rcvinfo.rcv_flags & SCTP_UNORDERED) != 0;
 	}
 	if (it == SCTP_RECVV_RN || it == SCTP_RECVV_NXTINFO) {
-		struct sctp_nxtinfo *nx = it == SCTP_RECVV_RN ?
-			&rn.recvv_nxtinfo : (struct sctp_nxtinfo *)&rn;
-		if ((nx->nxt_flags & SCTP_COMPLETE) &&
-		    !(nx->nxt_flags & SCTP_NOTIFICATION)) {
+		struct sctp_nxtinfo *nx =
+		    it == SCTP_RECVV_RN ? &rn.recvv_nxtinfo : (struct sctp_nxtinfo *)&rn;
+		if ((nx->nxt_flags & SCTP_COMPLETE) && !(nx->nxt_flags & SCTP_NOTIFICATION)) {
 			ri->next_valid = 1;
 			ri->next_sid = nx->nxt_sid;
 			ri->next_ppid = ntohl(nx->nxt_ppid);
@@ -771,29 +746,55 @@ int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len,
 	return SCTP_RECV_DATA;
 }
 
-/* ------------------------------------------------------------ status */
-
-int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
+int sctp_usrsctp_recv_once(struct sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri,
+                           size_t *n, int *eor)
 {
-	struct sctp_status ss;
-	socklen_t l = sizeof(ss);
-	int r;
-
-	if (!a || !a->so || !out)
-		return DDP_ERR_INVAL;
-	memset(&ss, 0, sizeof(ss));
+	int k;
 	sctp_usrsctp_lock(a->ep->base);
-	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
+	k = recv_locked(a, buf, len, ri, n, eor);
 	sctp_usrsctp_unlock();
-	if (r < 0)
-		return DDP_ERR_SYS;
-	memset(out, 0, sizeof(*out));
-	out->cwnd = ss.sstat_primary.spinfo_cwnd;
-	out->peer_rwnd = ss.sstat_rwnd;
-	out->srtt_ms = ss.sstat_primary.spinfo_srtt;
-	out->rto_ms = ss.sstat_primary.spinfo_rto;
-	out->mtu = ss.sstat_primary.spinfo_mtu;
-	out->unacked = ss.sstat_unackdata;
-	out->pending = ss.sstat_penddata;
-	return 0;
+	return k;
+}
+
+/* Several messages in one hold of the lock (each usrsctp_recvv takes
+ * usrsctp's socket and association locks anyway; ours once a batch). No
+ * other thread runs in usrsctp meanwhile (every call holds g_lock), so
+ * what SCTP_RECVNXTINFO says about the next message holds when it is read;
+ * one octet of room more than announced makes a longer message come back
+ * without MSG_EOR, which ends the batch like anything unexpected. */
+int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap, size_t first,
+                            size_t max_len, struct sctp_ll_rxmsg *m, unsigned nmax, unsigned *got,
+                            sctp_ll_rinfo *next)
+{
+	size_t used = 0, n = 0;
+	unsigned k = 0;
+	int eor = 0, rc;
+	sctp_ll_rinfo ri;
+
+	memset(next, 0, sizeof(*next));
+	sctp_usrsctp_lock(a->ep->base);
+	rc = recv_locked(a, buf, first < cap ? first : cap, &ri, &n, &eor);
+	while (rc == SCTP_RECV_DATA || (k && rc == SCTP_RECV_NOTIFICATION)) {
+		m[k] = (struct sctp_ll_rxmsg){.off = (uint32_t)used,
+		                              .len = (uint32_t)n,
+		                              .eor = (uint8_t)eor,
+		                              .note = rc == SCTP_RECV_NOTIFICATION};
+		used += n;
+		if (m[k++].note)
+			break;
+		m[k - 1].sid = ri.sid;
+		m[k - 1].ppid = ri.ppid;
+		m[k - 1].unordered = (uint8_t)ri.unordered;
+		*next = ri;
+		if (!eor || k == nmax || !ri.next_valid || ri.next_len > max_len ||
+		    ri.next_len >= cap - used)
+			break;
+		rc = recv_locked(a, buf + used, cap - used, &ri, &n, &eor);
+	}
+	sctp_usrsctp_unlock();
+	*got = k;
+	if (k)
+		return SCTP_RECV_DATA;
+	m[0] = (struct sctp_ll_rxmsg){.len = (uint32_t)n, .eor = (uint8_t)eor};
+	return rc; /* a notification's first n octets are at buf */
 }

@@ -26,8 +26,8 @@
 static uint32_t mulpdu_of(uint32_t max_msg)
 {
 	uint32_t m = max_msg - SCTP_SSN_LEN;
-	return m > SCTP_BUNDLE_ALLOWANCE + SCTP_MIN_USER_MSG ?
-		       m - SCTP_BUNDLE_ALLOWANCE : SCTP_MIN_USER_MSG - SCTP_SSN_LEN;
+	return m > SCTP_BUNDLE_ALLOWANCE + SCTP_MIN_USER_MSG ? m - SCTP_BUNDLE_ALLOWANCE
+	                                                     : SCTP_MIN_USER_MSG - SCTP_SSN_LEN;
 }
 
 /* The path MTU went down (sctp_ll follows EMSGSIZE / ICMP): new segments
@@ -74,8 +74,8 @@ static int inflight_ok(struct ddp_sctp_assoc *a, struct sctp_sstream *ss)
 	return ss->inflight < SCTP_TX_INFLIGHT;
 }
 
-static int llp_send(void *llp, uint32_t stream, const struct iovec *iov,
-		    int iovcnt, size_t len, unsigned flags)
+static int llp_send(void *llp, uint32_t stream, const struct iovec *iov, int iovcnt, size_t len,
+                    unsigned flags)
 {
 	struct ddp_sctp_assoc *a = llp;
 	struct sctp_sstream *ss;
@@ -195,8 +195,7 @@ static void llp_close_stream(void *llp, uint32_t stream, int abortive)
 		return;
 	sctp_stream_abort(&ss->sm, &act);
 	if (act.flags & SCTP_ACT_SEND_TERM)
-		sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn,
-			 NULL, 0);
+		sctp_ctl_send(a, (uint16_t)stream, SCTP_CTL_TERMINATE, act.term_ssn, NULL, 0);
 	if (ss->ulp_pending)
 		sctp_ddp_cancel_pending(a, (uint16_t)stream);
 }
@@ -234,12 +233,12 @@ static void llp_close_deadline(void *llp, unsigned ms)
 }
 
 static const ddp_llp_ops sctp_ops = {
-	.send = llp_send,
-	.mulpdu = llp_mulpdu,
-	.close_stream = llp_close_stream,
-	.close = llp_close,
-	.close_deadline = llp_close_deadline,
-	.addr = llp_addr,
+    .send = llp_send,
+    .mulpdu = llp_mulpdu,
+    .close_stream = llp_close_stream,
+    .close = llp_close,
+    .close_deadline = llp_close_deadline,
+    .addr = llp_addr,
 };
 
 /* ------------------------------------------------------------ assoc */
@@ -282,8 +281,7 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	if (sc.reorder_window < SCTP_RX_WIN)
 		sc.reorder_window = SCTP_RX_WIN;
 	/* through this file's frames (ddp_sctp_ep_free inside them) */
-	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a,
-			       &a->s);
+	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a, &a->s);
 }
 
 /* ------------------------------------------------------------ frames */
@@ -326,8 +324,8 @@ static void ep_leave(ddp_sctp_ep *ep)
 		/* no memory for the deferral: ddp_ctx_free() releases it
 		 * rather than free here what the frames below still use */
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_ERROR,
-			    "ddp-sctp: endpoint free deferred without memory: "
-			    "released by ddp_ctx_free()");
+		            "ddp-sctp: endpoint free deferred without memory: "
+		            "released by ddp_ctx_free()");
 }
 
 /* The DDP callbacks of the sessions, through the endpoint's frame. */
@@ -341,8 +339,7 @@ static void w_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	ep_leave(ep);
 }
 
-static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx,
-			int status, void *user)
+static void w_send_done(ddp_session *s, uint32_t stream, void *msg_ctx, int status, void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
 	if (!life_live(&ep->life))
@@ -362,8 +359,8 @@ static void w_error(ddp_session *s, const ddp_error_info *e, void *user)
 	ep_leave(ep);
 }
 
-static void w_stream_event(ddp_session *s, uint32_t stream,
-			   enum ddp_stream_event ev, int status, void *user)
+static void w_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_event ev, int status,
+                           void *user)
 {
 	ddp_sctp_ep *ep = ((struct ddp_sctp_assoc *)user)->ep;
 	if (!life_live(&ep->life))
@@ -383,11 +380,9 @@ static void w_writable(ddp_session *s, uint32_t stream, void *user)
 	ep_leave(ep);
 }
 
-static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
-		      int status);
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int status);
 
-static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
-		     void *user)
+static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status, void *user)
 {
 	struct ddp_sctp_assoc *a = user;
 	ddp_sctp_ep *ep = a->ep;
@@ -398,8 +393,7 @@ static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status,
 	ep_leave(ep);
 }
 
-static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
-		      int status)
+static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int status)
 {
 	const ddp_sctp_config *c = &a->ep->cfg;
 	int rc;
@@ -451,14 +445,14 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 		/* errors say what happened */
 		if (*sctp_ll_assoc_peer_abort(a->ll))
 			ddp_llp_log(c->ctx, DDP_LOG_WARN,
-				    "SCTP association aborted by the peer: %s",
-				    sctp_ll_assoc_peer_abort(a->ll));
+			            "SCTP association aborted by the peer: %s",
+			            sctp_ll_assoc_peer_abort(a->ll));
 		if (a->s) {
 			if (status == DDP_ERR_CLOSED)
 				ddp_llp_closed(a->s, UINT32_MAX);
 			else /* a dead peer is a time-out for the ULP too */
 				ddp_llp_failed(a->s, UINT32_MAX,
-					       status == DDP_ERR_TIMEOUT ? status : DDP_ERR_LLP);
+				               status == DDP_ERR_TIMEOUT ? status : DDP_ERR_LLP);
 		}
 		/* DDP_ERR_ABORTED: we aborted it (as MPA reports a reset of
 		 * ours); DDP_ERR_LLP: lost or aborted by the peer */
@@ -471,7 +465,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev,
 	}
 }
 
-static const sctp_ll_assoc_cb ll_cbs = { ll_event };
+static const sctp_ll_assoc_cb ll_cbs = {ll_event};
 
 static struct ddp_sctp_assoc *assoc_new(ddp_sctp_ep *ep)
 {
@@ -550,8 +544,8 @@ static void ep_tick(void *user)
 		}
 		a->close_by_ms = 0;
 		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-			    "SCTP graceful close to %s not done by its deadline: ABORT",
-			    sctp_ll_assoc_peer(a->ll, who));
+		            "SCTP graceful close to %s not done by its deadline: ABORT",
+		            sctp_ll_assoc_peer(a->ll, who));
 		if (a->s)
 			ddp_session_close(a->s, 1);
 		else
@@ -564,15 +558,14 @@ static void ep_tick(void *user)
 }
 
 /* ddp_sctp_ep_new; plain: sctp_ddp_ep_new_no_adaptation (sctp_ddp.h) */
-static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain,
-		  ddp_sctp_ep **out)
+static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain, ddp_sctp_ep **out)
 {
 	sctp_ll_config lc;
 	ddp_sctp_ep *ep;
 	int rc;
 
-	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc ||
-	    !cfg->sctp.session_ctl || !cfg->ddp.deliver || (unsigned)cfg->cc > DDP_SCTP_CC_RTCC)
+	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc || !cfg->sctp.session_ctl ||
+	    !cfg->ddp.deliver || (unsigned)cfg->cc > DDP_SCTP_CC_RTCC)
 		return DDP_ERR_INVAL;
 	ep = sctp_xcalloc(1, sizeof(*ep));
 	if (!ep)
@@ -595,6 +588,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	if (!ep->cfg.max_streams)
 		ep->cfg.max_streams = 65536;
 	sctp_ddp_ll_config(cfg, &lc);
+	lc.rx_whole_max = SCTP_RX_WHOLE_MAX; /* sctp_rx.c */
 	if (plain) {
 		lc.adaptation = 0;
 		lc.require_adaptation = 0;
@@ -610,13 +604,13 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	return 0;
 }
 
-static int sctp_ep_new_in(struct event_base *base, const ddp_sctp_config *cfg,
-		    ddp_sctp_ep **out)
+static int sctp_ep_new_in(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out)
 {
 	return ep_new(base, cfg, 0, out);
 }
 
-int(ddp_sctp_ep_new)(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out, uint64_t sizes)
+int(ddp_sctp_ep_new)(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out,
+                     uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	int rc;
@@ -626,8 +620,8 @@ int(ddp_sctp_ep_new)(struct event_base *base, const ddp_sctp_config *cfg, ddp_sc
 	return sctp_ep_new_in(base, cfg ? &cfg_v : NULL, out);
 }
 
-int sctp_ddp_ep_new_no_adaptation(struct event_base *base,
-				  const ddp_sctp_config *cfg, ddp_sctp_ep **out)
+int sctp_ddp_ep_new_no_adaptation(struct event_base *base, const ddp_sctp_config *cfg,
+                                  ddp_sctp_ep **out)
 {
 	return ep_new(base, cfg, 1, out);
 }
@@ -688,8 +682,7 @@ int ddp_sctp_unlisten(ddp_sctp_ep *ep)
 	return 0;
 }
 
-int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
-		     ddp_sctp_assoc **out)
+int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port, ddp_sctp_assoc **out)
 {
 	struct ddp_sctp_assoc *a;
 	int rc;

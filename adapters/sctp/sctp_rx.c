@@ -13,6 +13,12 @@
  * the segment is read whole into a staging buffer and copied once, counted
  * with ddp_llp_count_copy() (stats: rx_hdr_first vs rx_staged).
  *
+ * Small segments (at most SCTP_RX_WHOLE_MAX octets with the DDP-SSN) are
+ * not worth two usrsctp calls: the glue reads them whole, several per hold
+ * of the usrsctp lock, and hands them out of its staging area
+ * (sctp_ll_rinfo.staged, .whole_len). The machine runs the same way on
+ * them; the payload octets it copies into place are counted (rx_whole).
+ *
  * Resumable: every state survives DDP_ERR_AGAIN between upcalls.
  *
  * The machine never calls up into sctp_ddp.c: what the
@@ -25,9 +31,8 @@
 #include <string.h>
 
 static const char *const rx_state_names[RXS__COUNT] = {
-	[RXS_START] = "start",	   [RXS_PREFIX] = "prefix",
-	[RXS_PAYLOAD] = "payload", [RXS_STAGE] = "stage",
-	[RXS_CTL] = "control",	   [RXS_DISCARD] = "discard",
+    [RXS_START] = "start", [RXS_PREFIX] = "prefix", [RXS_PAYLOAD] = "payload",
+    [RXS_STAGE] = "stage", [RXS_CTL] = "control",   [RXS_DISCARD] = "discard",
 };
 
 const char *sctp_rxs_name(unsigned state)
@@ -36,13 +41,13 @@ const char *sctp_rxs_name(unsigned state)
 }
 
 /* One read; remembers what SCTP_RECVNXTINFO says about the next message. */
-static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len,
-	       sctp_ll_rinfo *ri)
+static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri)
 {
 	struct sctp_rxm *m = &a->rxm;
 	long n = sctp_ll_recv(a->ll, buf, len, ri);
 	if (n < 0)
 		return n;
+	a->stats.rx_calls += ri->calls;
 	m->eor = ri->eor;
 	if (ri->next_valid) {
 		m->nxt_valid = 1;
@@ -55,11 +60,10 @@ static long rd(struct ddp_sctp_assoc *a, void *buf, size_t len,
 
 /* Each step returns one of these: go on, an event for the caller in
  * *out, or stop (the source ran dry, < 0). */
-#define STEP_ON 0
+#define STEP_ON    0
 #define STEP_EVENT 1
 
-static int ev_actions(struct sctp_rx_out *out, uint16_t sid,
-		      const struct sctp_act *act)
+static int ev_actions(struct sctp_rx_out *out, uint16_t sid, const struct sctp_act *act)
 {
 	out->kind = SCTP_RX_ACTIONS;
 	out->sid = sid;
@@ -67,8 +71,7 @@ static int ev_actions(struct sctp_rx_out *out, uint16_t sid,
 	return STEP_EVENT;
 }
 
-static int llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code,
-		   struct sctp_rx_out *out)
+static int llp_err(struct ddp_sctp_assoc *a, uint16_t sid, uint8_t code, struct sctp_rx_out *out)
 {
 	struct sctp_act act;
 	struct sctp_stream idle;
@@ -104,7 +107,7 @@ static void report_seg_err(struct ddp_sctp_assoc *a)
 		}
 	}
 	ddp_llp_error_seg(a->s, m->sid, DDP_LAYER_DDP, etype, code, m->pre + SCTP_SSN_LEN,
-			  m->need - SCTP_SSN_LEN, m->seg_seen);
+	                  m->need - SCTP_SSN_LEN, m->seg_seen);
 }
 
 /* The segment is bad (code): discard the rest, then report it. */
@@ -163,20 +166,22 @@ static int prefix_done(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 		return finish_segment(a, out);
 	}
 	m->plen = seg_len + SCTP_SSN_LEN - m->need;
-	if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN,
-			     m->need - SCTP_SSN_LEN, m->plen, &m->rx) != 0) {
+	if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN, m->need - SCTP_SSN_LEN,
+	                     m->plen, &m->rx) != 0) {
 		to_discard(m);
 		return finish_segment(a, out);
 	}
 	m->rx_open = 1;
 	m->off = 0;
 	m->state = RXS_PAYLOAD;
-	a->stats.rx_hdr_first++;
+	if (m->whole)
+		a->stats.rx_whole++;
+	else
+		a->stats.rx_hdr_first++;
 	return STEP_ON;
 }
 
-static int payload_end(struct ddp_sctp_assoc *a, int ok,
-		       struct sctp_rx_out *out)
+static int payload_end(struct ddp_sctp_assoc *a, int ok, struct sctp_rx_out *out)
 {
 	struct sctp_rxm *m = &a->rxm;
 	m->rx_open = 0;
@@ -216,11 +221,17 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 		m->sid = ri.sid;
 		m->ppid = ri.ppid;
 		m->have = (size_t)n;
-		if (m->len_known && (ri.sid != m->nxt_sid ||
-				     ri.ppid != m->nxt_ppid))
+		if (m->len_known && (ri.sid != m->nxt_sid || ri.ppid != m->nxt_ppid))
 			m->len_known = 0; /* not the message it described */
-		if (m->sid >= a->nstreams || (m->ppid != SCTP_PPID_DDP &&
-					      m->ppid != SCTP_PPID_CTL)) {
+		/* read whole into the glue's staging area (sctp_ll.h
+		 * rx_whole_max): its length is known, its payload is copied */
+		m->whole = ri.whole_len != 0;
+		if (m->whole) {
+			m->len_known = 1;
+			m->total = ri.whole_len;
+		}
+		if (m->sid >= a->nstreams ||
+		    (m->ppid != SCTP_PPID_DDP && m->ppid != SCTP_PPID_CTL)) {
 			/* RFC 5043 §5.1: a DDP association carries PPID 16
 			 * and 17 only */
 			out->kind = SCTP_RX_FATAL;
@@ -284,6 +295,8 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 			n = rd(a, dst, want, &ri);
 			if (n < 0)
 				return (int)n;
+			if (ri.staged && dst != a->stage)
+				ddp_llp_count_copy(a->s, (size_t)n); /* staging -> place */
 			m->off += (size_t)n;
 		}
 		return payload_end(a, m->eor, out); /* longer: !eor */
@@ -296,8 +309,7 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 				return finish_segment(a, out);
 			}
 			n = rd(a, a->stage + m->have,
-			       (size_t)a->mulpdu + SCTP_SSN_LEN + 1 - m->have,
-			       &ri);
+			       (size_t)a->mulpdu + SCTP_SSN_LEN + 1 - m->have, &ri);
 			if (n < 0)
 				return (int)n;
 			m->have += (size_t)n;
@@ -310,10 +322,9 @@ static int step(struct ddp_sctp_assoc *a, struct sctp_rx_out *out)
 		m->plen = m->have - m->need;
 		a->stats.rx_staged++;
 		if (ddp_llp_rx_begin(a->s, m->sid, m->ssn, m->pre + SCTP_SSN_LEN,
-				     m->need - SCTP_SSN_LEN, m->plen,
-				     &m->rx) == 0) {
-			void *dst = m->rx.verdict == DDP_RX_PLACE ?
-					    ddp_llp_rx_dst(a->s, &m->rx, 0) : NULL;
+		                     m->need - SCTP_SSN_LEN, m->plen, &m->rx) == 0) {
+			void *dst =
+			    m->rx.verdict == DDP_RX_PLACE ? ddp_llp_rx_dst(a->s, &m->rx, 0) : NULL;
 			if (dst && m->plen) {
 				memcpy(dst, a->stage + m->need, m->plen);
 				ddp_llp_count_copy(a->s, m->plen);

@@ -56,11 +56,11 @@ struct event_base;
 struct evdns_base;
 struct sockaddr;
 
-typedef struct ddp_sctp_ep ddp_sctp_ep;	      /* a UDP socket + usrsctp */
+typedef struct ddp_sctp_ep ddp_sctp_ep;       /* a UDP socket + usrsctp */
 typedef struct ddp_sctp_assoc ddp_sctp_assoc; /* one association */
 
-#define DDP_SCTP_UDP_PORT 9899 /* RFC 6951 SCTP-over-UDP port */
-#define DDP_SCTP_MAX_PRIV 512    /* private data of a control message */
+#define DDP_SCTP_UDP_PORT   9899        /* RFC 6951 SCTP-over-UDP port */
+#define DDP_SCTP_MAX_PRIV   512         /* private data of a control message */
 #define DDP_SCTP_IDLE_NEVER 0xFFFFFFFFu /* idle_assoc_timeout_ms: never */
 
 /* Session-control events (session_ctl callback). */
@@ -81,14 +81,14 @@ enum ddp_sctp_event {
 /* usrsctp's congestion control modules (ddp_sctp_config.cc). */
 enum ddp_sctp_cc {
 	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_RFC4960;
-				  * HSTCP moves 8x more at 1 % loss and 20 ms
-				  * but was 4x slower through a lossy,
-				  * corrupting, reordering local path
-				  * (docs/performance.md, "Long paths") */
+	                          * HSTCP moves 8x more at 1 % loss and 20 ms
+	                          * but was 4x slower through a lossy,
+	                          * corrupting, reordering local path
+	                          * (docs/performance.md, "Long paths") */
 	DDP_SCTP_CC_RFC4960 = 1, /* RFC 4960 §7.2 (usrsctp's "RFC 2581") */
-	DDP_SCTP_CC_HSTCP = 2,	 /* HighSpeed TCP, RFC 3649 */
-	DDP_SCTP_CC_HTCP = 3,	 /* H-TCP */
-	DDP_SCTP_CC_RTCC = 4,	 /* RTCC, usrsctp's RTT-based variant */
+	DDP_SCTP_CC_HSTCP = 2,   /* HighSpeed TCP, RFC 3649 */
+	DDP_SCTP_CC_HTCP = 3,    /* H-TCP */
+	DDP_SCTP_CC_RTCC = 4,    /* RTCC, usrsctp's RTT-based variant */
 };
 
 typedef struct ddp_sctp_callbacks {
@@ -101,72 +101,70 @@ typedef struct ddp_sctp_callbacks {
 	 * DDP_ERR_PROTO no DDP adaptation indication from the peer).
 	 * After a status < 0 callback returns
 	 * the association and its session are freed. Required. */
-	void (*assoc)(ddp_sctp_assoc *a, ddp_session *s, int status,
-		      void *user);
+	void (*assoc)(ddp_sctp_assoc *a, ddp_session *s, int status, void *user);
 	/* Session control on one stream. priv/priv_len: the private data
 	 * (valid during the call only). Required. */
-	void (*session_ctl)(ddp_sctp_assoc *a, uint32_t stream,
-			    enum ddp_sctp_event ev, int status, const void *priv,
-			    size_t priv_len, void *user);
+	void (*session_ctl)(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
+	                    const void *priv, size_t priv_len, void *user);
 } ddp_sctp_callbacks;
 
 typedef struct ddp_sctp_config {
-	const char *addr;	/* local UDP address literal, NULL = 127.0.0.1 */
-	int port;		/* UDP port; 0 (or -1) = any, as a listener's
-				 * port 0 everywhere; DDP_SCTP_UDP_PORT is
-				 * RFC 6951's well-known port */
-	uint16_t nstreams;	/* SCTP streams in = out (default 64): the
-				 * most an association gets, whatever the
-				 * peer asks. Each costs about 300 octets of
-				 * DDP state at once (the core's stream: 184
-				 * + 32 per untagged queue + malloc's 16) plus
-				 * 10 here, and about 1,100 more once it
-				 * carries a DDP stream session (most of it
-				 * the received-DDP-SSN window, 8,192 bits);
-				 * usrsctp's own
-				 * per-stream state comes on top */
-	uint32_t max_streams;	/* streams of all associations of this
-				 * endpoint together (default 65536, ~20 MB of
-				 * DDP state); an accepted association that
-				 * does not fit evicts the oldest ones without
-				 * a DDP stream session, else it is ABORTed
-				 * (both logged); ours always fit */
+	const char *addr;               /* local UDP address literal, NULL = 127.0.0.1 */
+	int port;                       /* UDP port; 0 (or -1) = any, as a listener's
+	                                 * port 0 everywhere; DDP_SCTP_UDP_PORT is
+	                                 * RFC 6951's well-known port */
+	uint16_t nstreams;              /* SCTP streams in = out (default 64): the
+	                                 * most an association gets, whatever the
+	                                 * peer asks. Each costs about 300 octets of
+	                                 * DDP state at once (the core's stream: 184
+	                                 * + 32 per untagged queue + malloc's 16) plus
+	                                 * 10 here, and about 1,100 more once it
+	                                 * carries a DDP stream session (most of it
+	                                 * the received-DDP-SSN window, 8,192 bits);
+	                                 * usrsctp's own
+	                                 * per-stream state comes on top */
+	uint32_t max_streams;           /* streams of all associations of this
+	                                 * endpoint together (default 65536, ~20 MB of
+	                                 * DDP state); an accepted association that
+	                                 * does not fit evicts the oldest ones without
+	                                 * a DDP stream session, else it is ABORTed
+	                                 * (both logged); ours always fit */
 	uint32_t max_pending_initiates; /* Initiates waiting for the ULP per
-					 * association (default 64, RFC 5043
-					 * §5.2.3: finite; over it: Terminate) */
-	uint32_t max_ctl_queue_bytes; /* session-control messages of ours
-				 * waiting for room in SCTP, per association
-				 * (default 65536; each costs its length + 16
-				 * octets, a Terminate 20; one Terminate per
-				 * stream at most): at the bound the
-				 * association stops reading until half of it
-				 * was sent, so a peer that sends Initiates and
-				 * never reads our answers is stopped by SCTP's
-				 * flow control, not by our memory */
-	uint32_t path_mtu;	/* IP path MTU cap: a link MTU as `ip link`
-				 * shows it (1500 on Ethernet); 0 = each
-				 * peer's route alone. Datagrams fit it
-				 * unfragmented (RFC 5043 §9): largest UDP
-				 * payload = MTU - 28 (IPv4) / - 48 (IPv6),
-				 * MULPDU = payload - 62 (- payload % 4);
-				 * lowered by EMSGSIZE and ICMP. */
-	uint32_t max_assocs;	/* associations alive at once (default 256):
-				 * each can hold nstreams reorder windows of
-				 * up to ~230 KiB; at the cap the oldest
-				 * accepted association without a DDP
-				 * stream session is ABORTed to make room
-				 * (logged); only when every one has a
-				 * session is the new peer ABORTed (logged) */
+	                                 * association (default 64, RFC 5043
+	                                 * §5.2.3: finite; over it: Terminate) */
+	uint32_t max_ctl_queue_bytes;   /* session-control messages of ours
+	                                 * waiting for room in SCTP, per association
+	                                 * (default 65536; each costs its length + 16
+	                                 * octets, a Terminate 20; one Terminate per
+	                                 * stream at most): at the bound the
+	                                 * association stops reading until half of it
+	                                 * was sent, so a peer that sends Initiates and
+	                                 * never reads our answers is stopped by SCTP's
+	                                 * flow control, not by our memory */
+	uint32_t path_mtu;              /* IP path MTU cap: a link MTU as `ip link`
+	                                 * shows it (1500 on Ethernet); 0 = each
+	                                 * peer's route alone. Datagrams fit it
+	                                 * unfragmented (RFC 5043 §9): largest UDP
+	                                 * payload = MTU - 28 (IPv4) / - 48 (IPv6),
+	                                 * MULPDU = payload - 62 (- payload % 4);
+	                                 * lowered by EMSGSIZE and ICMP. */
+	uint32_t max_assocs;            /* associations alive at once (default 256):
+	                                 * each can hold nstreams reorder windows of
+	                                 * up to ~230 KiB; at the cap the oldest
+	                                 * accepted association without a DDP
+	                                 * stream session is ABORTed to make room
+	                                 * (logged); only when every one has a
+	                                 * session is the new peer ABORTed (logged) */
 	uint32_t idle_assoc_timeout_ms; /* an accepted association without
-				 * a DDP stream session (no stream being
-				 * initiated, open or closing) for this long
-				 * is ended with a graceful SHUTDOWN (ABORT
-				 * if not done 5 s later), logged with the
-				 * peer's address; its assoc callback sees
-				 * DDP_ERR_CLOSED (DDP_ERR_ABORTED if aborted).
-				 * 0 = default 10000; DDP_SCTP_IDLE_NEVER:
-				 * never. Associations opened with
-				 * ddp_sctp_connect() are not ended. */
+	                                 * a DDP stream session (no stream being
+	                                 * initiated, open or closing) for this long
+	                                 * is ended with a graceful SHUTDOWN (ABORT
+	                                 * if not done 5 s later), logged with the
+	                                 * peer's address; its assoc callback sees
+	                                 * DDP_ERR_CLOSED (DDP_ERR_ABORTED if aborted).
+	                                 * 0 = default 10000; DDP_SCTP_IDLE_NEVER:
+	                                 * never. Associations opened with
+	                                 * ddp_sctp_connect() are not ended. */
 	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. A peer that
 	 * answers nothing (no SACK, no HEARTBEAT-ACK) is declared dead
 	 * (assoc callback DDP_ERR_LLP) once assoc_max_retrans consecutive
@@ -186,19 +184,19 @@ typedef struct ddp_sctp_config {
 	 * a single-homed association. rto_min > rto_max is lowered to rto_max,
 	 * rto_initial is clamped into [rto_min, rto_max]. */
 	uint32_t hb_interval_ms;    /* heartbeat on an idle path (5000) */
-	uint32_t rto_min_ms;	    /* 100 */
+	uint32_t rto_min_ms;        /* 100 */
 	uint32_t rto_initial_ms;    /* 200 */
-	uint32_t rto_max_ms;	    /* 10000 */
+	uint32_t rto_max_ms;        /* 10000 */
 	uint16_t path_max_retrans;  /* 15 */
 	uint16_t assoc_max_retrans; /* 15 */
-	ddp_ctx *ctx;		/* required */
+	ddp_ctx *ctx;               /* required */
 	ddp_session_config session; /* nstreams is set from the association;
-				     * reorder_window is raised to at least
-				     * 8192 (the peer may have 4096 chunks per
-				     * stream in flight, RFC 5043 §10) */
-	ddp_callbacks ddp;	/* data-path callbacks of every session */
+	                             * reorder_window is raised to at least
+	                             * 8192 (the peer may have 4096 chunks per
+	                             * stream in flight, RFC 5043 §10) */
+	ddp_callbacks ddp;          /* data-path callbacks of every session */
 	ddp_sctp_callbacks sctp;
-	void *user;		/* passed to every callback */
+	void *user; /* passed to every callback */
 	/* Long paths (docs/performance.md, "Long paths"). usrsctp's socket
 	 * buffers, octets, 0 = the default 8 MiB each: the send buffer holds
 	 * what is unacknowledged, the receive buffer is the window the peer
@@ -206,7 +204,7 @@ typedef struct ddp_sctp_config {
 	 * 1 Gbit/s x 64 ms). They are limits, not allocations: memory is
 	 * used only while data waits. */
 	uint32_t sndbuf, rcvbuf;
-	enum ddp_sctp_cc cc;	/* congestion control of our sending side */
+	enum ddp_sctp_cc cc; /* congestion control of our sending side */
 } ddp_sctp_config;
 
 /* The one adapter model (ddp.h): connect to host:port (the peer's UDP
@@ -224,12 +222,15 @@ typedef struct ddp_sctp_config {
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
 DDP_API int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-			const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes);
-#define ddp_sctp_connect_to(...) ddp_sctp_connect_to(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+                                const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb,
+                                void *user, uint64_t sizes);
+#define ddp_sctp_connect_to(...)                                                                   \
+	ddp_sctp_connect_to(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 DDP_API int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-		       const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-		       ddp_listener **out, uint64_t sizes);
-#define ddp_sctp_listen_on(...) ddp_sctp_listen_on(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+                               const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                               ddp_listener **out, uint64_t sizes);
+#define ddp_sctp_listen_on(...)                                                                    \
+	ddp_sctp_listen_on(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* The same as ddp_sctp_connect_to(), without blocking: returns at once,
  * before any callback; the name is resolved by evdns on dns (NULL: one
  * made for this connect), and one it cannot resolve ends in
@@ -237,21 +238,25 @@ DDP_API int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char
  * ddp_connect_cancel(), valid until cb->up or cb->down.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
 DDP_API int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-				   const char *host, int port, const ddp_sctp_config *cfg,
-				   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes);
-#define ddp_sctp_connect_async(...) ddp_sctp_connect_async(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+                                   const char *host, int port, const ddp_sctp_config *cfg,
+                                   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                   uint64_t sizes);
+#define ddp_sctp_connect_async(...)                                                                \
+	ddp_sctp_connect_async(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* The same to an address (IPv4 or IPv6, its port the peer's UDP port): the
  * association's INIT goes out from this call's endpoint; callbacks come
  * from the loop. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
 DDP_API int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-				  unsigned int salen, const ddp_sctp_config *cfg,
-				  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out, uint64_t sizes);
-#define ddp_sctp_connect_addr(...) ddp_sctp_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+                                  unsigned int salen, const ddp_sctp_config *cfg,
+                                  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                  uint64_t sizes);
+#define ddp_sctp_connect_addr(...)                                                                 \
+	ddp_sctp_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks, cc not a ddp_sctp_cc), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */
-DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg,
-		    ddp_sctp_ep **out, uint64_t sizes);
+DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out,
+                            uint64_t sizes);
 #define ddp_sctp_ep_new(...) ddp_sctp_ep_new(__VA_ARGS__, DDP_SIZES1(ddp_sctp_config))
 /* Abort every association (one ABORT datagram each, sent before the UDP
  * socket closes) and free the endpoint. The sessions are freed: their
@@ -278,8 +283,7 @@ DDP_API int ddp_sctp_unlisten(ddp_sctp_ep *ep);
 /* Open an association to addr:port (UDP). *out is valid until its assoc
  * callback reports status < 0. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
  * DDP_ERR_SYS. */
-DDP_API int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port,
-		     ddp_sctp_assoc **out);
+DDP_API int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port, ddp_sctp_assoc **out);
 
 /* The association's DDP session (NULL before it is up). Owned by the
  * association: do not free it. */
@@ -292,22 +296,20 @@ DDP_API ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a);
  * session may still have chunks in flight, RFC 5043 §6: retry later),
  * DDP_ERR_NOMEM. */
 DDP_API int ddp_sctp_initiate(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		      size_t priv_len);
+                              size_t priv_len);
 /* Answer an INITIATE (Accept / Reject with private data, copied). Reject
  * is only ever sent through this call (RFC 5043 §5.2.3). An Enhanced
  * Initiate (RFC 6581) is answered with Enhanced Accept / Reject; the
  * Accept then carries IRD/ORD 0x3FFF ("the ULP negotiates") and priv may
  * hold at most 508 octets. Errors: DDP_ERR_INVAL (bad stream, priv too
  * long), DDP_ERR_STATE (no INITIATE pending on stream). */
-DDP_API int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len);
-DDP_API int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv,
-		    size_t priv_len);
+DDP_API int ddp_sctp_accept(ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len);
+DDP_API int ddp_sctp_reject(ddp_sctp_assoc *a, uint32_t stream, const void *priv, size_t priv_len);
 
 /* RFC 6581 §7: the IRD/ORD word of Enhanced Initiate / Accept (same layout
  * as MPA's). */
 typedef struct ddp_sctp_ird_ord {
-	uint8_t p2p;	    /* A: peer-to-peer connection model */
+	uint8_t p2p;        /* A: peer-to-peer connection model */
 	uint8_t send0_rtr;  /* B: zero-length Send RTR */
 	uint8_t write0_rtr; /* C: zero-length RDMA Write RTR */
 	uint8_t read0_rtr;  /* D: zero-length RDMA Read RTR */
@@ -319,17 +321,15 @@ typedef struct ddp_sctp_ird_ord {
  * Errors: those of ddp_sctp_initiate, DDP_ERR_INVAL (io NULL or IRD/ORD
  * over 14 bits). */
 DDP_API int ddp_sctp_initiate_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			       const ddp_sctp_ird_ord *io, const void *priv,
-			       size_t priv_len);
+                                       const ddp_sctp_ird_ord *io, const void *priv,
+                                       size_t priv_len);
 /* Accept an Enhanced Initiate with our IRD/ORD word (io NULL: 0x3FFF for
  * both); priv <= 508 octets. Errors: those of ddp_sctp_accept. */
-DDP_API int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream,
-			     const ddp_sctp_ird_ord *io, const void *priv,
-			     size_t priv_len);
+DDP_API int ddp_sctp_accept_enhanced(ddp_sctp_assoc *a, uint32_t stream, const ddp_sctp_ird_ord *io,
+                                     const void *priv, size_t priv_len);
 /* The IRD/ORD word the peer sent in this stream's current session.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOENT (the peer sent none). */
-DDP_API int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream,
-			  ddp_sctp_ird_ord *out);
+DDP_API int ddp_sctp_peer_ird_ord(const ddp_sctp_assoc *a, uint32_t stream, ddp_sctp_ird_ord *out);
 
 /* End the association: graceful (abortive == 0: every message already
  * queued is sent first, each stream session ends with its Terminate, then
@@ -340,13 +340,18 @@ DDP_API int ddp_sctp_close(ddp_sctp_assoc *a, int abortive);
 
 /* Statistics of an association. */
 typedef struct ddp_sctp_stats {
-	uint64_t rx_hdr_first;	/* segments placed header-first (no copy) */
-	uint64_t rx_staged;	/* segments whose length was not known in
-				 * advance: staged and copied (counted in
-				 * ddp_session_copied_bytes) */
+	uint64_t rx_hdr_first;   /* segments placed header-first (no copy) */
+	uint64_t rx_staged;      /* segments whose length was not known in
+	                          * advance: staged and copied (counted in
+	                          * ddp_session_copied_bytes) */
 	uint64_t rx_ctl, tx_ctl; /* control messages */
-	uint64_t rx_dropped;	/* chunks of no / a dead session */
-	uint64_t udp_bad_crc;	/* datagrams dropped on CRC32c (endpoint) */
+	uint64_t rx_dropped;     /* chunks of no / a dead session */
+	uint64_t udp_bad_crc;    /* datagrams dropped on CRC32c (endpoint) */
+	uint64_t rx_whole;       /* small segments read whole with one usrsctp
+	                          * call (several per hold of its lock) and
+	                          * copied once into place (counted in
+	                          * ddp_session_copied_bytes) */
+	uint64_t rx_calls;       /* usrsctp receive calls that returned data */
 } ddp_sctp_stats;
 DDP_API void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes);
 #define ddp_sctp_get_stats(...) ddp_sctp_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_sctp_stats))
