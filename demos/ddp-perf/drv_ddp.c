@@ -303,6 +303,12 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	 * kernel's receive copy cost 57 more perf samples per GB with 8 MiB
 	 * per stream, 1 stream; about 5 % of the run) */
 	size_t win = strcmp(p->llp, "sctp") == 0 ? WINDOW_SCTP : WINDOW_MPA;
+	/* SCTP: at most WINDOW_SCTP_ALL over all streams (16 streams: 2 MiB
+	 * each, 640 MB/s at a 50 ms round trip): the receiver touches its
+	 * buffers before the run, and 128 MiB took longer than SCTP's RTO
+	 * on a loaded machine (see the memset below) */
+	if (win == WINDOW_SCTP && (size_t)n * win > WINDOW_SCTP_ALL)
+		win = WINDOW_SCTP_ALL / (size_t)n;
 	size_t dep = win / p->size;
 	d->depth = dep < DEPTH_MIN ? DEPTH_MIN : dep > DEPTH_MAX ? DEPTH_MAX : (uint32_t)dep;
 	if (ctx) {
@@ -317,14 +323,19 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	if (bench_mode_rdma(p->mode) && rdma_init(d))
 		return -1;
 	for (int i = 0; i < n; i++) {
-		/* zeroed, not filled: a buffer nothing was placed into fails
-		 * bench_check all the same, and calloc's fresh pages cost no
-		 * time here. Touching 128 MiB (64 KiB x 128 x 16 streams)
-		 * blocked the server's loop for longer than SCTP's RTO: usrsctp
-		 * runs on that loop, so the client's first chunks timed out and
-		 * the association crawled in congestion avoidance from a
-		 * congestion window of one packet */
-		d->bs[i].rbuf = calloc(DEPTH, p->size);
+		/* touched before the run (its page faults are not measured)
+		 * with one memset of at most 32 MiB over all streams, not
+		 * bench_fill's loop of single octets: 128 MiB (64 KiB x 128 x
+		 * 16 streams) filled octet by octet, or even by memset under
+		 * load, blocked the server's loop for longer than SCTP's RTO;
+		 * usrsctp runs on that loop, so the client's first chunks
+		 * timed out and the association crawled in congestion
+		 * avoidance from a congestion window of one packet. 0xa5 is
+		 * never bench_check's pattern at offset 0, so a buffer nothing
+		 * was placed into still fails the check */
+		d->bs[i].rbuf = malloc((size_t)DEPTH * p->size);
+		if (d->bs[i].rbuf)
+			memset(d->bs[i].rbuf, 0xa5, (size_t)DEPTH * p->size);
 		d->bs[i].sbuf = malloc(4 * p->size);
 		if (!d->bs[i].rbuf || !d->bs[i].sbuf)
 			return -1;

@@ -14,6 +14,7 @@
  * Why the two differ: drun_init(). */
 #define WINDOW_MPA (1u << 20)
 #define WINDOW_SCTP (8u << 20)
+#define WINDOW_SCTP_ALL (32u << 20) /* SCTP: over all streams */
 #define DEPTH_MIN 16
 #define DEPTH_MAX 8192
 #define DEPTH (d->depth)
