@@ -91,6 +91,13 @@ static int connect_to(const struct bench_params *p, struct bench_result *r)
 		return -1;
 	}
 	set_timeout(fd, 10);
+	/* the client end sends: its congestion control is the one that acts
+	 * (the server's listener sets it for the receiving end only) */
+	if (bench_set_cc(fd, p->tcp_cc) < 0) {
+		bench_fail(r, "congestion control %s: %s", p->tcp_cc, strerror(errno));
+		close(fd);
+		return -1;
+	}
 	if (connect(fd, (const struct sockaddr *)&p->addr, p->addrlen) < 0) {
 		bench_fail(r, "connect to the server: %s", strerror(errno));
 		close(fd);
