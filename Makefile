@@ -301,7 +301,7 @@ fuzz-min: fuzz-build
 check-sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
-# ThreadSanitizer (issue 13): the tests that run endpoints on several
+# ThreadSanitizer: the tests that run endpoints on several
 # threads, and the SCTP send paths; reports inside libusrsctp (not built
 # with TSan) are suppressed by tests/tsan.supp, never ours.
 TSAN_TESTS := test_threads test_sctp_send_path test_sctp_ll

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Call cycles between two files of one source folder (STYLE.md: "two files
-# calling each other where a return value would do"; issue 14). From the
+# calling each other where a return value would do"). From the
 # object files of BUILD/obj/<folder>/*.o: file A depends on file B when A
 # has an undefined (U) symbol that B defines (T). A pair that depends both
 # ways is a cycle; each is printed with the symbols of both directions.

@@ -31,7 +31,7 @@ bad=$(grep -hE '#[[:space:]]*include[[:space:]]*"' rdmap/*.c rdmap/*.h 2>/dev/nu
 [ -n "$bad" ] && { echo "layering: rdmap/ includes internals: $bad"; rc=1; }
 bad=$(grep -lE '#[[:space:]]*include[[:space:]]*<(event2/|event\.h|usrsctp\.h|sys/socket\.h|netinet/)' rdmap/* include/ddp/rdmap.h 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: rdmap/ includes transport headers: $bad"; rc=1; }
-# Byte order lives in src/cursor.h (issue 14): no parser or encoder in src/
+# Byte order lives in src/cursor.h: no parser or encoder in src/
 # or adapters/ assembles or splits multi-octet fields by hand, i.e. shifts an
 # array octet left by a multiple of 8 (p[0] << 8) or casts a value shifted
 # right by one to uint8_t ((uint8_t)(v >> 8)). Excepted: the cursor itself

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Requirement coverage (issue 14). The requirement ids, their level and any
+# Requirement coverage. The requirement ids, their level and any
 # "not covered: <reason>" marker are defined in docs/compliance.md (rows
 # "| ID | level | ... |"); tests cite ids in comments. Prints the coverage
 # table (markdown: id, level, the files under tests/ that cite it) and exits

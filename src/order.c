@@ -32,7 +32,7 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
 
 /* ---------------------------------------------- fair share of the budget
  *
- * Issue 15 finding 2: five hostile associations holding one segment far
+ * Five hostile associations holding one segment far
  * ahead on each of their streams pinned the whole context budget, and a
  * legitimate peer whose two segments merely came out of order was stopped.
  * RFC 5041 §8 (DDP-SEC-12): the resource manager SHOULD enforce a fair

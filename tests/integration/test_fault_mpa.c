@@ -1,4 +1,4 @@
-/* Fault tests for DDP over MPA/TCP on 127.0.0.1 (issue 6 item 4): a peer
+/* Fault tests for DDP over MPA/TCP on 127.0.0.1: a peer
  * that dies (RST through SO_LINGER 0, a reset by the library itself, a
  * proxy that goes silent), graceful vs abortive teardown and half-close
  * (RFC 5041 §6, DDP-TRD-*), 100,000 messages through a re-segmenting proxy

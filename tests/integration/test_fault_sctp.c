@@ -1,5 +1,5 @@
-/* Fault tests for DDP over SCTP (RFC 5043, usrsctp over UDP on 127.0.0.1)
- * (issue 6 item 4): a peer endpoint that vanishes (its UDP port is gone:
+/* Fault tests for DDP over SCTP (RFC 5043, usrsctp over UDP on 127.0.0.1):
+ * a peer endpoint that vanishes (its UDP port is gone:
  * ICMP port unreachable) or goes silent (every datagram dropped), graceful
  * vs abortive teardown and half-close (RFC 5041 §6, DDP-TRD-*), and
  * 100,000 small tagged + untagged messages over several streams through a

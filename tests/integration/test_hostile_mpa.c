@@ -1,5 +1,5 @@
 /*
- * Memory safety through the MPA/TCP adapter (issue 6 item 3): a real
+ * Memory safety through the MPA/TCP adapter: a real
  * ddp_mpa_listen() Responder on 127.0.0.1 under libevent is the victim; the
  * attacker is a plain TCP socket of this test that runs the MPA start-up by
  * hand and then writes hand-built FPDUs with VALID CRCs (RFC 5044 §4.4, so

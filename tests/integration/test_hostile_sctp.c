@@ -1,5 +1,5 @@
 /*
- * Memory safety through the SCTP adapter (issue 6 item 3): the victim is a
+ * Memory safety through the SCTP adapter: the victim is a
  * ddp_sctp_ep listener on 127.0.0.1 (usrsctp over UDP, libevent); the
  * attacker is a bare sctp_ll endpoint of this test that sends the DDP
  * Adaptation Layer Indication (RFC 5043 §11.1), opens each stream's DDP
@@ -69,7 +69,7 @@ struct victim {
 	int aup, adown;
 	uint16_t ssn[NSTREAMS]; /* next DDP-SSN the attacker sends */
 	uint64_t rng;
-	/* the victim context's log hook (issue 15 control-plane trace) */
+	/* the victim context's log hook (control-plane trace) */
 	char log[16384];
 	unsigned nlog;
 	/* wire filter on the victim: clear U of the first DATA chunk with
@@ -519,7 +519,7 @@ static unsigned count_lines(const char *log, const char *needle)
 	return n;
 }
 
-/* Issue 15 finding 7: unsolicited Accept / Reject / Terminate and
+/* Unsolicited Accept / Reject / Terminate and
  * malformed session control on idle streams were dropped without a trace.
  * Each is logged with the peer address and stream, the first 8 per
  * association only; the total comes when the association goes. */

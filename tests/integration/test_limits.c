@@ -1,4 +1,4 @@
-/* Limits (issue 6 item 5): every configurable cap is enforced with its
+/* Limits: every configurable cap is enforced with its
  * documented error, and a zero field gives a safe default. One test per
  * cap; each names the config field it proves:
  *   ddp_ctx_config.max_stags, .max_pds

@@ -1,4 +1,4 @@
-/* Limits under floods (issue 6 item 5): half-open TCP connections (no MPA
+/* Limits under floods: half-open TCP connections (no MPA
  * Request) are reaped by ddp_mpa_config.startup_timeout_ms, also when the
  * process runs out of fds; floods of half-open connections and of peers
  * sending invalid FPDUs do not grow memory (VmRSS from flood to flood).

@@ -1,4 +1,4 @@
-/* Issue 15 finding 4: the MPA start-up cap (ddp_mpa_config.max_startup,
+/* The MPA start-up cap (ddp_mpa_config.max_startup,
  * default 1024) must not lock good clients out. 1,100 slowloris
  * connections each dribble the first octets of an MPA Request and stop;
  * a good client arriving after them is served within 1 s: at the cap the

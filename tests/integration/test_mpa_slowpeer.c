@@ -1,4 +1,4 @@
-/* Slow is not dead (issue 15 finding 6): ddp_mpa_config.dead_peer_timeout_ms
+/* Slow is not dead: ddp_mpa_config.dead_peer_timeout_ms
  * ends a connection only when the peer stops acknowledging, never for a
  * closed receive window.
  *  - a peer that stops reading (socket open, window closed, TCP answers

@@ -1,5 +1,5 @@
 /*
- * The one adapter model (issue 13 point 2): one ULP source — an echo
+ * The one adapter model: one ULP source — an echo
  * server and a client, written against ddp_conn_callbacks, the session's
  * user-data slots and ddp_session_addr() — runs over MPA/TCP and over SCTP;
  * only the setup calls differ (ddp_mpa_* vs ddp_sctp_* listen_on /

@@ -1,5 +1,5 @@
-/* Scale: 10,000 concurrent MPA/TCP connections on one event loop (issue 6
- * item 5). The responder side (this process) holds all 10,000 connections
+/* Scale: 10,000 concurrent MPA/TCP connections on one event loop.
+ * The responder side (this process) holds all 10,000 connections
  * on one event_base at the same time: each one completes the RFC 5044 §7.1
  * start-up and moves one untagged message each way. The initiator side runs
  * in a child process with its own event loop, because both ends in one

@@ -1,4 +1,4 @@
-/* Errors say what happened (issue 15 finding 7): an association refused
+/* Errors say what happened: an association refused
  * for its Adaptation Layer Indication (RFC 5043 §11.1) is ABORTed with a
  * User-Initiated Abort cause whose Upper Layer Abort Reason says why
  * (RFC 4960 §3.3.10.12), and the refused side's log shows that reason,

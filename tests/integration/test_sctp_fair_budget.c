@@ -1,6 +1,6 @@
 /*
- * Fair share of the context's out-of-order budget (issue 15 finding 2,
- * docs/fairness.md): five hostile SCTP associations each open 64 DDP
+ * Fair share of the context's out-of-order budget
+ * (docs/fairness.md): five hostile SCTP associations each open 64 DDP
  * Stream Sessions and send one segment DDP-SSN 4000 ahead on every stream
  * (RFC 5043 §5.2.1: each one holds a reorder ring of the victim, ~224 KiB,
  * 320 rings wanted of the 292 that fit the default 64 MiB); then one

@@ -1,6 +1,6 @@
 /*
- * Association slots of an SCTP listener (issue 15 finding 3,
- * docs/fairness.md): associations that never Initiate a DDP stream
+ * Association slots of an SCTP listener
+ * (docs/fairness.md): associations that never Initiate a DDP stream
  * session (RFC 5043 §6) must not hold every slot. Scaled down from the
  * default 256 to max_assocs 16:
  *  - 16 idle associations, then a good client (Initiate, Accept, one

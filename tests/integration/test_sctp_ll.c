@@ -190,7 +190,7 @@ static unsigned find_abort_reason(void *user, uint8_t *p, size_t n)
 }
 
 /* RFC 5043 §11.1: a peer without the DDP adaptation indication gets no
- * DDP association, and an ABORT that says why (issue 15 finding 7). */
+ * DDP association, and an ABORT that says why. */
 static void test_ll_peer_without_adaptation_is_refused(void **st)
 {
 	struct event_base *b = event_base_new();

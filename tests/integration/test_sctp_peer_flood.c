@@ -1,4 +1,4 @@
-/* Issue 15 finding 1: a flood of junk datagrams from many UDP sources
+/* A flood of junk datagrams from many UDP sources
  * creates no per-peer state (no calloc, no usrsctp address registration):
  * only a valid SCTP packet that is a lone INIT with verification tag 0
  * (RFC 4960 §8.5.1, §3.3.2) makes a source a peer, and an unreferenced

@@ -1,5 +1,5 @@
 /* Scale: one SCTP association (usrsctp over UDP on 127.0.0.1) with 1,024
- * DDP streams on one event loop (issue 6 item 5): every stream is initiated
+ * DDP streams on one event loop: every stream is initiated
  * (RFC 5043 §6.2 Initiate with private data), accepted by the ULP and moves
  * one untagged message each way. Also measured: RSS per DDP stream. */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Issue 14: sctp_ll_sendv's gather send calls usrsctp's unexported
+/* sctp_ll_sendv's gather send calls usrsctp's unexported
  * sctp_lower_sosend() with a copy of usrsctp's private struct uio. It is
  * guarded: configure enables it only for a usrsctp version known to have
  * that layout (DDP_USRSCTP_LOWER_SOSEND), and the first endpoint runs a

@@ -1,4 +1,4 @@
-/* Issue 15 finding 5: slow is not dead. SCTP failure detection (RFC 4960
+/* Slow is not dead. SCTP failure detection (RFC 4960
  * §8.1-§8.3: heartbeat interval, path / association retransmission limits,
  * RTO bounds) comes from the endpoint's configuration; the defaults ride
  * out a 31 s stall (every datagram in both directions dropped while an

@@ -1,4 +1,4 @@
-/* Issue 13 point 1: threads. NTHREADS threads, each with its own
+/* Threads. NTHREADS threads, each with its own
  * event_base and ddp_ctx (as ddp.h allows), each with an MPA listener and
  * an SCTP endpoint, connect in a ring (thread i to thread i+1 over both
  * LLPs) and send NMSG self-checking messages over each; every message is

@@ -1,5 +1,5 @@
-# Peer process killed (kill -9) mid-transfer, both directions, for each LLP
-# (issue 6 item 4): the survivor must notice within 10 s, exit non-zero and
+# Peer process killed (kill -9) mid-transfer, both directions, for each LLP:
+# the survivor must notice within 10 s, exit non-zero and
 # print exactly one "ddp-xfer: <reason>" line. The detection time (from the
 # kill to the survivor's exit) is measured and printed.
 #  - receiver killed: MPA: the kernel resets the TCP connections of the dead

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The installed libraries keep their internals to themselves (issue 14):
+# The installed libraries keep their internals to themselves:
 # `make install` into a temporary DESTDIR, then
 #  - every header under include/ddp/ is installed (no internal one there);
 #  - every installed libddp*.a and libddp*.so defines only ddp_* globals

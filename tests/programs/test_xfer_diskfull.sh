@@ -1,4 +1,4 @@
-# ddp-xfer: errors say what happened (issue 15 finding 7). The receiver
+# ddp-xfer: errors say what happened. The receiver
 # writes --out into a 4 MiB tmpfs mounted here and the sender sends a
 # 16 MiB file: the receiver's write fails with ENOSPC, it tells the sender
 # why (an ABORT message on every stream, then an orderly close), the

@@ -1,10 +1,10 @@
-# ddp-xfer: slow is not dead (issue 15 finding 5). --timeout is the one
+# ddp-xfer: slow is not dead. --timeout is the one
 # knob for "how long may the peer be silent": it maps onto SCTP's failure
 # detection (net_sctp.c xf_sctp_liveness) and MPA's dead-peer timeout
 # (net_mpa.c), so
 #  - a sender stopped (SIGSTOP) for 5 s with --timeout 8 on both ends is
 #    waited for: after SIGCONT the transfer completes and both ends print
-#    the same hash (before issue 15, SCTP gave up after ~2.5 s of silence
+#    the same hash (before failure detection rode out stalls, SCTP gave up after ~2.5 s of silence
 #    with "lower layer protocol failure" on both ends);
 #  - a sender stopped for 5 s with --timeout 2 is given up: the receiver
 #    fails with "timeout: nothing heard from the sender for 2 s" within

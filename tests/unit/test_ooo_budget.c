@@ -1,6 +1,6 @@
 /*
  * The fair share of the context's out-of-order budget (src/order.c
- * ooo_charge, docs/fairness.md; issue 15 finding 2), on sessions over the
+ * ooo_charge, docs/fairness.md), on sessions over the
  * receive-only nullllp: segments go in through ddp_llp_rx_segment with an
  * explicit ordering number, as an out-of-order LLP (SCTP, RFC 5043) hands
  * them up.

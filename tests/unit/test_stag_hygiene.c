@@ -1,5 +1,5 @@
 /*
- * STag hygiene (issue 6 item 6), DDP core only over the nullllp LLP:
+ * STag hygiene, DDP core only over the nullllp LLP:
  *  - RFC 5040 §8.1.1 / DDP-SEC-5: STags are hard to predict: random index
  *    and key bits, no duplicates, two contexts give different sequences;
  *  - DDP-SEC-5: a just-revoked STag value is not handed out again until its

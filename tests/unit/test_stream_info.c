@@ -1,4 +1,4 @@
-/* What a ULP can attach to and ask of a session (issue 13): user-data
+/* What a ULP can attach to and ask of a session: user-data
  * slots, counters, queued octets, the writable callback, the first TO of a
  * tagged delivery, names of error triples, and what keeps a context
  * alive. Over the in-memory LLP pair (core unit test). */

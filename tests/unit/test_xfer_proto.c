@@ -104,7 +104,7 @@ static void test_proto_hello_round_trip_and_limits(void **state)
 	}
 }
 
-/* ABORT (issue 15): the receiver tells the sender why it stopped; the
+/* ABORT: the receiver tells the sender why it stopped; the
  * text reaches the sender's terminal, so only printable ASCII of a bounded
  * length and a known reason code pass, both ways. */
 static void test_proto_abort_limits(void **state)
