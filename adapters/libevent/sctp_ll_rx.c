@@ -91,9 +91,10 @@ static int fill(struct sctp_ll_assoc *a)
 	int k;
 	if (!q->buf) {
 		q->cap = max < SCTP_LL_RXQ_CAP ? SCTP_LL_RXQ_CAP : (size_t)max + 1;
-		if (!(q->buf = malloc(q->cap)))
+		if (!(q->buf = sctp_ll_rxq_map(q->cap)))
 			return -1;
 	}
+	q->used = 1;
 	/* a first message longer than max (its length not announced) shows
 	 * itself by not ending there; it goes on with direct reads */
 	k = sctp_usrsctp_recv_batch(a, q->buf, q->cap, max, max, q->m, SCTP_LL_RXQ_MSGS, &got,

@@ -7,6 +7,11 @@
 
 #define TICK_MS 10 /* usrsctp timer granularity */
 
+/* Period of the check that gives a quiet association's receive staging
+ * area back (sctp_ll_rxq_quiet): it goes after one to two periods without
+ * a batch read. */
+#define QUIET_MS 1000
+
 /* usrsctp timers run only while associations exist, plus a grace period
  * after the last one so a SHUTDOWN / ABORT in progress can finish. */
 #define LINGER_MS 3000
@@ -36,6 +41,11 @@ void sctp_ll_timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (ep->tick && ++ep->tick_n >= 100 / TICK_MS) {
 		ep->tick_n = 0;
 		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
+	}
+	if (++ep->quiet_n >= QUIET_MS / TICK_MS) {
+		ep->quiet_n = 0;
+		for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
+			sctp_ll_rxq_quiet(&a->rxq);
 	}
 	/* only while associations exist (a listener keeps it for setup) */
 	if (ep_has_work(ep))

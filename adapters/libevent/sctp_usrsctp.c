@@ -99,7 +99,7 @@ static void assoc_destroy(struct sctp_ll_assoc *a)
 		sctp_udp_peer_unref(a->peer); /* expires when idle */
 	if (a->work)
 		event_free(a->work);
-	free(a->rxq.buf);
+	sctp_ll_rxq_fini(&a->rxq);
 	free(a);
 }
 

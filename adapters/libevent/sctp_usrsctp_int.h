@@ -49,7 +49,16 @@ struct sctp_ll_rxq {
 	sctp_ll_rinfo after; /* SCTP_RECVNXTINFO of the batch's last read */
 	int next_valid;      /* the last read (any path) knew the next length */
 	uint32_t next_len;
+	int used; /* a batch was read since the last quiet check */
 };
+
+/* The staging area goes back to malloc when its association has read no
+ * batch for a whole check period (sctp_ll_timer.c, every second) and holds
+ * nothing: an association that went quiet keeps none of our receive
+ * memory, like an MPA connection's ring. */
+uint8_t *sctp_ll_rxq_map(size_t len); /* NULL: no memory (counted when not) */
+void sctp_ll_rxq_quiet(struct sctp_ll_rxq *q);
+void sctp_ll_rxq_fini(struct sctp_ll_rxq *q);
 
 struct sctp_ll_assoc {
 	struct sctp_ll_assoc *next, *prev;
@@ -91,6 +100,7 @@ struct sctp_ll_ep {
 	void (*tick)(void *user); /* sctp_ll_set_tick */
 	void *tick_user;
 	unsigned tick_n;
+	unsigned quiet_n; /* timer ticks since the last quiet check */
 	struct socket *lsock;
 	sctp_ll_accept_cb acb;
 	void *auser;

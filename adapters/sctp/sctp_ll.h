@@ -246,6 +246,11 @@ typedef struct sctp_ll_rinfo {
  * message), DDP_ERR_AGAIN (nothing queued), DDP_ERR_CLOSED. */
 long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri);
 
+/* Receive staging areas (one per association that reads small segments
+ * whole; given back when it goes quiet) alive in this process, and the most
+ * alive at once. */
+void sctp_ll_rx_areas(long *now, long *peak);
+
 /* The remote UDP address of a as text ("127.0.0.1:4242", "?" if unknown)
  * in buf (at least 64 octets), for log messages. Returns buf. */
 const char *sctp_ll_assoc_peer(const sctp_ll_assoc *a, char *buf);

@@ -28,7 +28,7 @@ struct row {
 	long up;	       /* connections up when opened */
 	long kib[NPHASE];      /* VmRSS (kernel: socket memory); -1: not measured */
 	long heap[NPHASE];     /* malloc's blocks in use; -1: not measured */
-	long rings[NPHASE];    /* MPA rings alive (-1: none to count) */
+	long rings[NPHASE];    /* rings or staging areas alive (-1: none to count) */
 	long rings_peak;
 	uint64_t msgs_rx;
 	long errors;
@@ -271,7 +271,7 @@ static void print_table(const struct scale_opts *o)
 			put_kib(w->kib[p]);
 		printf(" | %6.2f %6.2f %6.2f %6.2f           |", per_conn(w, P_OPEN),
 		       per_conn(w, P_MOVING), per_conn(w, P_QUIET), per_conn(w, P_CLOSED));
-		if (!strcmp(w->llp, "mpa") && strcmp(w->side, "kernel"))
+		if (strcmp(w->side, "kernel"))
 			printf(" %6ld %5ld %6ld      |", w->rings[P_MOVING], w->rings[P_QUIET],
 			       w->rings_peak);
 		else
@@ -283,7 +283,8 @@ static void print_table(const struct scale_opts *o)
 			printf(" %9s %6s\n", "-", "-");
 	}
 	printf("per conn = (column - before) / conns (SCTP: per association of %u streams); "
-	       "rings: MPA receive rings alive in that process, counted by the library\n",
+	       "rings: receive rings (MPA) or staging areas (SCTP) alive in that process, counted "
+	       "by the library\n",
 	       o->sctp_streams);
 	/* no count (not glibc), or an allocator of its own (ASan: zeros) */
 	if (nrows == 0 || rows[0].heap[P_BEFORE] <= 0)
@@ -332,8 +333,8 @@ static int check(const struct scale_opts *o)
 			why = "errors";
 		else if (w->msgs_rx == 0)
 			why = "no message moved";
-		else if (!strcmp(w->llp, "mpa") && w->rings[P_QUIET] != 0)
-			why = "receive rings not given back when quiet";
+		else if (strcmp(w->side, "kernel") && w->rings[P_QUIET] != 0)
+			why = "receive rings or staging areas not given back when quiet";
 		else if (o->max_kib > 0 && per_conn(w, P_MOVING) / (double)w->streams > o->max_kib)
 			why = "RSS per stream session while moving over the bound";
 		else if (o->max_kib > 0 && w->conns * w->streams >= 2 * HEAP_TRIM_MIN &&
@@ -401,7 +402,7 @@ static void usage(void)
 		"  --move-s S     moving before the reading (default 5)\n"
 		"  --quiet-s S    quiet before the reading (default 3)\n"
 		"  --check KIB    exit 1 unless every connection came up and moved data,\n"
-		"                 no MPA ring outlived the quiet phase, and (KIB > 0) RSS\n"
+		"                 no MPA ring or SCTP staging area outlived the quiet phase, and (KIB > 0) RSS\n"
 		"                 per DDP stream session while moving <= KIB and at least\n"
 		"                 a quarter of it given back after every connection closed\n"
 		"  --no-netns     stay in this network namespace (else, as root, one of\n"

@@ -42,7 +42,8 @@ struct scale_rep {
 	long conns;	     /* connections up (SCTP: associations) */
 	long streams;	     /* SCTP: stream sessions open */
 	long gone;	     /* connections ended */
-	long rings_now;	     /* MPA receive rings alive now (library count) */
+	long rings_now;	     /* MPA receive rings or SCTP staging areas alive
+			      * now (library count) */
 	long rings_peak;     /* and the most at once so far */
 	uint64_t msgs_rx;    /* messages received so far */
 	uint64_t msgs_tx;    /* messages sent so far */

@@ -15,6 +15,8 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 
+#include "sctp/sctp_ll.h"
+
 #define INFLIGHT 32 /* client associations being set up at once */
 
 struct aslot {
@@ -300,6 +302,7 @@ static void fill(struct side *sd, struct scale_rep *r)
 	r->msgs_rx = m->rx;
 	r->msgs_tx = m->tx;
 	r->errors = m->errors + m->failed;
+	sctp_ll_rx_areas(&r->rings_now, &r->rings_peak);
 }
 
 const struct side_ops scale_sctp_server = {init, start, done, tick, fill};

@@ -4,8 +4,8 @@
 # namespace of its own). It must print its table (both LLPs, server,
 # client and kernel rows) and pass its own --check:
 #  - every connection (stream session) came up and moved data, no errors;
-#  - no MPA receive ring is left once the connections went quiet (the
-#    library's count: rings are given back when a connection goes quiet);
+#  - no MPA receive ring and no SCTP receive staging area is left once the
+#    connections went quiet (the library's counts: both are given back);
 #  - RSS per DDP stream session while moving <= 64 KiB (measured: 18 KiB
 #    per MPA connection, its ring's touched pages included; 3 KiB per SCTP
 #    stream; an MPA ring wholly resident would be 144 KiB);
