@@ -298,7 +298,7 @@ static void close_segment(mpa_deframer *d)
 	d->state = MPA_DFR_LEN;
 	d->got = 0;
 	if (staged)
-		hand_up(d, d->staged_at, d->ulpdu_len);
+		hand_up(d, d->ra.stage, d->ulpdu_len);
 }
 
 /* The DDP header is complete: ask the core, then read the payload. */
@@ -502,7 +502,6 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		if (mpa_ra_classify(&d->ra, d->ulpdu_len, d->lh[MPA_LEN_FIELD],
 		                    d->sink->segment != NULL)) {
 			d->staged = 1;
-			d->staged_at = d->ra.stage;
 			memcpy(d->ra.stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;
 			d->state = MPA_DFR_STAGE;
