@@ -72,7 +72,7 @@ static size_t safe_ahead(const mpa_deframer *d)
 	case MPA_DFR_STAGE: { /* rest of a staged FPDU + the next LEN+14, or
 		               * in a run as much as `ra` holds: the FPDUs
 		               * after this one then arrive whole and are
-		               * handed over in place (stage_in_place) */
+		               * handed over in place (whole_fpdu) */
 		size_t rest =
 		    (size_t)d->ulpdu_len - d->got + d->pad_len + MPA_CRC_LEN + sizeof(d->lh);
 		return small > rest ? small : rest;
@@ -241,45 +241,64 @@ static int open_segment(mpa_deframer *d)
 	return 0;
 }
 
-static void close_segment(mpa_deframer *d)
+/* The one verdict every FPDU gets, whichever way it is handed up: the CRC
+ * first (RFC 5044 §4.4: computed `crc` against the field at `field`, LSB
+ * first; with CRCs off the field MUST NOT be checked), then a marker that
+ * disagreed with ULPDU_Length (§4.3), then a ULPDU_Length no DDP segment
+ * can have (its code, once the CRC passed). A failure stops the stream
+ * (RFC 5044 §8, an open receive ticket ends with ok = 0) and returns 0;
+ * an FPDU that passed counts and returns 1. */
+static int fpdu_verdict(mpa_deframer *d, uint32_t crc, const uint8_t *field)
 {
-	struct rcur tc = rc_init(d->trailer + d->pad_len, MPA_CRC_LEN);
+	struct rcur tc = rc_init(field, MPA_CRC_LEN);
 	uint64_t want = 0;
-	rc_get_le(&tc, MPA_CRC_LEN, &want); /* RFC 5044 §4.4: LSB first */
-	/* RFC 5044 §4.4: with CRCs off the field MUST NOT be checked. */
-	int crc_ok = !d->crc || want == d->crc_acc;
-	int ok = crc_ok && !d->bad_marker;
-	int staged = d->staged;
-
-	d->staged = 0;
-	if (d->ticket_open) {
-		d->ticket_open = 0;
-		d->sink->end(d->sink_ctx, &d->rx, ok);
-		if (d->state == MPA_DFR_ERROR)
-			return; /* aborted from inside the callback */
-	}
-	if (!crc_ok) {
+	rc_get_le(&tc, MPA_CRC_LEN, &want); /* cannot fail: 4 of 4 */
+	if (d->crc && want != crc) {
 		d->crc_errors++;
-		/* RFC 5044 §8: code 2, deliver nothing more */
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_CRC);
-		return;
+		return 0;
 	}
 	if (d->bad_marker) {
 		d->marker_errors++;
 		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_MARKER);
-		return;
+		return 0;
 	}
 	if (d->len_err) { /* the CRC passed: the length was sent so */
 		stop(d, DDP_LAYER_DDP, DDP_ETYPE_LLP, d->len_err);
-		return;
+		return 0;
 	}
 	d->fpdus++;
+	return 1;
+}
+
+/* A whole ULPDU whose FPDU passed its verdict goes to DDP (RFC 5044 §4.4:
+ * nothing of it before the CRC). */
+static void hand_up(mpa_deframer *d, const uint8_t *ulpdu, size_t len)
+{
+	if (d->sink->segment(d->sink_ctx, ulpdu, len) < 0)
+		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+}
+
+/* PAD + CRC of a step-by-step FPDU are in d->trailer: its verdict, then
+ * the header-first ticket closes (ok) or the staged ULPDU goes up. */
+static void close_segment(mpa_deframer *d)
+{
+	int staged = d->staged;
+
+	d->staged = 0;
+	if (!fpdu_verdict(d, d->crc_acc, d->trailer + d->pad_len))
+		return;
+	if (d->ticket_open) {
+		d->ticket_open = 0;
+		d->sink->end(d->sink_ctx, &d->rx, 1);
+		if (d->state == MPA_DFR_ERROR)
+			return; /* aborted from inside the callback */
+	}
 	d->started = 0;
 	d->state = MPA_DFR_LEN;
 	d->got = 0;
-	/* a staged ULPDU reaches DDP only now, after its CRC passed */
-	if (staged && d->sink->segment(d->sink_ctx, d->staged_at, d->ulpdu_len) < 0)
-		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+	if (staged)
+		hand_up(d, d->ra.stage, d->ulpdu_len);
 }
 
 /* The DDP header is complete: ask the core, then read the payload. */
@@ -291,34 +310,6 @@ static ssize_t begin_payload(mpa_deframer *d)
 		d->got = 0;
 		d->state = MPA_DFR_TRAILER;
 	}
-	return 1;
-}
-
-/* A small FPDU whose rest (ULPDU, PAD, CRC) is already in `ra` right
- * after the 14 header octets just served from there, with no marker
- * inside: check its CRC and hand the ULPDU to DDP from `ra` itself, not
- * through d->ra.stage (one copy, the core's, instead of two). Returns 1 when
- * done so (the FPDU is closed), 0 to stage it the usual way. */
-static int stage_in_place(mpa_deframer *d)
-{
-	size_t rest = (size_t)d->ulpdu_len - DDP_TAGGED_HDR_LEN;
-	size_t need = rest + d->pad_len + MPA_CRC_LEN;
-	if (d->markers || d->ra.len < need || d->ra.off < DDP_TAGGED_HDR_LEN)
-		return 0;
-	const uint8_t *u = d->ra.buf + d->ra.off - DDP_TAGGED_HDR_LEN;
-	/* the header octets were served from this very fill of `ra` */
-	if (memcmp(u, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN) != 0)
-		return 0;
-	if (d->crc)
-		d->crc_acc = ddp_crc32c(d->crc_acc, d->ra.buf + d->ra.off, rest + d->pad_len);
-	memcpy(d->trailer, d->ra.buf + d->ra.off + rest, d->pad_len + MPA_CRC_LEN);
-	d->ra.off += need;
-	d->ra.len -= need;
-	d->pos += need;
-	d->staged_at = u;
-	d->got = d->pad_len + MPA_CRC_LEN;
-	d->state = MPA_DFR_TRAILER;
-	close_segment(d);
 	return 1;
 }
 
@@ -334,42 +325,56 @@ static ssize_t body_read(mpa_deframer *d, ssize_t r, size_t total)
 	return 1;
 }
 
-/* A whole small FPDU at the head of the read-ahead buffer (no markers),
- * the common case in a run read into the ring: its CRC over the FPDU in
- * one pass, then its ULPDU to DDP straight from the buffer (RFC 5044 §4.4:
- * the CRC before DDP sees anything). Returns 1 when done so (or stopped on
- * a CRC error), 0 to take the step-by-step path, which also reports any
- * length error. */
+/* The common case of a run of small FPDUs (no markers): a whole FPDU at
+ * the head of the read-ahead buffer. Its verdict over the FPDU in one CRC
+ * pass, then its ULPDU to DDP straight from the buffer, no copy of ours.
+ * Returns 1 when done so (or stopped), 0 to take the step-by-step path
+ * (an FPDU cut at the buffer's end, a header-first one, or a length error,
+ * which that path reports). */
 static int whole_fpdu(mpa_deframer *d)
 {
-	if (d->markers || d->ra.len < MPA_LEN_FIELD + DDP_TAGGED_HDR_LEN)
+	if (d->markers || d->ra.len < MPA_LEN_FIELD + DDP_TAGGED_HDR_LEN || !d->sink->segment)
 		return 0;
 	const uint8_t *p = d->ra.buf + d->ra.off;
 	struct rcur c = rc_init(p, d->ra.len);
 	uint64_t ulen = 0;
 	rc_peek_be(&c, MPA_LEN_FIELD, &ulen); /* cannot fail: len >= 16 */
-	if (ulen < DDP_TAGGED_HDR_LEN || ulen > d->max_ulpdu)
+	if (ulen < DDP_TAGGED_HDR_LEN || ulen > d->max_ulpdu || ulen > d->ra.stage_max)
 		return 0;
-	size_t pad = mpa_pad_len(ulen);
-	size_t total = MPA_LEN_FIELD + (size_t)ulen + pad + MPA_CRC_LEN;
-	if (d->ra.len < total || ulen > d->ra.stage_max || !d->sink->segment)
+	size_t body = MPA_LEN_FIELD + (size_t)ulen + mpa_pad_len(ulen);
+	if (d->ra.len < body + MPA_CRC_LEN)
 		return 0;
 	mpa_ra_classify(&d->ra, (uint16_t)ulen, p[MPA_LEN_FIELD], 1);
-	d->ra.off += total;
-	d->ra.len -= total;
-	d->pos += total;
-	uint64_t want = 0;
-	rc_skip(&c, total - MPA_CRC_LEN);
-	rc_get_le(&c, MPA_CRC_LEN, &want); /* cannot fail: total <= len */
-	/* RFC 5044 §4.4: with CRCs off the field MUST NOT be checked */
-	if (d->crc && ddp_crc32c(0, p, total - MPA_CRC_LEN) != want) {
-		d->crc_errors++;
-		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_CRC);
+	d->ra.off += body + MPA_CRC_LEN;
+	d->ra.len -= body + MPA_CRC_LEN;
+	d->pos += body + MPA_CRC_LEN;
+	d->bad_marker = 0;
+	d->len_err = 0;
+	uint32_t crc = d->crc ? ddp_crc32c(0, p, body) : 0;
+	if (fpdu_verdict(d, crc, p + body))
+		hand_up(d, p + MPA_LEN_FIELD, (size_t)ulen);
+	return 1;
+}
+
+/* At an FPDU's start with nothing read ahead, in a run of small FPDUs and
+ * without markers: fill the read-ahead buffer first, so that the FPDUs
+ * that arrive whole are handed up in place (whole_fpdu). Returns 1 to go
+ * on, or the (<= 0) reader result. */
+static ssize_t fill_ahead(mpa_deframer *d, mpa_read_fn rd, void *io)
+{
+	if (d->markers || d->ra.len || mpa_ra_run_ahead(&d->ra) <= sizeof(d->lh))
 		return 1;
-	}
-	d->fpdus++;
-	if (d->sink->segment(d->sink_ctx, p + MPA_LEN_FIELD, (size_t)ulen) < 0)
-		stop(d, DDP_LAYER_LLP, 0, DDP_MPA_ECODE_LOCAL_CATASTROPHIC);
+	mpa_ra_pick_buffer(&d->ra);
+	size_t ahead = safe_ahead(d);
+	if (ahead > d->ra.cap)
+		ahead = d->ra.cap;
+	ssize_t r = rd(io, d->ra.buf, ahead);
+	if (r <= 0)
+		return r;
+	if ((size_t)r > ahead)
+		return DDP_ERR_INVAL; /* broken reader */
+	d->ra.off = 0;
+	d->ra.len = (size_t)r;
 	return 1;
 }
 
@@ -427,8 +432,13 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 
 	switch (d->state) {
 	case MPA_DFR_LEN:
-		if (!d->started && d->got == 0 && d->mk_got == 0 && whole_fpdu(d))
-			return 1;
+		if (!d->started && d->got == 0 && d->mk_got == 0) {
+			r = fill_ahead(d, rd, io);
+			if (r <= 0)
+				return r;
+			if (whole_fpdu(d))
+				return 1;
+		}
 		if (!d->started) {
 			d->started = 1;
 			d->crc_acc = 0;
@@ -492,9 +502,6 @@ static ssize_t step(mpa_deframer *d, mpa_read_fn rd, void *io)
 		if (mpa_ra_classify(&d->ra, d->ulpdu_len, d->lh[MPA_LEN_FIELD],
 		                    d->sink->segment != NULL)) {
 			d->staged = 1;
-			if (stage_in_place(d))
-				return 1;
-			d->staged_at = d->ra.stage;
 			memcpy(d->ra.stage, d->lh + MPA_LEN_FIELD, DDP_TAGGED_HDR_LEN);
 			d->got = DDP_TAGGED_HDR_LEN;
 			d->state = MPA_DFR_STAGE;

@@ -82,11 +82,9 @@ typedef struct mpa_deframer {
 	uint8_t len_err; /* ULPDU_Length out of range: the DDP code,
 	                  * reported once the CRC passed (0: none) */
 	int ticket_open;
-	int staged;               /* this FPDU is being staged */
-	mpa_readv_fn readv;       /* optional: see mpa_dfr_set_readv */
-	const uint8_t *staged_at; /* the staged ULPDU: ra.stage, or in place
-	                           * inside ra.buf when it arrived there whole */
-	mpa_readahead ra;         /* read-ahead policy and buffers */
+	int staged;         /* this FPDU is being staged */
+	mpa_readv_fn readv; /* optional: see mpa_dfr_set_readv */
+	mpa_readahead ra;   /* read-ahead policy and buffers */
 	ddp_rx rx;
 	const mpa_rx_sink *sink;
 	void *sink_ctx;
