@@ -128,9 +128,9 @@ static void print_group(const struct sweep *sw, const char *what, const char *ba
 {
 	const struct row *t = &sets[0][g0];
 	char notes[2048] = "", fails[2048] = "", name[24];
-	printf("\nSweep of the %s, link %s%s; %zu-octet messages, %d stream%s; MB/s (median of %d "
-	       "samples of %.2f s)\n",
-	       what, base ? base : "", base ? " plus the swept item" : "(only the swept item)",
+	printf("\nSweep of the %s over linkem (%s%s); %zu-octet messages, %d stream%s; MB/s (median "
+	       "of %d samples of %.2f s)\n",
+	       what, base ? base : "no other impairment", base ? ", plus the swept item" : "",
 	       t->p.size, t->p.streams, t->p.streams > 1 ? "s" : "", REPS, t->p.duration);
 	printf("%-8s", sw->kind == SWEEP_RTT ? "rtt" : "loss");
 	for (int i = g0; i < g1; i++) {
