@@ -24,7 +24,9 @@
  * (0: at the cap, the sender stops asking). When something else bounds
  * (the receiver's CPU, a full bottleneck queue, TCP's congestion window),
  * the round trip stretches instead (Little's law: a full window waits
- * W / rate), the product falls below 2/3 of the window and it stays. */
+ * W / rate), the product falls below 2/3 of the window and it stays.
+ * DDP_PERF_WINDOW=fixed in the sender's environment keeps the starting
+ * window (to measure what growing gains). */
 #include "drv_ddp.h"
 
 #include <stdio.h>
@@ -104,7 +106,8 @@ static void window_sample(struct drun *d, struct bstream *b)
 		return;
 	if (!b->rtt_min || rtt < b->rtt_min)
 		b->rtt_min = rtt;
-	if (!b->blocked || b->asking || b->at_cap || d->stop || 3 * rate * b->rtt_min < 2.0 * b->win)
+	if (!b->blocked || b->asking || b->at_cap || d->stop || d->fixed_window ||
+	    3 * rate * b->rtt_min < 2.0 * b->win)
 		return;
 	if (ddp_send_untagged(b->tx_s, b->tx_st, CREDIT_QN, b->win, NULL, 0, NULL) == 0)
 		b->asking = 1;
@@ -397,6 +400,8 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	d->depth = dep < DEPTH_MIN ? DEPTH_MIN : dep > DEPTH_MAX ? DEPTH_MAX : (uint32_t)dep;
 	/* untagged: room to grow to (the rest of rbuf stays untouched, so
 	 * it costs address space, not memory, until the window grows) */
+	const char *fixed = getenv("DDP_PERF_WINDOW"); /* "fixed": for comparing */
+	d->fixed_window = fixed && !strcmp(fixed, "fixed");
 	size_t cap = WINDOW_GROW_ALL / (size_t)n / p->size;
 	d->rcap = p->mode != MODE_UNTAGGED || cap < d->depth ? d->depth
 		  : cap > WINDOW_MSGS_MAX			   ? WINDOW_MSGS_MAX
