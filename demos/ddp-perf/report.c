@@ -232,7 +232,10 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		const char *mode = raw_llp(w->p.llp) && !bench_mode_rtt(w->p.mode) ? "raw"
 										: mode_str(w->p.mode);
 		const struct row *b = ratio_base(rows, n, w);
+		const struct row *fb = b ? NULL : report_ratio_base(rows, n, w);
 		ratio_cell(cell, sizeof(cell), w, b, &stalled);
+		if (fb && fb->r.failed) /* its baseline ran and failed: say so */
+			snprintf(cell, sizeof(cell), "n/a");
 		if (bench_mode_rtt(w->p.mode))
 			snprintf(note, sizeof(note), "rtt %.1f us", w->r.rtt_us);
 		else if (b && !strcmp(w->p.llp, "mpa"))
@@ -250,6 +253,9 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		if (stalled)
 			snprintf(note + strlen(note), sizeof(note) - strlen(note),
 				 "%sn/a (baseline stalled)", note[0] ? ", " : "");
+		else if (fb && fb->r.failed)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 "%sn/a (baseline failed)", note[0] ? ", " : "");
 		any_stalled |= stalled;
 		if (w->r.skipped) {
 			iperf3_na |= !strcmp(w->p.llp, "iperf3");
