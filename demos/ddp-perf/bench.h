@@ -60,6 +60,8 @@ struct bench_result {
 	uint64_t copied;	/* payload octets the library copied */
 	double rtt_us;		/* MODE_RTT: mean round trip */
 	uint32_t dgram;		/* udp: datagram payload size */
+	uint64_t window;	/* DDP untagged: the largest credit window of
+				 * a stream at the end (octets) */
 	int failed;
 	int skipped;		/* not measured (why says why): e.g. the
 				 * program a row runs is not installed */

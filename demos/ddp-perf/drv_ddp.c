@@ -6,7 +6,27 @@
  * the count (the flow control any untagged ULP needs). Tagged: the sender
  * writes message k at TO (k % DEPTH) * size into a region the receiver
  * registered; the receiver counts tagged deliveries. RTT: one 64-octet
- * untagged message bounces between the two ends. */
+ * untagged message bounces between the two ends.
+ *
+ * The untagged window grows with the path. A window of W octets moves at
+ * most W per credit round trip (1 MiB over a 20 ms path: 52 MB/s, where TCP
+ * moves 140), so the sender times one credit round trip at a time (a
+ * message sent to the credit that covers it) and keeps the smallest seen,
+ * the path's own. When it ran out of credits during that round trip and
+ * the delivery rate times the smallest round trip (the bandwidth-delay
+ * product the path showed) is at least 2/3 of the window, the window is
+ * what bounds it: the credits come back in about the path's round trip,
+ * the messages wait nowhere, so more in flight is more delivered. It then
+ * asks the receiver for as much again (a zero-length message on QN 1 whose
+ * RsvdULP is the count); the receiver posts that many more buffers, up to
+ * its cap (WINDOW_GROW_ALL octets over all streams, WINDOW_MSGS_MAX
+ * messages a stream), and grants them in a credit message flagged GRANT
+ * (0: at the cap, the sender stops asking). When something else bounds
+ * (the receiver's CPU, a full bottleneck queue, TCP's congestion window),
+ * the round trip stretches instead (Little's law: a full window waits
+ * W / rate), the product falls below 2/3 of the window and it stays.
+ * DDP_PERF_WINDOW=fixed in the sender's environment keeps the starting
+ * window (to measure what growing gains). */
 #include "drv_ddp.h"
 
 #include <stdio.h>
@@ -16,6 +36,8 @@
 
 #define CREDIT_QN 1
 #define CREDIT_BUFS 256
+#define GROW_BUFS 4 /* receiver: QN 1 buffers for the sender's requests */
+#define GRANT (1ull << 39) /* RsvdULP of a credit message: a grant */
 
 static struct bstream *find_rx(struct drun *d, ddp_session *s, uint32_t st)
 {
@@ -38,7 +60,7 @@ static void pump(struct drun *d, struct bstream *b)
 	const struct bench_params *p = d->p;
 	if (!b->tx_ready || d->stop || p->mode == MODE_RTT)
 		return;
-	while (b->inflight < DEPTH && (p->mode == MODE_TAGGED || b->credits > 0)) {
+	while (b->inflight < b->win && (p->mode == MODE_TAGGED || b->credits > 0)) {
 		struct iovec v = { d->src, p->size };
 		int rc;
 		if (p->mode == MODE_TAGGED)
@@ -57,9 +79,54 @@ static void pump(struct drun *d, struct bstream *b)
 		}
 		b->sent++;
 		b->inflight++;
-		if (p->mode != MODE_TAGGED)
-			b->credits--;
+		if (p->mode == MODE_TAGGED)
+			continue;
+		b->credits--;
+		if (!b->smp_t) { /* time this message's credit round trip */
+			b->smp_t = now_s();
+			b->smp_seq = b->sent;
+			b->smp_acked = b->acked;
+			b->blocked = 0;
+		}
 	}
+	if (p->mode != MODE_TAGGED && b->credits == 0)
+		b->blocked = 1;
+}
+
+/* Sender: credits arrived; when they cover the timed message, decide
+ * whether to ask for a larger window (the rule: top of this file). */
+static void window_sample(struct drun *d, struct bstream *b)
+{
+	if (!b->smp_t || b->acked < b->smp_seq)
+		return;
+	double rtt = now_s() - b->smp_t;
+	double rate = (double)(b->acked - b->smp_acked) / rtt; /* messages/s */
+	b->smp_t = 0;
+	if (rtt <= 0)
+		return;
+	if (!b->rtt_min || rtt < b->rtt_min)
+		b->rtt_min = rtt;
+	if (!b->blocked || b->asking || b->at_cap || d->stop || d->fixed_window ||
+	    3 * rate * b->rtt_min < 2.0 * b->win)
+		return;
+	if (ddp_send_untagged(b->tx_s, b->tx_st, CREDIT_QN, b->win, NULL, 0, NULL) == 0)
+		b->asking = 1;
+}
+
+/* Receiver: the sender asks for want more buffers; post what the cap
+ * allows and grant them (0: at the cap). */
+static void window_grow(struct drun *d, struct bstream *b, ddp_session *s, uint32_t want)
+{
+	uint32_t g = d->rcap - b->rwin < want ? d->rcap - b->rwin : want;
+	for (uint32_t i = 0; i < g; i++)
+		if (ddp_post_recv(s, b->rx_st, 0, b->rbuf + (size_t)(b->rwin + i) * d->p->size,
+				  d->p->size, NULL)) {
+			bench_fail(d->r, "posting more receive buffers failed");
+			g = i;
+			break;
+		}
+	b->rwin += g;
+	ddp_send_untagged(s, b->rx_st, CREDIT_QN, GRANT | g, NULL, 0, NULL);
 }
 
 static void rtt_ping(struct drun *d)
@@ -104,6 +171,20 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 	if (!dl->tagged && dl->qn == CREDIT_QN) { /* sender end: credits */
 		b = find_tx(d, s, dl->stream);
 		ddp_post_recv(s, dl->stream, CREDIT_QN, NULL, 0, NULL);
+		if (!b) { /* receiver end: the sender asks for a larger window */
+			if ((b = find_rx(d, s, dl->stream)) != NULL)
+				window_grow(d, b, s, (uint32_t)dl->rsvdulp);
+			return;
+		}
+		if (dl->rsvdulp & GRANT) {
+			uint32_t g = (uint32_t)dl->rsvdulp;
+			b->asking = 0;
+			b->at_cap = g == 0;
+			b->win += g;
+			b->credits += g;
+			pump(d, b);
+			return;
+		}
 		if (d->count_tx) { /* a credit = messages delivered at the peer */
 			d->r->msgs += dl->rsvdulp;
 			d->r->bytes += dl->rsvdulp * p->size;
@@ -114,10 +195,10 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 				d->credit_m0 = d->r->msgs;
 			}
 		}
-		if (b) {
-			b->credits += (uint32_t)dl->rsvdulp;
-			pump(d, b);
-		}
+		b->credits += (uint32_t)dl->rsvdulp;
+		b->acked += dl->rsvdulp;
+		window_sample(d, b);
+		pump(d, b);
 		return;
 	}
 	b = find_rx(d, s, dl->stream);
@@ -136,7 +217,7 @@ static void on_deliver(ddp_session *s, const ddp_delivery *dl, void *user)
 	if ((b->got++ & 1023) == 0 && bench_check(dl->buf, dl->len, 1) != 0)
 		bench_fail(d->r, "corrupt payload");
 	ddp_post_recv(s, dl->stream, 0, dl->buf, dl->buf_len, NULL);
-	if (++b->since_credit >= DEPTH / 8) {
+	if (++b->since_credit >= b->rwin / 8) {
 		ddp_send_untagged(s, dl->stream, CREDIT_QN, b->since_credit, NULL, 0, NULL);
 		b->since_credit = 0;
 	}
@@ -221,6 +302,10 @@ int drun_rx_ready(struct drun *d, struct bstream *b)
 	for (uint32_t i = 0; i < DEPTH; i++)
 		if (ddp_post_recv(b->rx_s, b->rx_st, 0, b->rbuf + (size_t)i * p->size, p->size, NULL))
 			return -1;
+	for (int i = 0; i < GROW_BUFS; i++)
+		if (ddp_post_recv(b->rx_s, b->rx_st, CREDIT_QN, NULL, 0, NULL))
+			return -1;
+	b->rwin = DEPTH;
 	return 0;
 }
 
@@ -229,6 +314,7 @@ int drun_tx_ready(struct drun *d, struct bstream *b)
 	const struct bench_params *p = d->p;
 	if (d->dev) /* the queue pair comes with full operation */
 		return 0;
+	b->win = DEPTH;
 	if (p->mode == MODE_RTT) {
 		for (int i = 0; i < 4; i++)
 			if (ddp_post_recv(b->tx_s, b->tx_st, 0, b->sbuf + (size_t)i * p->size, p->size,
@@ -292,7 +378,8 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 	d->src = malloc(p->size);
 	if (!d->bs || !d->src)
 		return -1;
-	/* The receive window per stream (DEPTH_MIN..DEPTH_MAX messages).
+	/* The receive window per stream at the start (DEPTH_MIN..DEPTH_MAX
+	 * messages; untagged, it grows from there: top of this file).
 	 * SCTP: 8 MiB. A smaller window makes the receiver catch up with the
 	 * sender more often, and DDP/SCTP copies the first message after
 	 * usrsctp's queue ran dry (its length is unknown): 8 MiB keeps that
@@ -311,6 +398,14 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 		win = WINDOW_SCTP_ALL / (size_t)n;
 	size_t dep = win / p->size;
 	d->depth = dep < DEPTH_MIN ? DEPTH_MIN : dep > DEPTH_MAX ? DEPTH_MAX : (uint32_t)dep;
+	/* untagged: room to grow to (the rest of rbuf stays untouched, so
+	 * it costs address space, not memory, until the window grows) */
+	const char *fixed = getenv("DDP_PERF_WINDOW"); /* "fixed": for comparing */
+	d->fixed_window = fixed && !strcmp(fixed, "fixed");
+	size_t cap = WINDOW_GROW_ALL / (size_t)n / p->size;
+	d->rcap = p->mode != MODE_UNTAGGED || cap < d->depth ? d->depth
+		  : cap > WINDOW_MSGS_MAX			   ? WINDOW_MSGS_MAX
+								   : (uint32_t)cap;
 	if (ctx) {
 		d->ctx = ctx;
 		d->pd = pd;
@@ -333,7 +428,7 @@ int drun_init(struct drun *d, struct event_base *base, const struct bench_params
 		 * avoidance from a congestion window of one packet. 0xa5 is
 		 * never bench_check's pattern at offset 0, so a buffer nothing
 		 * was placed into still fails the check */
-		d->bs[i].rbuf = malloc((size_t)DEPTH * p->size);
+		d->bs[i].rbuf = malloc((size_t)d->rcap * p->size);
 		if (d->bs[i].rbuf)
 			memset(d->bs[i].rbuf, 0xa5, (size_t)DEPTH * p->size);
 		d->bs[i].sbuf = malloc(4 * p->size);
@@ -385,6 +480,9 @@ void drun_loop(struct drun *d)
 		d->r->bytes = (uint64_t)((double)(d->r->bytes - d->credit_b0) * k);
 		d->r->msgs = (uint64_t)((double)(d->r->msgs - d->credit_m0) * k);
 	}
+	for (int i = 0; d->p->mode == MODE_UNTAGGED && i < d->n; i++)
+		if ((uint64_t)d->bs[i].win * d->p->size > d->r->window)
+			d->r->window = (uint64_t)d->bs[i].win * d->p->size;
 	if (bench_mode_rtt(d->p->mode) && d->r->msgs)
 		d->r->rtt_us = d->rtt_sum / (double)d->r->msgs * 1e6;
 	if (d->tick) {

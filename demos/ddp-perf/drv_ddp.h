@@ -18,12 +18,25 @@
 #define DEPTH_MIN 16
 #define DEPTH_MAX 8192
 #define DEPTH (d->depth)
+/* Untagged: the window starts at that size and grows while it is what
+ * bounds the run (window_sample() in drv_ddp.c), to at most WINDOW_GROW_ALL
+ * octets over all streams and WINDOW_MSGS_MAX messages per stream (the
+ * drivers let that many buffers be posted per stream: max_posted). */
+#define WINDOW_GROW_ALL (64u << 20)
+#define WINDOW_MSGS_MAX 65536u
 
 struct bstream {
 	ddp_session *tx_s, *rx_s;
 	uint32_t tx_st, rx_st;
 	uint32_t credits, inflight, since_credit, stag;
 	uint64_t sent, got;
+	/* the untagged window (drv_ddp.c, window_sample) */
+	uint32_t win;		/* sender: credits granted in all (messages) */
+	uint32_t rwin;		/* receiver: buffers posted (messages) */
+	uint64_t acked;		/* sender: credits received in all */
+	uint64_t smp_seq, smp_acked; /* the credit round trip being timed */
+	double smp_t, rtt_min;
+	int blocked, asking, at_cap;
 	uint8_t *rbuf, *sbuf;
 	int tx_ready;
 	void *llp_tx, *llp_rx; /* the driver's connection objects */
@@ -42,6 +55,8 @@ struct drun {
 	struct bstream *bs;
 	int n, started, stop, connected;
 	uint32_t depth;
+	uint32_t rcap;	/* untagged: buffers a stream may grow to */
+	int fixed_window; /* DDP_PERF_WINDOW=fixed: the sender never asks */
 	int count_tx;	/* client role: count at the sender (credits / completions) */
 	int closed;	/* server role: connections/streams ended */
 	int own_ctx;	/* ctx and pd were made by drun_init */

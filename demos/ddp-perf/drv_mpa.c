@@ -30,6 +30,7 @@ static ddp_mpa_config base_config(ddp_pd *pd, const struct bench_params *p)
 	ddp_mpa_config cfg = { .revision = 2, .tcp_congestion = p->tcp_cc };
 	cfg.session.pd = pd;
 	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
+	cfg.session.max_posted = WINDOW_MSGS_MAX; /* the untagged window grows */
 	cfg.no_crc = p->no_crc; /* RFC 5044 §7.1: CRCs unless both ends say C=0 */
 	cfg.ird = cfg.ord = RDMA_DEPTH; /* the RDMA modes' Read depth */
 	return cfg;

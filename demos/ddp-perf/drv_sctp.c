@@ -188,7 +188,7 @@ static ddp_sctp_config base_config(struct srun *m, ddp_ctx *ctx, ddp_pd *pd, int
 				.ddp = drun_callbacks, .user = m };
 	cfg.session.pd = pd;
 	cfg.session.max_tx_queued = 4 * DEPTH_MAX;
-	cfg.session.max_posted = DEPTH_MAX;
+	cfg.session.max_posted = WINDOW_MSGS_MAX; /* the untagged window grows */
 	cfg.sctp.assoc = on_assoc;
 	cfg.sctp.session_ctl = on_ctl;
 	return cfg;

@@ -10,6 +10,8 @@
  *   ddp-perf --llp L --mode M --size N --streams N --duration S   one run
  *   ddp-perf --json ...              one JSON object per run per line
  *   ddp-perf --plot FILE.png         also draw the comparison (gnuplot)
+ *   ddp-perf --sweep rtt=1ms,50ms [--link SPEC]   the throughput rows
+ *                                    against a path parameter (sweep.h)
  *   ddp-perf --server --listen A:P   serve one LLP for a remote client
  *   ddp-perf --connect A:P ...       run against a remote server
  */
@@ -26,7 +28,9 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "plot.h"
 #include "report.h"
+#include "sweep.h"
 #include "topo.h"
 
 #define HEAP_KEEP (64u << 20) /* M_TRIM_THRESHOLD unless --heap-trim */
@@ -71,11 +75,12 @@ struct runner {
 	enum topology topo;
 	struct row *rows;
 	int n, single, json;
+	int quiet; /* a sweep's point: no table, no plot (sweep.c prints) */
 	const char *png;
 	struct bench_params one;	/* the options */
 	struct topo_server srv[MAX_LIST];
 	int nsrv;
-	char topology[40], where[160];
+	char topology[160], where[160];
 	struct report_info ri;
 };
 
@@ -203,9 +208,9 @@ static int run_rows(struct runner *x)
 	} else {
 		failed = run_table(base, x);
 	}
-	if (!x->json && x->topo != TOPO_SERVER)
+	if (!x->json && !x->quiet && x->topo != TOPO_SERVER)
 		report_table(x->rows, x->n, x->single ? 1 : REPS, &x->ri);
-	if (x->png && report_plot(x->rows, x->n, x->png, &x->ri) != 0)
+	if (x->png && !x->quiet && plot_comparison(x->rows, x->n, x->png, x->topology) != 0)
 		fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");
 	event_base_free(base);
 	return failed;
@@ -262,6 +267,16 @@ static int netns_body(const struct topo_netns *ns, void *arg)
 	return run_two(x, TOPO_SERVER_ADDR, ns->server, ns->client);
 }
 
+/* --sweep: one point, the rows in shared memory (sweep.c) */
+static int sweep_point(const char *spec, struct row *rows, int n, void *arg)
+{
+	struct runner *x = arg;
+	x->rows = rows;
+	x->ri.rows = rows;
+	x->n = x->ri.nrows = n;
+	return topo_netns_run(x->one.mtu ? x->one.mtu : 1500, spec, netns_body, x);
+}
+
 static int parse_addr(const char *s, struct bench_params *p)
 {
 	char host[128];
@@ -316,6 +331,9 @@ static void usage(void)
 			"                [--one-process | --netns [--link SPEC]] [--mtu N (link MTU of the SCTP-family\n"
 			"                 rows and of --netns's veth pair, default 1500 there)]\n"
 			"                [--sizes N,N,.. --llps L,L,.. (the comparison's rows)]\n"
+			"                [--sweep loss=P,P,..|rtt=T,T,.. (with --netns, on top of --link SPEC:\n"
+			"                 the throughput rows once per value; default --sizes 65536\n"
+			"                 --llps tcp,iperf3,usrsctp,mpa,sctp; a table per size and streams)]\n"
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n"
@@ -427,6 +445,7 @@ int main(int argc, char **argv)
 		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },    { "heap-trim", 0, 0, 'H' },
 		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "link", 1, 0, 'K' }, { "sizes", 1, 0, 'z' },
 		{ "llps", 1, 0, 'P' },	    { "sctp-cc", 1, 0, 'G' }, { "sctp-buf", 1, 0, 'B' },
+		{ "sweep", 1, 0, 'W' },
 		{ 0, 0, 0, 0 }
 	};
 	struct runner x = { .topo = TOPO_2PROC };
@@ -437,6 +456,7 @@ int main(int argc, char **argv)
 	size_t sizes[MAX_LIST] = { 1024, 16384, 65536 };
 	char *llps[MAX_LIST], *items[MAX_LIST];
 	const char *cc_want = NULL;
+	struct sweep sw = { 0 };
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'l': one->llp = optarg; x.single = 1; break;
@@ -468,6 +488,11 @@ int main(int argc, char **argv)
 		case '1': one_proc = 1; break;
 		case 'N': netns = 1; break;
 		case 'K': link = optarg; netns = 1; break;
+		case 'W':
+			if (sweep_parse(&sw, optarg))
+				return 2;
+			netns = 1;
+			break;
 		case 'z':
 			if ((nsizes = split_list(optarg, items)) < 0) {
 				usage();
@@ -526,6 +551,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ddp-perf: --netns runs two processes; not with --one-process\n");
 		return 2;
 	}
+	if (sw.n && (x.single || one->role)) {
+		fprintf(stderr, "ddp-perf: --sweep runs the comparison's rows: not with --llp, --mode, "
+				"--size, --streams or --server/--connect\n");
+		return 2;
+	}
 	x.topo = one->role == 1 ? TOPO_SERVER : one->role == 2 ? TOPO_REMOTE
 		 : netns ? TOPO_NETNS : one_proc ? TOPO_1PROC : TOPO_2PROC;
 	signal(SIGPIPE, SIG_IGN); /* a server gone mid-run: an error, not death */
@@ -541,9 +571,17 @@ int main(int argc, char **argv)
 			x.rows[0].p.llp = "mpa";
 		x.n = 1;
 		x.single = 1;
-	} else if (table_rows(&x, sizes, nsizes ? nsizes : 3, llps, nllps)) {
-		fprintf(stderr, "ddp-perf: no rows to run\n");
-		return 2;
+	} else {
+		static char *sweep_llps[] = { "tcp", "iperf3", "usrsctp", "mpa", "sctp" };
+		if (sw.n && !nsizes) /* a sweep: 64 KiB unless --sizes */
+			sizes[0] = 65536, nsizes = 1;
+		if (sw.n && !nllps)
+			memcpy(llps, sweep_llps, sizeof(sweep_llps)), nllps = 5;
+		if (table_rows(&x, sizes, nsizes ? nsizes : 3, llps, nllps) ||
+		    (sw.n && !(x.n = sweep_rows(x.rows, x.n)))) {
+			fprintf(stderr, "ddp-perf: no rows to run\n");
+			return 2;
+		}
 	}
 	static const char *const names[] = { "loopback-1proc", "loopback-2proc", "netns-veth-mtu",
 					     "remote", "server" };
@@ -557,7 +595,14 @@ int main(int argc, char **argv)
 					    : x.topo == TOPO_REMOTE ? "this end only (the client)"
 					    : "both processes (client and server)" };
 	int rc;
-	if (x.topo == TOPO_NETNS)
+	if (sw.n) {
+		struct row *tmpl = x.rows;
+		const char *png = x.png;
+		x.quiet = 1;
+		x.png = NULL;
+		rc = sweep_run(&sw, link, tmpl, x.n, sweep_point, &x, png);
+		x.rows = tmpl;
+	} else if (x.topo == TOPO_NETNS)
 		rc = topo_netns_run(one->mtu ? one->mtu : 1500, link, netns_body, &x);
 	else if (x.topo == TOPO_2PROC)
 		rc = run_two(&x, "127.0.0.1", NULL, NULL);

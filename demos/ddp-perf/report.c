@@ -1,4 +1,4 @@
-/* ddp-perf: JSON lines, the comparison table and the plot (report.h). */
+/* ddp-perf: JSON lines and the comparison table with its ratios (report.h). */
 #include "report.h"
 
 #include <stdio.h>
@@ -42,10 +42,8 @@ static int measured(const struct row *b)
 	return b && !b->r.failed && !b->r.skipped;
 }
 
-/* The raw row of that LLP a row is compared with: same size and stream
- * count, a round trip for a round trip. */
-static const struct row *baseline(const struct row *rows, int n, const struct row *w,
-				  const char *raw)
+const struct row *report_raw_row(const struct row *rows, int n, const struct row *w,
+				 const char *raw)
 {
 	for (int i = 0; i < n; i++) {
 		const struct row *b = &rows[i];
@@ -53,9 +51,18 @@ static const struct row *baseline(const struct row *rows, int n, const struct ro
 			continue;
 		if (bench_mode_rtt(b->p.mode) != bench_mode_rtt(w->p.mode))
 			continue;
-		return measured(b) ? b : NULL;
+		return b;
 	}
 	return NULL;
+}
+
+/* The raw row of that LLP a row is compared with: same size and stream
+ * count, a round trip for a round trip; NULL unless it measured. */
+static const struct row *baseline(const struct row *rows, int n, const struct row *w,
+				  const char *raw)
+{
+	const struct row *b = report_raw_row(rows, n, w, raw);
+	return measured(b) ? b : NULL;
 }
 
 /* The baseline of a DDP row's ratio: DDP/SCTP usrsctp; DDP/MPA the
@@ -79,6 +86,35 @@ static double ratio(const struct row *w, const struct row *b)
 {
 	double bm = row_mbps(b), wm = row_mbps(w);
 	return bm <= 0 || bm < STALLED * wm ? -1 : wm / bm;
+}
+
+const struct row *report_ratio_base(const struct row *rows, int n, const struct row *w)
+{
+	const struct row *b = ratio_base(rows, n, w);
+	if (b || (strcmp(w->p.llp, "sctp") && strcmp(w->p.llp, "mpa")))
+		return b;
+	/* none measured: the one that ran and failed, to say so */
+	const struct row *t = report_raw_row(rows, n, w, !strcmp(w->p.llp, "sctp") ? "usrsctp" : "tcp");
+	return t ? t : bench_mode_rtt(w->p.mode) ? NULL : report_raw_row(rows, n, w, "iperf3");
+}
+
+double report_ratio_text(char *out, size_t len, const struct row *w, const struct row *b)
+{
+	double q = -1;
+	out[0] = 0;
+	if (!b || !measured(w))
+		return -1;
+	if (b->r.failed)
+		snprintf(out, len, "n/a (baseline failed)");
+	else if (b->r.skipped)
+		snprintf(out, len, "n/a (baseline not run)");
+	else if (bench_mode_rtt(w->p.mode) ? b->r.rtt_us <= 0 : (q = ratio(w, b)) < 0)
+		snprintf(out, len, "n/a (baseline stalled)");
+	else if (bench_mode_rtt(w->p.mode))
+		snprintf(out, len, "%.2fx", q = w->r.rtt_us / b->r.rtt_us);
+	else
+		snprintf(out, len, "%.2fx", q);
+	return q;
 }
 
 /* The table's cell of w vs b: "" (no baseline), "n/a" (it stalled: *stalled
@@ -123,6 +159,8 @@ void report_json(const struct row *w, const struct report_info *ri)
 	       w->p.mtu);
 	if (w->r.dgram)
 		printf(",\"udp_payload\":%u", w->r.dgram);
+	if (w->r.window)
+		printf(",\"window_bytes\":%llu", (unsigned long long)w->r.window);
 	/* a DDP row: the baseline of its ratio; DDP/MPA: both TCP baselines */
 	const struct row *b = ri->rows ? ratio_base(ri->rows, ri->nrows, w) : NULL;
 	if (b) {
@@ -189,12 +227,15 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 	       "MB/s", "msgs/s", "ratio", "vs stock", "vs udp", "copied/B", "CPU s/GB");
 	for (int i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
-		char cell[16] = "", stock[16] = "", udp[16] = "", note[48] = "";
+		char cell[16] = "", stock[16] = "", udp[16] = "", note[64] = "";
 		int stalled = 0;
 		const char *mode = raw_llp(w->p.llp) && !bench_mode_rtt(w->p.mode) ? "raw"
 										: mode_str(w->p.mode);
 		const struct row *b = ratio_base(rows, n, w);
+		const struct row *fb = b ? NULL : report_ratio_base(rows, n, w);
 		ratio_cell(cell, sizeof(cell), w, b, &stalled);
+		if (fb && fb->r.failed) /* its baseline ran and failed: say so */
+			snprintf(cell, sizeof(cell), "n/a");
 		if (bench_mode_rtt(w->p.mode))
 			snprintf(note, sizeof(note), "rtt %.1f us", w->r.rtt_us);
 		else if (b && !strcmp(w->p.llp, "mpa"))
@@ -206,9 +247,15 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		}
 		if (w->r.dgram)
 			snprintf(note, sizeof(note), "datagram %u", w->r.dgram);
+		if (w->r.window)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%swin %.3g MiB",
+				 note[0] ? ", " : "", (double)w->r.window / (1 << 20));
 		if (stalled)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "%sn/a: baseline stalled",
-				 note[0] ? ", " : "");
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 "%sn/a (baseline stalled)", note[0] ? ", " : "");
+		else if (fb && fb->r.failed)
+			snprintf(note + strlen(note), sizeof(note) - strlen(note),
+				 "%sn/a (baseline failed)", note[0] ? ", " : "");
 		any_stalled |= stalled;
 		if (w->r.skipped) {
 			iperf3_na |= !strcmp(w->p.llp, "iperf3");
@@ -251,35 +298,8 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		printf("iperf3: not installed (apt-get install iperf3), so tcp is the only TCP "
 		       "baseline.\n");
 	if (any_stalled)
-		printf("n/a: the baseline stalled (under %.0f %% of the row's MB/s): no ratio.\n",
+		printf("n/a (baseline stalled): the baseline moved under %.0f %% of the row's MB/s, "
+		       "no ratio.\n",
 		       STALLED * 100);
 	fflush(stdout);
-}
-
-int report_plot(const struct row *rows, int n, const char *png, const struct report_info *ri)
-{
-	char dat[] = "/tmp/ddp-perf-XXXXXX";
-	int fd = mkstemp(dat);
-	if (fd < 0)
-		return -1;
-	FILE *f = fdopen(fd, "w");
-	for (int i = 0; i < n; i++) {
-		const struct row *w = &rows[i];
-		if (w->r.failed || w->r.skipped || bench_mode_rtt(w->p.mode))
-			continue;
-		fprintf(f, "\"%s %s %zuK x%d\" %.1f\n", w->p.llp,
-			raw_llp(w->p.llp) ? "raw" : mode_str(w->p.mode), w->p.size / 1024, w->p.streams,
-			row_mbps(w));
-	}
-	fclose(f);
-	char cmd[1024];
-	snprintf(cmd, sizeof(cmd),
-		 "gnuplot -e \"set terminal png size 1400,700; set output '%s'; set style fill solid;"
-		 " set boxwidth 0.8; set ylabel 'MB/s'; set xtics rotate by -60 font ',8';"
-		 " set title 'libddp throughput (ddp-perf, %s)'; unset key;"
-		 " plot '%s' using 0:2:xtic(1) with boxes\"",
-		 png, ri->topology, dat);
-	int rc = system(cmd);
-	unlink(dat);
-	return rc;
 }

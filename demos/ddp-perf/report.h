@@ -1,5 +1,5 @@
-/* ddp-perf: the output of runs (report.c): JSON lines, the comparison
- * table with its ratios, and the gnuplot bar chart. */
+/* ddp-perf: the output of runs (report.c): JSON lines and the comparison
+ * table with its ratios (the plots: plot.h). */
 #ifndef DDP_PERF_REPORT_H
 #define DDP_PERF_REPORT_H
 
@@ -36,6 +36,18 @@ int raw_llp(const char *llp);
 double row_mbps(const struct row *w);
 void report_json(const struct row *w, const struct report_info *ri);
 void report_table(const struct row *rows, int n, int reps, const struct report_info *ri);
-int report_plot(const struct row *rows, int n, const char *png, const struct report_info *ri);
+/* The raw row of LLP raw at w's size and stream count (a round trip for a
+ * round trip), measured or not; NULL: none in the run. */
+const struct row *report_raw_row(const struct row *rows, int n, const struct row *w,
+				 const char *raw);
+/* The baseline of a DDP row's ratio: DDP/SCTP usrsctp, DDP/MPA the stronger
+ * of tcp and iperf3 (a failed or skipped one when neither measured); NULL
+ * for a raw row or when none ran. */
+const struct row *report_ratio_base(const struct row *rows, int n, const struct row *w);
+/* w over its baseline b as text: "0.95x", "n/a (baseline stalled)" (b
+ * moved under STALLED of w), "n/a (baseline failed)", "n/a (baseline not
+ * run)", "" (no b, or w itself did not measure). Returns the ratio, or -1
+ * when there is none: never a quotient of a stalled baseline. */
+double report_ratio_text(char *out, size_t len, const struct row *w, const struct row *b);
 
 #endif

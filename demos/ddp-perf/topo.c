@@ -313,8 +313,13 @@ int topo_netns_run(unsigned mtu, const char *link,
 		return TOPO_SKIP;
 	}
 	struct topo_netns ns = { .mtu = mtu, .link = link };
-	snprintf(ns.client, sizeof(ns.client), "ddpperfA%d", (int)getpid());
-	snprintf(ns.server, sizeof(ns.server), "ddpperfB%d", (int)getpid());
+	/* $DDP_PERF_NETNS: the names' prefix (tests running side by side
+	 * tell their namespaces apart by it); default ddpperf */
+	const char *pre = getenv("DDP_PERF_NETNS");
+	if (!pre || !*pre || strlen(pre) > 16)
+		pre = "ddpperf";
+	snprintf(ns.client, sizeof(ns.client), "%sA%d", pre, (int)getpid());
+	snprintf(ns.server, sizeof(ns.server), "%sB%d", pre, (int)getpid());
 	struct sigaction sa = { .sa_handler = on_sig }, old[3];
 	sigemptyset(&sa.sa_mask);
 	const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };

@@ -141,7 +141,7 @@ tbl=$(DDP_PERF_IPERF3=/nonexistent/iperf3 timeout 60 "$perf" --sizes 65536 --llp
 	--duration 0.3) || fail "comparison without iperf3: exit $?: $tbl"
 echo "$tbl" | grep -q '^iperf3  *raw  *65536  *1  n/a: /nonexistent/iperf3 not installed' ||
 	fail "no n/a iperf3 row: $tbl"
-echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .*x .*vs tcp$' || fail "mpa not against tcp: $tbl"
+echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .*x .*vs tcp\(, win .*\)\{0,1\}$' || fail "mpa not against tcp: $tbl"
 # Every DDP/MPA ratio is against the stronger of tcp and iperf3 of its size
 # and streams: checked on the JSON lines of a real run...
 if command -v iperf3 >/dev/null 2>&1; then
@@ -171,8 +171,9 @@ if command -v iperf3 >/dev/null 2>&1; then
 	# ... and decided by a stand-in iperf3 (the real one serves, the
 	# client's output is canned): far above tcp it is the baseline; alone
 	# and below 1 % of the row it is a stalled baseline, no ratio
-	fake=$(mktemp -d)
+	fake=$(mktemp -d) png=$(mktemp --suffix=.png)
 	for bytes in 900000000000 1000; do
+		rm -f "$png"
 		cat >"$fake/iperf3" <<EOS
 #!/bin/sh
 case " \$* " in *" -s "*) exec iperf3 "\$@" ;; esac
@@ -181,19 +182,24 @@ EOS
 		chmod +x "$fake/iperf3"
 		llps=tcp,iperf3,mpa; [ $bytes = 1000 ] && llps=iperf3,mpa
 		tbl=$(DDP_PERF_IPERF3=$fake/iperf3 timeout 60 "$perf" --one-process --sizes 65536 \
-			--llps $llps --duration 0.3) || fail "stand-in iperf3 $bytes: exit $?: $tbl"
+			--llps $llps --duration 0.3 --plot "$png") || fail "stand-in iperf3 $bytes: exit $?: $tbl"
 		echo "$tbl"
 		if [ $bytes = 1000 ]; then
-			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* n/a .*vs iperf3, n/a: baseline stalled$' ||
+			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* n/a .*vs iperf3, .*n/a (baseline stalled)$' ||
 				fail "stalled baseline gives a ratio: $tbl"
+			echo "$tbl" | grep -q '[0-9]\{4,\}\.[0-9][0-9]x' && fail "a huge ratio printed: $tbl"
+			# the plot is drawn all the same (the stalled row an empty slot)
+			if command -v gnuplot >/dev/null 2>&1; then
+				[ -s "$png" ] || fail "no plot with a stalled baseline"
+			fi
 		else
-			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* 0\.0[0-9]x .*vs iperf3$' ||
+			echo "$tbl" | grep -q '^mpa  *untagged  *65536  *1 .* 0\.0[0-9]x .*vs iperf3\(, win .*\)\{0,1\}$' ||
 				fail "mpa not against the stronger iperf3: $tbl"
 			echo "$tbl" | grep -q '^DDP/MPA ratios against: 65536 x1: iperf3 900000' ||
 				fail "footer does not name the baseline: $tbl"
 		fi
 	done
-	rm -rf "$fake"
+	rm -rf "$fake" "$png"
 fi
 # bad arguments are refused
 "$perf" --size 0 >/dev/null 2>&1 && fail "--size 0 accepted"
