@@ -57,7 +57,8 @@ struct drun {
 	uint32_t depth;
 	uint32_t rcap;	/* untagged: buffers a stream may grow to */
 	int fixed_window; /* DDP_PERF_WINDOW=fixed: the sender never asks */
-	int count_tx;	/* client role: count at the sender (credits / completions) */
+	int count_tx;	/* client role: count at the sender, by the receiver's
+			 * count messages (credits) */
 	int closed;	/* server role: connections/streams ended */
 	int own_ctx;	/* ctx and pd were made by drun_init */
 	int serving;	/* server role: errors end the run, not the loop */
