@@ -52,7 +52,7 @@ static double assoc_t0; /* when the current association came up */
 /* a payload or protocol surprise, with where it was seen */
 #define SCTP_BAD()                                                                                 \
 	do {                                                                                       \
-		soak_st.bad++;                                                                     \
+		SOAK_BAD();                                                                     \
 		fprintf(stderr, "sctp: bad at line %d\n", __LINE__);                              \
 	} while (0)
 
@@ -98,10 +98,10 @@ static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 			break;
 		}
 	if (d->tagged) {
-		soak_st.sctp_tagged++;
+		soak_st->sctp_tagged++;
 		return;
 	}
-	soak_st.sctp_msgs++;
+	soak_st->sctp_msgs++;
 	int rc = ddp_post_recv(s, d->stream, 0, d->buf, MAXLEN, NULL);
 	if (rc != 0 && rc != DDP_ERR_CLOSED)
 		SCTP_BAD();
@@ -115,7 +115,9 @@ static void send_done(ddp_session *s, uint32_t st, void *mctx, int status, void 
 
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
-	soak_st.sctp_errors++;
+	soak_st->sctp_errors++;
+	fprintf(stderr, "sctp: %s stream %u error: layer %u etype %u code %u\n",
+	        user == &cli ? "client" : "server", e->stream, e->layer, e->etype, e->code);
 	SCTP_BAD();
 }
 
@@ -133,7 +135,7 @@ static void stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, 
 	}
 	if (ev == DDP_EV_CLOSED) {
 		cstate[st] = C_IDLE;
-		soak_st.sctp_closed++;
+		soak_st->sctp_closed++;
 	} else if (ev == DDP_EV_ABORTED && !stopping && !churning) {
 		SCTP_BAD();
 	}
@@ -148,7 +150,7 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		e->up = 1;
 		if (e == &cli) {
 			assoc_t0 = soak_now();
-			soak_st.sctp_assocs++;
+			soak_st->sctp_assocs++;
 		}
 		return;
 	}
@@ -224,7 +226,7 @@ static int ep_new(struct event_base *base, struct end *e)
 int soak_sctp_start(struct event_base *base, ddp_ctx *c, ddp_pd *p)
 {
 	int rc;
-	if (!(soak_loads & SOAK_SCTP))
+	if (!(soak_loads & SOAK_SCTP) || !soak_victim)
 		return 0;
 	ctx = c;
 	pd = p;
@@ -289,7 +291,7 @@ static int assoc_churn(void)
 
 void soak_sctp_tick(void)
 {
-	if (stopping || assoc_churn() || !cli.up || !srv.up)
+	if (!soak_victim || stopping || assoc_churn() || !cli.up || !srv.up)
 		return;
 	for (uint32_t st = 0; st < NST; st++) {
 		switch (cstate[st]) {
@@ -297,7 +299,7 @@ void soak_sctp_tick(void)
 			int rc = ddp_sctp_initiate(cli.a, st, "soak", 4);
 			if (rc == 0) {
 				cstate[st] = C_OPENING;
-				soak_st.sctp_initiated++;
+				soak_st->sctp_initiated++;
 			} else if (rc != DDP_ERR_BUSY) {
 				SCTP_BAD();
 			}
@@ -319,6 +321,11 @@ void soak_sctp_tick(void)
 
 int soak_sctp_ports(int *srv_port, int *cli_port)
 {
+	if (!soak_victim) { /* published by the victim's tick */
+		*srv_port = soak_sh->port[SP_SCTP_SRV];
+		*cli_port = soak_sh->port[SP_SCTP_CLI];
+		return *srv_port > 0 && *cli_port > 0 ? 0 : -1;
+	}
 	if (!(soak_loads & SOAK_SCTP) || stopping || !srv.ep || !cli.ep)
 		return -1;
 	*srv_port = ddp_sctp_ep_port(srv.ep);
@@ -337,7 +344,7 @@ int soak_sctp_srv_io(struct sctp_ll_io_stats *out)
 void soak_sctp_stop(void)
 {
 	stopping = 1;
-	if (!(soak_loads & SOAK_SCTP))
+	if (!(soak_loads & SOAK_SCTP) || !soak_victim)
 		return;
 	ddp_sctp_ep_free(cli.ep);
 	ddp_sctp_ep_free(srv.ep);
