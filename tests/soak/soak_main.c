@@ -8,7 +8,8 @@
  * along). The legitimate rate (MPA rounds,
  * SCTP messages, SCTP reorder probes per second) is printed at the end.
  * Fails (exit 1) when RSS at the end (the smaller of the last two samples)
- * is more than 10 % over RSS after the warm-up (the first quarter), or any
+ * is more than 10 % over RSS after the warm-up (the first quarter, at least
+ * 15 s), or any
  * sample more than 25 % over it (growth under 1 MiB, allocator noise on the
  * small baselines of single-load runs, always passes), when
  * a load did not make progress, or when a payload/protocol surprise was
@@ -29,11 +30,12 @@
 #include "proc_stats.h"
 
 #define SAMPLE_S         5
+#define WARM_MIN_S       15
 #define MAX_SAMPLES      256
 #define GROWTH_PCT       10
 #define SPIKE_PCT        25
 #define GROWTH_FLOOR_KIB 1024 /* allocator noise on a small baseline */
-#define SOAK_REORDER_BYTES (8u << 20)
+#define SOAK_REORDER_BYTES (16u << 20)
 
 unsigned soak_loads = SOAK_ALL;
 int soak_secs;
@@ -217,8 +219,15 @@ static int verdict(int secs)
 {
 	const struct soak_stats *s = soak_st;
 	int fail = 0;
-	/* warm-up: the first quarter of the run (at least one sample) */
+	/* warm-up: the first quarter of the run, and at least WARM_MIN_S (the
+	 * SCTP churn's first new association comes at 10 s: a 30 s run's first
+	 * quarter would take the level before it) but never the last two
+	 * samples */
 	int warm = nsamples / 4;
+	if (warm < WARM_MIN_S / SAMPLE_S)
+		warm = WARM_MIN_S / SAMPLE_S;
+	if (warm > nsamples - 2)
+		warm = nsamples - 2;
 	if (warm < 1)
 		warm = 1;
 	if (nsamples < 2) {
@@ -388,11 +397,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	base = event_base_new();
-	/* out-of-order memory of all sessions capped at 8 MiB (default
+	/* out-of-order memory of all sessions capped at 16 MiB (default
 	 * 64 MiB): the SCTP flood and sctppin pin reorder rings on purpose,
 	 * and with a cap the soak shows they cannot take more than their
-	 * shares; its headroom (1/8: 4 rings of 224 KiB) serves the reorder
-	 * probes' first rings (docs/fairness.md) */
+	 * shares (sctppin's 3 x 32 rings alone would take 21 MiB); its
+	 * headroom (1/8: 9 rings of 224 KiB) serves first rings: one per
+	 * hostile association holding any (4 sctpgarbage + 3 sctppin at
+	 * once) and the reorder probes' (docs/fairness.md) */
 	ddp_ctx_config cc = { .max_reorder_bytes = SOAK_REORDER_BYTES, .log = soak_log };
 	if (!base || ddp_ctx_new(&cc, &ctx) || ddp_pd_new(ctx, &pd)) {
 		fprintf(stderr, "soak: setup failed\n");

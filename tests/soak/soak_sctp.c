@@ -66,6 +66,14 @@ static uint8_t ctx_buf[NST][MAXLEN];
 static enum cst cstate[NST];
 static uint32_t cstag[NST];
 static int cout[NST], cmsgs[NST];
+/* the ULP's credit (RFC 5041 §5.3: a buffer is posted before its message
+ * may come): untagged messages the client sent and the server delivered
+ * in the stream's session; the client keeps at most NBUF - 1 the server
+ * has not delivered (and reposted for). SCTP's completion says nothing of
+ * that: with segments lost and retransmitted, later ones arrive first and
+ * name an MSN whose buffer is not posted yet. Both ends are in this
+ * process, so the count is read directly. */
+static long csent[NST], sdelivered[NST];
 
 static uint8_t pat(uint32_t st, size_t i)
 {
@@ -102,6 +110,7 @@ static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		return;
 	}
 	soak_st->sctp_msgs++;
+	sdelivered[d->stream]++;
 	int rc = ddp_post_recv(s, d->stream, 0, d->buf, MAXLEN, NULL);
 	if (rc != 0 && rc != DDP_ERR_CLOSED)
 		SCTP_BAD();
@@ -183,6 +192,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 			return;
 		}
 		shave[st] = 1;
+		sdelivered[st] = 0;
 		for (int k = 0; k < NBUF; k++)
 			if (ddp_post_recv(srv.s, st, 0, srx[st][k], MAXLEN, NULL) != 0)
 				SCTP_BAD();
@@ -200,6 +210,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 		    (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 		cstate[st] = C_OPEN;
 		cmsgs[st] = 0;
+		csent[st] = 0;
 		return;
 	}
 	SCTP_BAD(); /* rejected, cancelled or malformed */
@@ -241,7 +252,8 @@ int soak_sctp_start(struct event_base *base, ddp_ctx *c, ddp_pd *p)
 
 static void send_some(uint32_t st)
 {
-	while (cout[st] + 2 <= MAX_OUT * 2 && (st == 0 || cmsgs[st] < MSGS_PER_SESSION)) {
+	while (cout[st] + 2 <= MAX_OUT * 2 && (st == 0 || cmsgs[st] < MSGS_PER_SESSION) &&
+	       csent[st] - sdelivered[st] < NBUF - 1) {
 		struct iovec v = {ctx_buf[st], 1 + soak_rand() % MAXLEN};
 		if (ddp_send_tagged(cli.s, st, cstag[st], 0, 0, &v, 1, NULL) ||
 		    ddp_send_untagged(cli.s, st, 0, 0, &v, 1, NULL)) {
@@ -250,6 +262,7 @@ static void send_some(uint32_t st)
 		}
 		cout[st] += 2;
 		cmsgs[st]++;
+		csent[st]++;
 	}
 }
 
