@@ -359,6 +359,10 @@ void soak_sctp_stop(void)
 	stopping = 1;
 	if (!(soak_loads & SOAK_SCTP) || !soak_victim)
 		return;
+	if (churning) /* an association close that never completed */
+		printf("sctp: the association closed at the churn is still up at the end "
+		       "(client %d, server %d)\n",
+		       cli.up, srv.up);
 	ddp_sctp_ep_free(cli.ep);
 	ddp_sctp_ep_free(srv.ep);
 	for (uint32_t st = 0; st < NST; st++)
