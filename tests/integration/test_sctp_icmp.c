@@ -92,29 +92,17 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	sctp_assoc_seen_note(&((struct side *)user)->as, a, s, status);
 }
 
-static void post_all(struct side *p)
-{
-	if (!p->rbuf)
-		p->rbuf = calloc(NBUF, BUFLEN);
-	for (int k = 0; k < NBUF; k++)
-		assert_int_equal(ddp_post_recv(p->as.s, 0, 0, p->rbuf[k], BUFLEN, NULL), 0);
-}
-
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 		   int status, const void *pd, size_t len, void *user)
 {
 	struct side *p = user;
 	(void)status, (void)pd, (void)len;
-	if (stream != 0)
-		return;
-	if (ev == DDP_SCTP_INITIATE) {
-		post_all(p);
-		assert_int_equal(ddp_sctp_accept(a, 0, NULL, 0), 0);
+	if (!p->rbuf)
+		p->rbuf = calloc(NBUF, BUFLEN);
+	int r = offpath_open_stream0(a, p->as.s, stream, ev, &p->rbuf[0][0], NBUF, BUFLEN);
+	assert_true(r >= 0);
+	if (r)
 		p->open = 1;
-	} else if (ev == DDP_SCTP_ACCEPTED) {
-		post_all(p);
-		p->open = 1;
-	}
 }
 
 static void deliver(ddp_session *s, const ddp_delivery *d, void *user)

@@ -50,6 +50,19 @@ int offpath_run_until(struct event_base *base, const int *flag, double secs)
 	return *flag;
 }
 
+int offpath_open_stream0(ddp_sctp_assoc *a, ddp_session *s, uint32_t stream,
+                         enum ddp_sctp_event ev, uint8_t *bufs, int n, size_t len)
+{
+	if (stream != 0 || (ev != DDP_SCTP_INITIATE && ev != DDP_SCTP_ACCEPTED))
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (ddp_post_recv(s, 0, 0, bufs + (size_t)k * len, len, NULL) != 0)
+			return -1;
+	if (ev == DDP_SCTP_INITIATE && ddp_sctp_accept(a, 0, NULL, 0) != 0)
+		return -1;
+	return 1;
+}
+
 sctp_ll_io_stats offpath_io(ddp_sctp_ep *ep)
 {
 	sctp_ll_io_stats st;

@@ -37,6 +37,14 @@ void offpath_teardown(struct event_base **base);
 /* runs base in 5 ms slices until *flag or secs went by; returns *flag */
 int offpath_run_until(struct event_base *base, const int *flag, double secs);
 
+/* The tests' ULP on stream 0 (one session, its peer's messages into n
+ * buffers of len octets at bufs): a peer's Initiate is accepted, or the
+ * peer accepted ours; then the buffers are posted on s. Returns 1 when
+ * the session is open, 0 for any other stream or event, -1 when a post or
+ * the accept failed. */
+int offpath_open_stream0(ddp_sctp_assoc *a, ddp_session *s, uint32_t stream,
+                         enum ddp_sctp_event ev, uint8_t *bufs, int n, size_t len);
+
 /* ep's UDP-layer counters */
 sctp_ll_io_stats offpath_io(ddp_sctp_ep *ep);
 
