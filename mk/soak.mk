@@ -14,6 +14,11 @@
 #                                 floods Initiates and never reads, 65,535-
 #                                 stream associations, MPA peers that never
 #                                 read); each prints its legitimate rates.
+#                                 The hostile loads' peers run in a second
+#                                 process pinned to another CPU than the
+#                                 victim (servers + legitimate clients);
+#                                 the second run prints each legitimate
+#                                 rate's ratio to the first's (SOAK_RATES).
 #                                 VmRSS sampled every 5 s; fails when RSS
 #                                 after the warm-up grows > 10 %, a load
 #                                 breaks its bound, or a reorder probe of the
@@ -34,8 +39,8 @@ $(SOAK_BIN): $(call obj,$(SOAK_SRC)) $(LIB_SUPPORT) $(LIBS)
 
 ifeq ($(HAVE_LIBEVENT),1)
 soak: $(SOAK_BIN) $(SCALE_BIN)
-	$(SOAK_BIN) $(SOAK_SECONDS) good,sctp,reorder
-	$(SOAK_BIN) $(SOAK_SECONDS) all
+	SOAK_RATES=$(BUILD)/soak/rates-alone $(SOAK_BIN) $(SOAK_SECONDS) good,sctp,reorder
+	SOAK_RATES=$(BUILD)/soak/rates-alone $(SOAK_BIN) $(SOAK_SECONDS) all
 	@for t in $(SCALE_BIN); do CMOCKA_MESSAGE_OUTPUT=stdout $$t || exit 1; done
 else
 soak:

@@ -43,6 +43,7 @@
 #include <ddp/sctp.h>
 #include "icmpforge.h"
 #include "net_helpers.h"
+#include "offpath.h"
 #include "rawudp.h"
 #include "sctp_end.h"
 #include "sctp/sctp_ddp.h"
@@ -61,9 +62,7 @@ struct side {
 	size_t last_len;
 	ddp_error_info last_err;
 	uint8_t (*rbuf)[BUFLEN];
-	/* client: the last SCTP common header received (server -> client) */
-	uint8_t hdr[12];
-	int have_hdr;
+	struct offpath_hdr hdr; /* client: of the last packet from the server */
 };
 
 static struct event_base *base;
@@ -73,11 +72,6 @@ static char logbuf[8][256];
 static int nlog;
 
 /* ------------------------------------------------------------ namespace */
-
-static int in_own_netns(void)
-{
-	return icmp_own_netns();
-}
 
 static void forge(int raw, uint8_t type, uint8_t code, uint16_t mtu,
 		  const char *src, int sport, const char *dst, int dport,
@@ -98,29 +92,17 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	sctp_assoc_seen_note(&((struct side *)user)->as, a, s, status);
 }
 
-static void post_all(struct side *p)
-{
-	if (!p->rbuf)
-		p->rbuf = calloc(NBUF, BUFLEN);
-	for (int k = 0; k < NBUF; k++)
-		assert_int_equal(ddp_post_recv(p->as.s, 0, 0, p->rbuf[k], BUFLEN, NULL), 0);
-}
-
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev,
 		   int status, const void *pd, size_t len, void *user)
 {
 	struct side *p = user;
 	(void)status, (void)pd, (void)len;
-	if (stream != 0)
-		return;
-	if (ev == DDP_SCTP_INITIATE) {
-		post_all(p);
-		assert_int_equal(ddp_sctp_accept(a, 0, NULL, 0), 0);
+	if (!p->rbuf)
+		p->rbuf = calloc(NBUF, BUFLEN);
+	int r = offpath_open_stream0(a, p->as.s, stream, ev, &p->rbuf[0][0], NBUF, BUFLEN);
+	assert_true(r >= 0);
+	if (r)
 		p->open = 1;
-	} else if (ev == DDP_SCTP_ACCEPTED) {
-		post_all(p);
-		p->open = 1;
-	}
 }
 
 static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -157,18 +139,6 @@ static void on_log(void *user, enum ddp_log_level level, const char *msg)
 	nlog++;
 }
 
-/* The client's filter: remember the SCTP common header of what the server
- * sends it (ports and the client's own verification tag). */
-static unsigned grab_hdr(void *user, uint8_t *pkt, size_t len)
-{
-	struct side *p = user;
-	if (len >= 12) {
-		memcpy(p->hdr, pkt, 12);
-		p->have_hdr = 1;
-	}
-	return SCTP_LL_PASS;
-}
-
 static const ddp_callbacks side_ddp = {
 	.deliver = deliver, .error = on_error, .send_done = send_done
 };
@@ -201,13 +171,7 @@ static void side_fini(struct side *p)
 
 static int run_until(const int *flag, double secs)
 {
-	double end = net_now_s() + secs;
-	while (!*flag && net_now_s() < end) {
-		struct timeval tv = {0, 5000};
-		event_base_loopexit(base, &tv);
-		event_base_dispatch(base);
-	}
-	return *flag;
+	return offpath_run_until(base, flag, secs);
 }
 
 static void run_for(double secs)
@@ -274,39 +238,24 @@ static int exchange(struct side *from, struct side *to, int n, size_t len, doubl
 
 static sctp_ll_io_stats io(struct side *p)
 {
-	sctp_ll_io_stats st;
-	sctp_ll_ep_io_stats(sctp_ddp_ep_ll(p->ep), &st);
-	return st;
+	return offpath_io(p->ep);
 }
 
 static int setup(void **st)
 {
 	(void)st;
-	if (!in_own_netns())
-		return 0;
-	alarm(120);
-	base = event_base_new();
 	memset(payload, 0x5a, sizeof(payload));
-	return base ? 0 : -1;
+	return offpath_setup(&base);
 }
 
 static int teardown(void **st)
 {
 	(void)st;
-	if (base)
-		event_base_free(base);
-	base = NULL;
-	alarm(0);
+	offpath_teardown(&base);
 	return 0;
 }
 
-#define NEED_NETNS()                                                         \
-	do {                                                                 \
-		if (!base) {                                                 \
-			print_message("not root / no namespace: skipped\n"); \
-			skip();                                              \
-		}                                                            \
-	} while (0)
+#define NEED_NETNS() OFFPATH_NEED_NETNS(base)
 
 /* ------------------------------------------------------------ tests */
 
@@ -319,11 +268,11 @@ static void test_icmp_port_unreachable_without_tag_is_not_fatal(void **st)
 	(void)st;
 	NEED_NETNS();
 	int sp, cp, raw = forge_pair("127.0.0.2", &sp, &cp);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), grab_hdr, &cli);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), offpath_grab_hdr, &cli.hdr);
 	assert_true(exchange(&srv, &cli, 4, 100, 5));
-	assert_true(cli.have_hdr);
+	assert_true(cli.hdr.have);
 	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, NULL, 0);
-	forge(raw, 3, 1, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr, 12);
+	forge(raw, 3, 1, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr.b, 12);
 	run_for(1.5);
 	assert_false(srv.as.down);
 	assert_false(cli.as.down);
@@ -351,17 +300,17 @@ static void test_icmp_port_unreachable_with_our_tag_ends_association(void **st)
 	NEED_NETNS();
 	uint8_t q[12];
 	int sp, cp, raw = forge_pair("127.0.0.2", &sp, &cp);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), grab_hdr, &cli);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(cli.ep), offpath_grab_hdr, &cli.hdr);
 	assert_true(exchange(&srv, &cli, 4, 100, 5));
-	assert_true(cli.have_hdr);
-	memcpy(q, cli.hdr, 12);
+	assert_true(cli.hdr.have);
+	memcpy(q, cli.hdr.b, 12);
 	q[7] ^= 0x01; /* one bit off */
 	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, q, 12);
 	run_for(1.0);
 	assert_false(srv.as.down);
 	assert_true(exchange(&cli, &srv, 4, 1000, 5));
 	double t0 = net_now_s();
-	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr, 12);
+	forge(raw, 3, 3, 0, "127.0.0.1", sp, "127.0.0.2", cp, cli.hdr.b, 12);
 	assert_true(run_until(&srv.as.down, 1.0));
 	print_message("port unreachable with our tag: down after %.0f ms, status %d\n",
 		      (net_now_s() - t0) * 1000, srv.as.down_status);

@@ -36,6 +36,7 @@
 #include <ddp/sctp.h>
 #include "icmpforge.h"
 #include "net_helpers.h"
+#include "offpath.h"
 #include "rawudp.h"
 #include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ll.h"
@@ -55,9 +56,7 @@ struct side {
 	int up, down, down_status, open;
 	unsigned long delivered;
 	uint8_t rbuf[NBUF][BUFLEN];
-	/* the SCTP common header of the last packet this side received */
-	uint8_t hdr[12];
-	int have_hdr;
+	struct offpath_hdr hdr; /* of the last packet this side received */
 };
 
 static struct event_base *base;
@@ -83,27 +82,15 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	p->s = NULL;
 }
 
-static void post_all(struct side *p)
-{
-	for (int k = 0; k < NBUF; k++)
-		assert_int_equal(ddp_post_recv(p->s, 0, 0, p->rbuf[k], BUFLEN, NULL), 0);
-}
-
 static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, int status,
                    const void *pd, size_t len, void *user)
 {
 	struct side *p = user;
 	(void)status, (void)pd, (void)len;
-	if (stream != 0)
-		return;
-	if (ev == DDP_SCTP_INITIATE) {
-		post_all(p);
-		assert_int_equal(ddp_sctp_accept(a, 0, NULL, 0), 0);
+	int r = offpath_open_stream0(a, p->s, stream, ev, &p->rbuf[0][0], NBUF, BUFLEN);
+	assert_true(r >= 0);
+	if (r)
 		p->open = 1;
-	} else if (ev == DDP_SCTP_ACCEPTED) {
-		post_all(p);
-		p->open = 1;
-	}
 }
 
 static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -125,16 +112,6 @@ static void on_log(void *user, enum ddp_log_level level, const char *msg)
 		log_icmp++;
 	else if (sscanf(msg + strlen(srv_tag), " %lu more notices not logged", &n) == 1)
 		log_summary++, log_left_out += n;
-}
-
-static unsigned grab_hdr(void *user, uint8_t *pkt, size_t len)
-{
-	struct side *p = user;
-	if (len >= 12) {
-		memcpy(p->hdr, pkt, 12);
-		p->have_hdr = 1;
-	}
-	return SCTP_LL_PASS;
 }
 
 static void side_init(struct side *p, const char *addr, int listen_)
@@ -159,7 +136,7 @@ static void side_init(struct side *p, const char *addr, int listen_)
 	assert_int_equal(ddp_sctp_ep_new(base, &c, &p->ep), 0);
 	if (listen_)
 		assert_int_equal(ddp_sctp_listen(p->ep), 0);
-	sctp_ll_set_filter(sctp_ddp_ep_ll(p->ep), grab_hdr, p);
+	sctp_ll_set_filter(sctp_ddp_ep_ll(p->ep), offpath_grab_hdr, &p->hdr);
 }
 
 static void side_fini(struct side *p)
@@ -174,13 +151,7 @@ static void side_fini(struct side *p)
 
 static int run_until(const int *flag, double secs)
 {
-	double end = net_now_s() + secs;
-	while (!*flag && net_now_s() < end) {
-		struct timeval tv = {0, 5000};
-		event_base_loopexit(base, &tv);
-		event_base_dispatch(base);
-	}
-	return *flag;
+	return offpath_run_until(base, flag, secs);
 }
 
 static void run_for(double secs)
@@ -207,9 +178,7 @@ static int exchange(struct side *from, struct side *to, int n, double secs)
 
 static sctp_ll_io_stats io(struct side *p)
 {
-	sctp_ll_io_stats st;
-	sctp_ll_ep_io_stats(sctp_ddp_ep_ll(p->ep), &st);
-	return st;
+	return offpath_io(p->ep);
 }
 
 /* the pair, and both headers learnt: srv.hdr is what the client sends
@@ -226,7 +195,7 @@ static void setup_pair(void)
 	assert_true(run_until(&srv.open, 5));
 	assert_true(exchange(&cli, &srv, 4, 5));
 	assert_true(exchange(&srv, &cli, 4, 5));
-	assert_true(srv.have_hdr && cli.have_hdr);
+	assert_true(srv.hdr.have && cli.hdr.have);
 	snprintf(srv_tag, sizeof(srv_tag), "ddp-sctp udp %d:", ddp_sctp_ep_port(srv.ep));
 	log_icmp = log_summary = 0;
 	log_left_out = 0;
@@ -240,32 +209,19 @@ static uint32_t get32(const uint8_t *p)
 static int setup(void **st)
 {
 	(void)st;
-	if (!icmp_own_netns())
-		return 0;
-	alarm(120);
-	base = event_base_new();
 	memset(payload, 0x5a, sizeof(payload));
-	return base ? 0 : -1;
+	return offpath_setup(&base);
 }
 
 static int teardown(void **st)
 {
 	(void)st;
-	if (base)
-		event_base_free(base);
-	base = NULL;
+	offpath_teardown(&base);
 	srv_tag[0] = 0;
-	alarm(0);
 	return 0;
 }
 
-#define NEED_NETNS()                                                                               \
-	do {                                                                                       \
-		if (!base) {                                                                       \
-			print_message("not root / no namespace: skipped\n");                       \
-			skip();                                                                    \
-		}                                                                                  \
-	} while (0)
+#define NEED_NETNS() OFFPATH_NEED_NETNS(base)
 
 /* RFC 9260 §8.5: a packet whose verification tag is not the association's
  * is discarded, also from the peer's exact address and port (the only
@@ -282,9 +238,9 @@ static void test_wrong_tag_from_known_peer_is_dropped(void **st)
 	uint16_t cport = (uint16_t)ddp_sctp_ep_port(cli.ep);
 	uint16_t sport = (uint16_t)ddp_sctp_ep_port(srv.ep);
 	/* the association's SCTP ports (inside the UDP payload) and tag */
-	uint16_t ssp = (uint16_t)(srv.hdr[0] << 8 | srv.hdr[1]);
-	uint16_t sdp = (uint16_t)(srv.hdr[2] << 8 | srv.hdr[3]);
-	uint32_t tag = get32(srv.hdr + 4);
+	uint16_t ssp = (uint16_t)(srv.hdr.b[0] << 8 | srv.hdr.b[1]);
+	uint16_t sdp = (uint16_t)(srv.hdr.b[2] << 8 | srv.hdr.b[3]);
+	uint32_t tag = get32(srv.hdr.b + 4);
 	sctp_ll_io_stats s0 = io(&srv);
 	/* ABORT (RFC 9260 §3.3.7, T bit clear) and SHUTDOWN (§3.3.8) with
 	 * tags one bit off, one octet off and zero */
@@ -341,9 +297,9 @@ static void test_new_port_of_known_host_is_unknown_source(void **st)
 	uint16_t cport = (uint16_t)ddp_sctp_ep_port(cli.ep);
 	uint16_t sport = (uint16_t)ddp_sctp_ep_port(srv.ep);
 	uint16_t nport = (uint16_t)(cport == 65535 ? 1024 : cport + 1);
-	uint16_t ssp = (uint16_t)(srv.hdr[0] << 8 | srv.hdr[1]);
-	uint16_t sdp = (uint16_t)(srv.hdr[2] << 8 | srv.hdr[3]);
-	uint32_t tag = get32(srv.hdr + 4);
+	uint16_t ssp = (uint16_t)(srv.hdr.b[0] << 8 | srv.hdr.b[1]);
+	uint16_t sdp = (uint16_t)(srv.hdr.b[2] << 8 | srv.hdr.b[3]);
+	uint32_t tag = get32(srv.hdr.b + 4);
 	sctp_ll_io_stats s0 = io(&srv);
 	/* what the association itself would accept, from the new port: DATA
 	 * (§3.3.1, random content), SHUTDOWN and ABORT with the right tag */

@@ -55,7 +55,38 @@ struct soak_stats {
 	long bad;
 };
 
-extern struct soak_stats soak_st;
+/* The run is two processes (soak_main.c): the victim (every server and
+ * the legitimate clients) and the attacker (the hostile loads' peers), each
+ * with its own event_base and usrsctp instance, on CPUs of their own. Each
+ * load's start, tick and stop do the part of the process they run in;
+ * SOAK_ONEPROC in the environment runs both parts in one process. */
+extern int soak_victim, soak_attacker;
+
+/* the victim's listeners, for the attacker to aim at */
+enum soak_port {
+	SP_MPA,
+	SP_ZEROWIN,
+	SP_SCTP_SRV, /* the legitimate SCTP load's two endpoints */
+	SP_SCTP_CLI,
+	SP_SCTPGARBAGE,
+	SP_SCTPPIN,
+	SP_INITFLOOD,
+	SP_STREAMFLOOD,
+	SP_N
+};
+
+/* Shared by both processes (MAP_SHARED, mapped before the fork): the
+ * counters (each written by the side that sees the event; "bad" by both,
+ * atomically) and what the attacker needs to know of the victim. */
+struct soak_shared {
+	struct soak_stats st;
+	int port[SP_N];     /* 0 or -1: none (yet) */
+	uint32_t sctpf_stag; /* the sctpgarbage victim's real STag */
+	int ending;          /* the measured run is over: the ends that follow are expected */
+};
+extern struct soak_shared *soak_sh;
+extern struct soak_stats *soak_st;
+#define SOAK_BAD() __atomic_add_fetch(&soak_st->bad, 1, __ATOMIC_RELAXED)
 
 /* Which loads run (argv[2] of ddp-soak, default all of them). */
 enum {
@@ -79,6 +110,25 @@ enum {
 	SOAK_ALL = 4095,
 };
 extern unsigned soak_loads;
+
+/* seconds of the measured run (argv[1]) */
+extern int soak_secs;
+
+/* soak_proc.c: map the shared part; with split, fork the attacker (the
+ * child never returns from here) and pin both processes. 0 or -1. */
+int soak_proc_split(int split);
+/* prints this process's CPU time over wall seconds */
+void soak_proc_cpu(double wall);
+/* the victim's listeners are up: the attacker may start. 0 or -1. */
+int soak_proc_go(void);
+/* the measured run is over: set "ending", stop the attacker and serve its
+ * teardown on base until it exited; 0, or 1 when it failed */
+int soak_proc_end(struct event_base *base);
+
+/* soak_main.c: every load's start, tick and stop (this process's part) */
+int soak_start_loads(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd);
+void soak_tick_loads(void);
+void soak_stop_loads(void);
 
 double soak_now(void);
 uint32_t soak_rand(void);

@@ -24,7 +24,7 @@ static int raw = -1;
 
 int soak_icmp_start(void)
 {
-	if (!(soak_loads & SOAK_ICMP))
+	if (!(soak_loads & SOAK_ICMP) || !soak_attacker)
 		return 0;
 	raw = icmp_raw_socket();
 	return raw < 0 ? -1 : 0;
@@ -56,7 +56,7 @@ void soak_icmp_tick(void)
 			k = atoi(getenv("SOAK_ICMP_KIND"));
 		if (icmp_forge(raw, 3, kinds[k].code, kinds[k].mtu, "127.0.0.1", from, "127.0.0.1", to,
 			       q, kinds[k].qn) == 0)
-			soak_st.icmp_forged++;
+			soak_st->icmp_forged++;
 	}
 }
 

@@ -1,4 +1,4 @@
-/* ddp-soak main: runs MPA and SCTP load on one event_base for N seconds
+/* ddp-soak main: runs MPA and SCTP load for N seconds
  * (argv[1], default 60), samples VmRSS every 5 s and prints the curve.
  * argv[2] picks the loads: "all" (default) or a comma list of good,
  * garbage, halfopen, sctp, sctpgarbage, sctppin, reorder, icmp, peerflood,
@@ -8,11 +8,14 @@
  * along). The legitimate rate (MPA rounds,
  * SCTP messages, SCTP reorder probes per second) is printed at the end.
  * Fails (exit 1) when RSS at the end (the smaller of the last two samples)
- * is more than 10 % over RSS after the warm-up (the first quarter), or any
+ * is more than 10 % over RSS after the warm-up (the first quarter, at least
+ * 15 s), or any
  * sample more than 25 % over it (growth under 1 MiB, allocator noise on the
  * small baselines of single-load runs, always passes), when
  * a load did not make progress, or when a payload/protocol surprise was
- * counted. Loopback only; bounded by alarm(). */
+ * counted. Loopback only; bounded by alarm(). The hostile loads' peers run
+ * in a second process on another CPU (soak_proc.c); this one, the victim,
+ * runs the servers and the legitimate clients, samples, and decides. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,14 +30,15 @@
 #include "proc_stats.h"
 
 #define SAMPLE_S         5
+#define WARM_MIN_S       15
 #define MAX_SAMPLES      256
 #define GROWTH_PCT       10
 #define SPIKE_PCT        25
 #define GROWTH_FLOOR_KIB 1024 /* allocator noise on a small baseline */
-#define SOAK_REORDER_BYTES (8u << 20)
+#define SOAK_REORDER_BYTES (16u << 20)
 
-struct soak_stats soak_st;
 unsigned soak_loads = SOAK_ALL;
+int soak_secs;
 static uint32_t rng_state = 0x12345678u;
 
 double soak_now(void)
@@ -62,7 +66,7 @@ static int nsamples;
 
 static void print_sample(double t, long rss)
 {
-	const struct soak_stats *s = &soak_st;
+	const struct soak_stats *s = soak_st;
 	printf("t=%3.0fs rss=%6ld KiB | mpa open %ld closed %ld rounds %ld "
 	       "tagged %ld live %ld/%ld | garbage %ld reaped %ld errs %ld | half-open %ld "
 	       "reaped %ld | sctp assoc %ld init %ld closed %ld msgs %ld tagged %ld | bad "
@@ -87,9 +91,8 @@ static void print_sample(double t, long rss)
 	fflush(stdout);
 }
 
-static void on_tick(evutil_socket_t fd, short what, void *arg)
+void soak_tick_loads(void)
 {
-	double t = soak_now();
 	soak_mpa_tick();
 	soak_sctp_tick();
 	soak_sctp_flood_tick();
@@ -99,6 +102,53 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 	soak_sctp_initflood_tick();
 	soak_sctp_streams_tick();
 	soak_mpa_zerowin_tick();
+}
+
+void soak_stop_loads(void)
+{
+	soak_mpa_stop();
+	soak_sctp_stop();
+	soak_sctp_flood_stop();
+	soak_sctp_pin_stop();
+	soak_icmp_stop();
+	soak_peerflood_stop();
+	soak_sctp_initflood_stop();
+	soak_sctp_streams_stop();
+	soak_mpa_zerowin_stop();
+}
+
+int soak_start_loads(struct event_base *b, ddp_ctx *ctx, ddp_pd *pd)
+{
+	int rc;
+	const char *what;
+	if ((rc = soak_mpa_start(b, ctx, pd)) ? (what = "mpa", 1) :
+	    (rc = soak_sctp_start(b, ctx, pd)) ? (what = "sctp", 1) :
+	    (rc = soak_sctp_flood_start(b, ctx, pd)) ? (what = "sctpgarbage", 1) :
+	    (rc = soak_sctp_pin_start(b, ctx, pd)) ? (what = "sctppin", 1) :
+	    (rc = soak_icmp_start()) ? (what = "icmp", 1) :
+	    (rc = soak_peerflood_start()) ? (what = "peerflood", 1) :
+	    (rc = soak_sctp_initflood_start(b, ctx, pd)) ? (what = "initflood", 1) :
+	    (rc = soak_sctp_streams_start(b, ctx, pd)) ? (what = "streamflood", 1) :
+	    (rc = soak_mpa_zerowin_start(b, ctx, pd)) ? (what = "zerowin", 1) : 0) {
+		fprintf(stderr, "soak: start of the %s load failed (%d)\n", what, rc);
+		return rc;
+	}
+	return 0;
+}
+
+/* the legitimate counters when the measured run ended */
+static long legit_mpa, legit_sctp, legit_reorder;
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	double t = soak_now();
+	int s, c;
+	soak_tick_loads();
+	/* the legitimate SCTP load's ports, for icmp and peerflood */
+	if (soak_sctp_ports(&s, &c))
+		s = c = -1;
+	soak_sh->port[SP_SCTP_SRV] = s;
+	soak_sh->port[SP_SCTP_CLI] = c;
 	if (t >= t_next_sample) {
 		long r = proc_rss_kib();
 		if (nsamples < MAX_SAMPLES)
@@ -106,16 +156,78 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
 		print_sample(t - t_start, r);
 		t_next_sample += SAMPLE_S;
 	}
-	if (t >= t_end)
+	if (t >= t_end) {
+		soak_proc_cpu(t - t_start);
+		legit_mpa = soak_st->mpa_rounds;
+		legit_sctp = soak_st->sctp_msgs;
+		legit_reorder = soak_st->sctpp_legit_ok;
 		event_base_loopbreak(base);
+	}
+}
+
+/* The legitimate rates; SOAK_RATES=file in the environment: a run of the
+ * legitimate loads alone writes them there, a run with hostile loads reads
+ * them and prints each rate's ratio to its rate alone (one `make soak`:
+ * the same machine, minutes apart). SOAK_RATIO_FLOOR=x fails the run when
+ * a ratio is below x. */
+static int rates(int secs)
+{
+	const char *file = getenv("SOAK_RATES"), *floor_s = getenv("SOAK_RATIO_FLOOR");
+	int hostile = (soak_loads & ~(unsigned)(SOAK_GOOD | SOAK_SCTP | SOAK_REORDER)) != 0;
+	double now[3] = {(double)legit_mpa / secs, (double)legit_sctp / secs,
+	                 (double)legit_reorder / secs};
+	double alone[3] = {0, 0, 0}, floor = floor_s ? atof(floor_s) : 0;
+	static const char *const name[3] = {"MPA rounds/s", "SCTP messages/s",
+	                                    "SCTP reorder probes/s"};
+	int fail = 0;
+	FILE *f;
+	printf("legitimate rate: MPA %.1f rounds/s, SCTP %.1f messages/s, SCTP reorder "
+	       "probes %.1f/s (loads:%s)\n",
+	       now[0], now[1], now[2], hostile ? " with the hostile mix" : " legitimate only");
+	if (!file)
+		return 0;
+	if (!hostile) {
+		if ((f = fopen(file, "w"))) {
+			fprintf(f, "%f %f %f\n", now[0], now[1], now[2]);
+			fclose(f);
+		}
+		return 0;
+	}
+	if (!(f = fopen(file, "r")) || fscanf(f, "%lf %lf %lf", &alone[0], &alone[1], &alone[2]) != 3) {
+		if (f)
+			fclose(f);
+		printf("soak: no rates alone in %s: no ratio\n", file);
+		return 0;
+	}
+	fclose(f);
+	printf("=== legitimate rate with the hostile mix / alone:");
+	for (int i = 0; i < 3; i++) {
+		if (alone[i] <= 0)
+			continue;
+		double r = now[i] / alone[i];
+		printf(" %s %.2f (%.1f / %.1f)", name[i], r, now[i], alone[i]);
+		if (floor > 0 && r < floor)
+			fail = 1;
+	}
+	printf(" ===\n");
+	if (fail)
+		printf("FAIL: a legitimate rate with the mix below %.2f x its rate alone\n", floor);
+	return fail;
 }
 
 static int verdict(int secs)
 {
-	const struct soak_stats *s = &soak_st;
+	const struct soak_stats *s = soak_st;
 	int fail = 0;
-	/* warm-up: the first quarter of the run (at least one sample) */
+	/* warm-up: the first quarter of the run, and at least WARM_MIN_S (the
+	 * SCTP churn's first new association comes at 10 s: a 30 s run's first
+	 * quarter would take the level before it) but never the last two
+	 * samples */
 	int warm = nsamples / 4;
+	if (warm < WARM_MIN_S / SAMPLE_S)
+		warm = WARM_MIN_S / SAMPLE_S;
+	if (warm > nsamples - 2)
+		warm = nsamples - 2;
 	if (warm < 1)
 		warm = 1;
 	if (nsamples < 2) {
@@ -188,13 +300,7 @@ static int verdict(int secs)
 	if (soak_loads & SOAK_ICMP)
 		printf("forged ICMP errors: %ld (%.0f/s)\n", s->icmp_forged,
 		       (double)s->icmp_forged / secs);
-	printf("legitimate rate: MPA %.1f rounds/s, SCTP %.1f messages/s, SCTP reorder "
-	       "probes %.1f/s (loads:%s)\n",
-	       (double)s->mpa_rounds / secs, (double)s->sctp_msgs / secs,
-	       (double)s->sctpp_legit_ok / secs,
-	       (soak_loads & ~(unsigned)(SOAK_GOOD | SOAK_SCTP | SOAK_REORDER))
-	           ? " with the hostile mix"
-	           : " legitimate only");
+	fail |= rates(secs);
 	if (s->sctpf_stuck) {
 		printf("FAIL: %ld hostile SCTP associations stuck (never ended, or the "
 		       "victim held too many)\n",
@@ -264,6 +370,7 @@ int main(int argc, char **argv)
 	ddp_pd *pd;
 	if (secs < 10)
 		secs = 10;
+	soak_secs = secs;
 	if (argc > 2 && !(soak_loads = parse_loads(argv[2]))) {
 		fprintf(stderr, "usage: ddp-soak [seconds] "
 		                "[all|good,garbage,halfopen,sctp,sctpgarbage,sctppin,reorder,icmp,"
@@ -276,37 +383,35 @@ int main(int argc, char **argv)
 	alarm((unsigned)secs + 60); /* nothing can hang */
 	/* forged frag-needed messages lower the kernel's route MTU of the
 	 * address they name: the ICMP load runs the whole soak in a network
-	 * namespace of its own, before any socket is made */
+	 * namespace of its own, before any socket is made (and before the
+	 * fork: both processes are in it) */
 	if ((soak_loads & (SOAK_ICMP | SOAK_PEERFLOOD)) && !icmp_own_netns()) {
 		printf("soak: the icmp and peerflood loads need root (a raw socket and a network "
 		       "namespace): skipped\n");
 		soak_loads &= ~(unsigned)(SOAK_ICMP | SOAK_PEERFLOOD);
 	}
+	/* the attacker forks here, before anything made usrsctp's threads */
+	int hostile = (soak_loads & ~(unsigned)(SOAK_GOOD | SOAK_SCTP | SOAK_REORDER)) != 0;
+	if (soak_proc_split(hostile && !getenv("SOAK_ONEPROC"))) {
+		fprintf(stderr, "soak: shared mapping or fork failed\n");
+		return 2;
+	}
 	base = event_base_new();
-	/* out-of-order memory of all sessions capped at 8 MiB (default
+	/* out-of-order memory of all sessions capped at 16 MiB (default
 	 * 64 MiB): the SCTP flood and sctppin pin reorder rings on purpose,
 	 * and with a cap the soak shows they cannot take more than their
-	 * shares; its headroom (1/8: 4 rings of 224 KiB) serves the reorder
-	 * probes' first rings (docs/fairness.md) */
+	 * shares (sctppin's 3 x 32 rings alone would take 21 MiB); its
+	 * headroom (1/8: 9 rings of 224 KiB) serves first rings: one per
+	 * hostile association holding any (4 sctpgarbage + 3 sctppin at
+	 * once) and the reorder probes' (docs/fairness.md) */
 	ddp_ctx_config cc = { .max_reorder_bytes = SOAK_REORDER_BYTES, .log = soak_log };
 	if (!base || ddp_ctx_new(&cc, &ctx) || ddp_pd_new(ctx, &pd)) {
 		fprintf(stderr, "soak: setup failed\n");
 		return 2;
 	}
-	int rc;
-	const char *what;
-	if ((rc = soak_mpa_start(base, ctx, pd)) ? (what = "mpa", 1) :
-	    (rc = soak_sctp_start(base, ctx, pd)) ? (what = "sctp", 1) :
-	    (rc = soak_sctp_flood_start(base, ctx, pd)) ? (what = "sctpgarbage", 1) :
-	    (rc = soak_sctp_pin_start(base, ctx, pd)) ? (what = "sctppin", 1) :
-	    (rc = soak_icmp_start()) ? (what = "icmp", 1) :
-	    (rc = soak_peerflood_start()) ? (what = "peerflood", 1) :
-	    (rc = soak_sctp_initflood_start(base, ctx, pd)) ? (what = "initflood", 1) :
-	    (rc = soak_sctp_streams_start(base, ctx, pd)) ? (what = "streamflood", 1) :
-	    (rc = soak_mpa_zerowin_start(base, ctx, pd)) ? (what = "zerowin", 1) : 0) {
-		fprintf(stderr, "soak: start of the %s load failed (%d)\n", what, rc);
+	int rc = soak_start_loads(base, ctx, pd);
+	if (rc || soak_proc_go())
 		return 2;
-	}
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
 	struct timeval tv = {0, 10000};
 	event_add(tick, &tv);
@@ -326,18 +431,13 @@ int main(int argc, char **argv)
 	       soak_loads & SOAK_INITFLOOD ? " sctp-initiate-flood" : "",
 	       soak_loads & SOAK_STREAMFLOOD ? " sctp-65535-streams" : "",
 	       soak_loads & SOAK_ZEROWIN ? " mpa-zero-window" : "", SAMPLE_S);
+	fflush(stdout);
 	event_base_dispatch(base);
 	event_free(tick);
-	rc = verdict(secs);
-	soak_mpa_stop();
-	soak_sctp_stop();
-	soak_sctp_flood_stop();
-	soak_sctp_pin_stop();
-	soak_icmp_stop();
-	soak_peerflood_stop();
-	soak_sctp_initflood_stop();
-	soak_sctp_streams_stop();
-	soak_mpa_zerowin_stop();
+	/* the attacker stops and ends its peers while this loop serves them */
+	rc = soak_proc_end(base);
+	rc |= verdict(secs);
+	soak_stop_loads();
 	/* drain what the stops scheduled */
 	struct timeval z = {0, 200000};
 	event_base_loopexit(base, &z);

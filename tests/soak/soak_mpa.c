@@ -62,7 +62,7 @@ static struct sconn *sconns;
 static void sconn_destroy(struct sconn *sc)
 {
 	if (sc->have_stag && ddp_stag_invalidate(ctx, sc->stag) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 	ddp_mpa_conn_free(sc->c);
@@ -72,7 +72,7 @@ static void sconn_destroy(struct sconn *sc)
 		sconns = sc->next;
 	if (sc->next)
 		sc->next->prev = sc->prev;
-	soak_st.srv_conns_live--;
+	soak_st->srv_conns_live--;
 	free(sc);
 }
 
@@ -86,19 +86,19 @@ static void s_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		for (uint32_t i = 0; i < d->len; i++)
 			if (sc->tag[i] != pat(seed, i)) {
 				{
-					soak_st.bad++;
+					SOAK_BAD();
 					fprintf(stderr, "bad at %d\n", __LINE__);
 				}
 				break;
 			}
-		soak_st.mpa_tagged_rx++;
+		soak_st->mpa_tagged_rx++;
 		return;
 	}
 	memcpy(sc->tx, d->buf, d->len);
 	struct iovec v = {sc->tx, d->len};
 	if (ddp_send_untagged(s, 0, 0, d->rsvdulp, &v, 1, NULL) != 0 ||
 	    ddp_post_recv(s, 0, 0, d->buf, MAXLEN, NULL) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 }
@@ -106,7 +106,7 @@ static void s_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 /* the ULP's answer to a stream error (DDP-ERR-1): end the connection */
 static void s_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
-	soak_st.garbage_errors++;
+	soak_st->garbage_errors++;
 	ddp_session_close(s, 1);
 }
 
@@ -133,7 +133,7 @@ static void s_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	if (!sc) {
 		ddp_mpa_conn_free(c);
 		{
-			soak_st.bad++;
+			SOAK_BAD();
 			fprintf(stderr, "bad at %d\n", __LINE__);
 		}
 		return;
@@ -143,7 +143,7 @@ static void s_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	if (sconns)
 		sconns->prev = sc;
 	sconns = sc;
-	soak_st.srv_conns_live++;
+	soak_st->srv_conns_live++;
 	ddp_mpa_set_user(c, sc);
 	ddp_session *s = ddp_mpa_session(c);
 	ddp_mr_attr mr = {
@@ -153,7 +153,7 @@ static void s_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	    ddp_post_recv(s, 0, 0, sc->rx[0], MAXLEN, NULL) != 0 ||
 	    ddp_post_recv(s, 0, 0, sc->rx[1], MAXLEN, NULL) != 0) {
 		{
-			soak_st.bad++;
+			SOAK_BAD();
 			fprintf(stderr, "bad at %d\n", __LINE__);
 		}
 		sconn_destroy(sc);
@@ -165,7 +165,7 @@ static void s_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	p[2] = (uint8_t)(sc->stag >> 8);
 	p[3] = (uint8_t)sc->stag;
 	if (ddp_mpa_accept(c, p, 4) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 }
@@ -193,7 +193,7 @@ static void cconn_destroy(struct cconn *cc)
 		cconns = cc->next;
 	if (cc->next)
 		cc->next->prev = cc->prev;
-	soak_st.cli_conns_live--;
+	soak_st->cli_conns_live--;
 	free(cc);
 }
 
@@ -209,7 +209,7 @@ static void c_round(struct cconn *cc)
 	cc->outstanding = 2;
 	if (ddp_send_tagged(s, 0, cc->stag, 0, cc->seed, &v, 1, NULL) != 0 ||
 	    ddp_send_untagged(s, 0, 0, cc->seed, &v, 1, NULL) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 }
@@ -219,7 +219,7 @@ static void c_maybe_next(struct cconn *cc)
 {
 	if (!cc->echoed || cc->outstanding || cc->closing)
 		return;
-	soak_st.mpa_rounds++;
+	soak_st->mpa_rounds++;
 	ddp_session *s = ddp_mpa_session(cc->c);
 	if (++cc->rounds >= ROUNDS) {
 		cc->closing = 1;
@@ -227,7 +227,7 @@ static void c_maybe_next(struct cconn *cc)
 		return;
 	}
 	if (ddp_post_recv(s, 0, 0, cc->rx, MAXLEN, NULL) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 	c_round(cc);
@@ -240,7 +240,7 @@ static void c_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		return;
 	if (d->tagged || d->len != cc->len || (uint8_t)d->rsvdulp != cc->seed ||
 	    memcmp(d->buf, cc->tx, cc->len) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 	cc->echoed = 1;
@@ -265,7 +265,7 @@ static void c_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t cod
 	if (ev == DDP_MPA_CONNECTED) {
 		if (ddp_mpa_get_info(c, &info) != 0 || info.private_data_len != 4) {
 			{
-				soak_st.bad++;
+				SOAK_BAD();
 				fprintf(stderr, "bad at %d\n", __LINE__);
 			}
 			return;
@@ -276,9 +276,9 @@ static void c_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t cod
 		return;
 	}
 	if (ev == DDP_MPA_CLOSED && cc->closing)
-		soak_st.mpa_closed++;
+		soak_st->mpa_closed++;
 	else if (!stopping)
-		soak_st.mpa_client_fail++;
+		soak_st->mpa_client_fail++;
 	cconn_destroy(cc);
 }
 
@@ -298,20 +298,20 @@ static void open_good(void)
 	mc.private_data_len = 4;
 	if (ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &c_cbs, c_event, cc,
 	                    &cc->c) != 0) {
-		soak_st.mpa_client_fail++;
+		soak_st->mpa_client_fail++;
 		free(cc);
 		return;
 	}
 	if (ddp_post_recv(ddp_mpa_session(cc->c), 0, 0, cc->rx, MAXLEN, NULL) != 0) {
-		soak_st.bad++;
+		SOAK_BAD();
 		fprintf(stderr, "bad at %d\n", __LINE__);
 	}
 	cc->next = cconns;
 	if (cconns)
 		cconns->prev = cc;
 	cconns = cc;
-	soak_st.cli_conns_live++;
-	soak_st.mpa_opened++;
+	soak_st->cli_conns_live++;
+	soak_st->mpa_opened++;
 }
 
 /* ------------------------------------------- garbage and half-open peers */
@@ -355,7 +355,7 @@ static void raw_destroy(struct raw *r)
 static void send_all(int fd, const uint8_t *b, size_t n)
 {
 	if (send(fd, b, n, MSG_NOSIGNAL) != (ssize_t)n)
-		soak_st.bad++; /* a fresh loopback socket takes 2 KiB */
+		SOAK_BAD(); /* a fresh loopback socket takes 2 KiB */
 }
 
 /* a valid RFC 5044 §7.1.2 Request, revision 1, CRC, 4 octets of PD */
@@ -405,7 +405,7 @@ static void raw_read(evutil_socket_t fd, short what, void *arg)
 			size_t before = r->got;
 			r->got += (size_t)n;
 			if (r->half || r->kind == GK_BAD_KEY || r->got > 24)
-				soak_st.bad++; /* nothing (more) was asked */
+				SOAK_BAD(); /* nothing (more) was asked */
 			else if (before < 20 && r->got >= 20 && r->kind == GK_BAD_CRC)
 				send_bad_crc(r->fd);
 			else if (before < 20 && r->got >= 20 && r->kind == GK_RANDOM)
@@ -417,9 +417,9 @@ static void raw_read(evutil_socket_t fd, short what, void *arg)
 		break; /* closed or reset by the server: reaped */
 	}
 	if (r->half)
-		soak_st.halfopen_reaped++;
+		soak_st->halfopen_reaped++;
 	else
-		soak_st.garbage_reaped++;
+		soak_st->garbage_reaped++;
 	raw_destroy(r);
 }
 
@@ -457,7 +457,7 @@ static void open_raw(int half)
 			close(r->fd);
 		free(r);
 		{
-			soak_st.bad++;
+			SOAK_BAD();
 			fprintf(stderr, "bad at %d\n", __LINE__);
 		}
 		return;
@@ -473,10 +473,10 @@ static void open_raw(int half)
 	raws = r;
 	if (half) {
 		live_half++;
-		soak_st.halfopen_conns++;
+		soak_st->halfopen_conns++;
 	} else {
 		live_garbage++;
-		soak_st.garbage_conns++;
+		soak_st->garbage_conns++;
 		r->kind = soak_rand() % GK_N;
 		send_garbage(r);
 	}
@@ -491,6 +491,10 @@ int soak_mpa_start(struct event_base *b, ddp_ctx *c, ddp_pd *p)
 	base = b;
 	ctx = c;
 	pd = p;
+	if (!soak_victim) { /* the garbage and half-open peers aim here */
+		port = soak_sh->port[SP_MPA];
+		return 0;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -502,7 +506,7 @@ int soak_mpa_start(struct event_base *b, ddp_ctx *c, ddp_pd *p)
 	                        s_accept, s_event, NULL, &lst);
 	if (rc)
 		return rc;
-	port = ddp_mpa_listener_port(lst);
+	port = soak_sh->port[SP_MPA] = ddp_mpa_listener_port(lst);
 	return 0;
 }
 
@@ -515,8 +519,10 @@ void soak_mpa_tick(void)
 	 * connections a second at most (the good ones end in TIME_WAIT on
 	 * our side, which stays well below the ephemeral port range; the
 	 * server resets the others) */
-	if ((soak_loads & SOAK_GOOD) && soak_st.cli_conns_live < GOOD_LIVE)
+	if (soak_victim && (soak_loads & SOAK_GOOD) && soak_st->cli_conns_live < GOOD_LIVE)
 		open_good();
+	if (!soak_attacker)
+		return;
 	for (int i = 0; (soak_loads & SOAK_GARBAGE) && i < 4 && live_garbage < GARBAGE_LIVE; i++)
 		open_raw(0);
 	for (int i = 0; (soak_loads & SOAK_HALFOPEN) && i < 4 && live_half < HALF_LIVE; i++)
@@ -524,7 +530,7 @@ void soak_mpa_tick(void)
 	for (struct raw *r = raws, *n; r; r = n) {
 		n = r->next;
 		if (t - r->t0 > RAW_GIVEUP_S) {
-			soak_st.raw_stuck++;
+			soak_st->raw_stuck++;
 			raw_destroy(r);
 		}
 	}

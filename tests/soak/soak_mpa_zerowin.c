@@ -86,7 +86,7 @@ static void push(struct zsrv *z)
 	for (;;) {
 		int rc = ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL);
 		if (rc == DDP_ERR_LIMIT) {
-			soak_st.zw_limit++; /* the writable callback goes on */
+			soak_st->zw_limit++; /* the writable callback goes on */
 			return;
 		}
 		if (rc != 0)
@@ -104,13 +104,13 @@ static void z_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	(void)user;
 	if (d->status == 0 && ddp_post_recv(s, 0, 0, d->buf, ZW_BUFLEN, NULL) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 }
 
 static void z_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
 	(void)e, (void)user;
-	soak_st.bad++; /* the keepers' messages are valid */
+	SOAK_BAD(); /* the keepers' messages are valid */
 	ddp_session_close(s, 1);
 }
 
@@ -125,8 +125,8 @@ static void z_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t cod
 		push(z);
 		return;
 	}
-	if (z->keeper && !stopping) {
-		soak_st.zw_keep_lost++;
+	if (z->keeper && !stopping && !soak_sh->ending) {
+		soak_st->zw_keep_lost++;
 		printf("zerowin: a keeper's connection ended (event %d, %s)\n", (int)ev,
 		       ddp_strerror(err));
 	}
@@ -148,12 +148,12 @@ static void z_accept(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 		zsrvs->prev = z;
 	zsrvs = z;
 	ddp_mpa_set_user(c, z);
-	soak_st.zw_conns++;
+	soak_st->zw_conns++;
 	for (int k = 0; k < ZW_NBUF; k++)
 		if (ddp_post_recv(ddp_mpa_session(c), 0, 0, z->rx[k], ZW_BUFLEN, NULL) != 0)
-			soak_st.bad++;
+			SOAK_BAD();
 	if (ddp_mpa_accept(c, NULL, 0) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 }
 
 /* -------------------------------------------------------------- peers */
@@ -261,24 +261,29 @@ int soak_mpa_zerowin_start(struct event_base *b, ddp_ctx *ctx, ddp_pd *pd)
 	if (!(soak_loads & SOAK_ZEROWIN))
 		return 0;
 	base = b;
-	memset(feed, 'z', sizeof(feed));
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	memset(&mc, 0, sizeof(mc));
-	mc.startup_timeout_ms = 2000;
-	mc.max_conns = ZW_MAX;
-	mc.max_conns_per_addr = ZW_PER_ADDR;
-	mc.tx_queue_cap = 64u << 10;
-	mc.tcp_sndbuf = 64u << 10;
-	mc.session.pd = pd;
-	mc.session.max_tx_octets = ZW_TX_OCTETS;
-	mc.session.max_tx_queued = 64;
-	int rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &z_cbs,
-	                        z_accept, z_event, NULL, &lst);
-	if (rc)
-		return rc;
-	port = ddp_mpa_listener_port(lst);
+	if (soak_victim) {
+		memset(feed, 'z', sizeof(feed));
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		memset(&mc, 0, sizeof(mc));
+		mc.startup_timeout_ms = 2000;
+		mc.max_conns = ZW_MAX;
+		mc.max_conns_per_addr = ZW_PER_ADDR;
+		mc.tx_queue_cap = 64u << 10;
+		mc.tcp_sndbuf = 64u << 10;
+		mc.session.pd = pd;
+		mc.session.max_tx_octets = ZW_TX_OCTETS;
+		mc.session.max_tx_queued = 64;
+		int rc = ddp_mpa_listen(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &z_cbs,
+		                        z_accept, z_event, NULL, &lst);
+		if (rc)
+			return rc;
+		soak_sh->port[SP_ZEROWIN] = ddp_mpa_listener_port(lst);
+	}
+	if (!soak_attacker)
+		return 0;
+	port = soak_sh->port[SP_ZEROWIN];
 	for (int i = 0; i < ZW_KEEP; i++)
 		if (peer_open(&keepers[i], 0x7f000003u, 1) != 0)
 			return DDP_ERR_SYS;
@@ -291,7 +296,7 @@ int soak_mpa_zerowin_start(struct event_base *b, ddp_ctx *ctx, ddp_pd *pd)
 void soak_mpa_zerowin_log(const char *msg)
 {
 	if (strncmp(msg, "MPA ", 4) == 0 && strstr(msg, " cap ") && !strstr(msg, "start-up"))
-		soak_st.zw_capped++;
+		soak_st->zw_capped++;
 }
 
 void soak_mpa_zerowin_tick(void)
@@ -300,19 +305,21 @@ void soak_mpa_zerowin_tick(void)
 	int opened = 0;
 	if (!(soak_loads & SOAK_ZEROWIN) || stopping)
 		return;
-	for (struct zsrv *z = zsrvs; z; z = z->next) {
+	for (struct zsrv *z = zsrvs; z; z = z->next) { /* the victim's queues */
 		long q = (long)ddp_stream_queued(ddp_mpa_session(z->c), 0, NULL);
-		if (q > soak_st.zw_queued_max)
-			soak_st.zw_queued_max = q;
+		if (q > soak_st->zw_queued_max)
+			soak_st->zw_queued_max = q;
 		if (q > (long)(ZW_TX_OCTETS + ZW_MSG))
-			soak_st.zw_over++;
+			soak_st->zw_over++;
 	}
-	soak_st.zw_keep_live = 0;
+	if (!soak_attacker)
+		return;
+	soak_st->zw_keep_live = 0;
 	for (int i = 0; i < ZW_KEEP; i++) {
 		struct zpeer *p = &keepers[i];
 		if (!peer_alive(p))
 			continue;
-		soak_st.zw_keep_live++;
+		soak_st->zw_keep_live++;
 		if (p->got == REPLY_LEN && now - p->t_sent >= KEEP_EVERY_S)
 			keeper_send(p);
 	}
@@ -332,14 +339,15 @@ void soak_mpa_zerowin_stop(void)
 	if (!(soak_loads & SOAK_ZEROWIN))
 		return;
 	stopping = 1;
-	printf("zerowin: %ld connections (%d keepers), %ld ended or refused at a cap, %ld "
+	if (soak_victim)
+		printf("zerowin: %ld connections (%d keepers), %ld ended or refused at a cap, %ld "
 	       "times a send queue was full; at most %ld octets queued on a connection "
 	       "(bound %u + one message); keepers up at the end %ld, lost %ld\n",
-	       soak_st.zw_conns, ZW_KEEP, soak_st.zw_capped, soak_st.zw_limit,
-	       soak_st.zw_queued_max, ZW_TX_OCTETS, soak_st.zw_keep_live, soak_st.zw_keep_lost);
-	for (int i = 0; i < ZW_KEEP; i++)
+	       soak_st->zw_conns, ZW_KEEP, soak_st->zw_capped, soak_st->zw_limit,
+	       soak_st->zw_queued_max, ZW_TX_OCTETS, soak_st->zw_keep_live, soak_st->zw_keep_lost);
+	for (int i = 0; i < ZW_KEEP && soak_attacker; i++)
 		peer_close(&keepers[i]);
-	for (int a = 0; a < FLOOD_ADDRS; a++)
+	for (int a = 0; a < FLOOD_ADDRS && soak_attacker; a++)
 		for (int i = 0; i < FLOOD_PER_ADDR; i++)
 			peer_close(&flooders[a][i]);
 	while (zsrvs)

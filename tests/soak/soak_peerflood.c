@@ -35,7 +35,7 @@ static uint32_t next_src;
 
 int soak_peerflood_start(void)
 {
-	if (!(soak_loads & SOAK_PEERFLOOD))
+	if (!(soak_loads & SOAK_PEERFLOOD) || !soak_attacker)
 		return 0;
 	raw = rawudp_open();
 	return raw < 0 ? -1 : 0;
@@ -45,7 +45,7 @@ static size_t junk(uint8_t *pkt, uint32_t i, uint16_t sp, uint16_t port)
 {
 	switch (i % 8) {
 	case 0: /* the lone INIT that proves a source */
-		soak_st.pf_inits++;
+		soak_st->pf_inits++;
 		return rawudp_sctp(pkt, sp, port, 0, 1, 20, i);
 	case 1:
 	case 5: { /* an INIT with a bad CRC32c */
@@ -64,42 +64,51 @@ static size_t junk(uint8_t *pkt, uint32_t i, uint16_t sp, uint16_t port)
 	}
 }
 
+/* the victim: its SCTP server's peer table and what it dropped */
+static void victim_check(void)
+{
+	sctp_ll_io_stats io;
+	if (soak_sctp_srv_io(&io))
+		return;
+	if ((long)io.peers > soak_st->pf_peers_max) {
+		if (io.peers > PF_PEER_BOUND && soak_st->pf_peers_max <= PF_PEER_BOUND) {
+			printf("peerflood: %llu peers, over the bound %d\n",
+			       (unsigned long long)io.peers, PF_PEER_BOUND);
+			SOAK_BAD();
+		}
+		soak_st->pf_peers_max = (long)io.peers;
+	}
+	soak_st->pf_unproven = (long)io.rx_unproven;
+	soak_st->pf_bad_crc = (long)io.bad_crc;
+}
+
 void soak_peerflood_tick(void)
 {
 	int sport, cport;
 	uint8_t pkt[256];
-	sctp_ll_io_stats io;
-	if (raw < 0 || soak_sctp_ports(&sport, &cport) || soak_sctp_srv_io(&io))
+	if ((soak_loads & SOAK_PEERFLOOD) && soak_victim)
+		victim_check();
+	if (raw < 0 || soak_sctp_ports(&sport, &cport))
 		return;
-	if ((long)io.peers > soak_st.pf_peers_max) {
-		if (io.peers > PF_PEER_BOUND && soak_st.pf_peers_max <= PF_PEER_BOUND) {
-			printf("peerflood: %llu peers, over the bound %d\n",
-			       (unsigned long long)io.peers, PF_PEER_BOUND);
-			soak_st.bad++;
-		}
-		soak_st.pf_peers_max = (long)io.peers;
-	}
-	soak_st.pf_unproven = (long)io.rx_unproven;
-	soak_st.pf_bad_crc = (long)io.bad_crc;
 	for (int k = 0; k < PER_TICK; k++) {
 		uint32_t ip, i = next_src++;
 		uint16_t sp;
 		rawudp_source(i, &ip, &sp);
 		size_t n = junk(pkt, i, sp, (uint16_t)sport);
 		if (rawudp_send(raw, ip, sp, (uint16_t)sport, pkt, n) == 0)
-			soak_st.pf_sent++;
+			soak_st->pf_sent++;
 	}
 }
 
 void soak_peerflood_stop(void)
 {
-	if (raw < 0)
-		return;
-	printf("peerflood: %ld datagrams from as many sources (%ld lone INITs); the SCTP "
+	if ((soak_loads & SOAK_PEERFLOOD) && soak_victim)
+		printf("peerflood: %ld datagrams from as many sources (%ld lone INITs); the SCTP "
 	       "server: %ld unproven, %ld bad CRC32c, at most %ld peers (bound %d)\n",
-	       soak_st.pf_sent, soak_st.pf_inits, soak_st.pf_unproven, soak_st.pf_bad_crc,
-	       soak_st.pf_peers_max, PF_PEER_BOUND);
-	close(raw);
+	       soak_st->pf_sent, soak_st->pf_inits, soak_st->pf_unproven, soak_st->pf_bad_crc,
+	       soak_st->pf_peers_max, PF_PEER_BOUND);
+	if (raw >= 0)
+		close(raw);
 	raw = -1;
 }
 

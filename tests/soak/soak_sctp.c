@@ -52,7 +52,7 @@ static double assoc_t0; /* when the current association came up */
 /* a payload or protocol surprise, with where it was seen */
 #define SCTP_BAD()                                                                                 \
 	do {                                                                                       \
-		soak_st.bad++;                                                                     \
+		SOAK_BAD();                                                                     \
 		fprintf(stderr, "sctp: bad at line %d\n", __LINE__);                              \
 	} while (0)
 
@@ -66,6 +66,14 @@ static uint8_t ctx_buf[NST][MAXLEN];
 static enum cst cstate[NST];
 static uint32_t cstag[NST];
 static int cout[NST], cmsgs[NST];
+/* the ULP's credit (RFC 5041 §5.3: a buffer is posted before its message
+ * may come): untagged messages the client sent and the server delivered
+ * in the stream's session; the client keeps at most NBUF - 1 the server
+ * has not delivered (and reposted for). SCTP's completion says nothing of
+ * that: with segments lost and retransmitted, later ones arrive first and
+ * name an MSN whose buffer is not posted yet. Both ends are in this
+ * process, so the count is read directly. */
+static long csent[NST], sdelivered[NST];
 
 static uint8_t pat(uint32_t st, size_t i)
 {
@@ -98,10 +106,11 @@ static void deliver(ddp_session *s, const ddp_delivery *d, void *user)
 			break;
 		}
 	if (d->tagged) {
-		soak_st.sctp_tagged++;
+		soak_st->sctp_tagged++;
 		return;
 	}
-	soak_st.sctp_msgs++;
+	soak_st->sctp_msgs++;
+	sdelivered[d->stream]++;
 	int rc = ddp_post_recv(s, d->stream, 0, d->buf, MAXLEN, NULL);
 	if (rc != 0 && rc != DDP_ERR_CLOSED)
 		SCTP_BAD();
@@ -115,7 +124,9 @@ static void send_done(ddp_session *s, uint32_t st, void *mctx, int status, void 
 
 static void on_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
-	soak_st.sctp_errors++;
+	soak_st->sctp_errors++;
+	fprintf(stderr, "sctp: %s stream %u error: layer %u etype %u code %u\n",
+	        user == &cli ? "client" : "server", e->stream, e->layer, e->etype, e->code);
 	SCTP_BAD();
 }
 
@@ -133,7 +144,7 @@ static void stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, 
 	}
 	if (ev == DDP_EV_CLOSED) {
 		cstate[st] = C_IDLE;
-		soak_st.sctp_closed++;
+		soak_st->sctp_closed++;
 	} else if (ev == DDP_EV_ABORTED && !stopping && !churning) {
 		SCTP_BAD();
 	}
@@ -148,7 +159,7 @@ static void on_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		e->up = 1;
 		if (e == &cli) {
 			assoc_t0 = soak_now();
-			soak_st.sctp_assocs++;
+			soak_st->sctp_assocs++;
 		}
 		return;
 	}
@@ -181,6 +192,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 			return;
 		}
 		shave[st] = 1;
+		sdelivered[st] = 0;
 		for (int k = 0; k < NBUF; k++)
 			if (ddp_post_recv(srv.s, st, 0, srx[st][k], MAXLEN, NULL) != 0)
 				SCTP_BAD();
@@ -198,6 +210,7 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int s
 		    (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 		cstate[st] = C_OPEN;
 		cmsgs[st] = 0;
+		csent[st] = 0;
 		return;
 	}
 	SCTP_BAD(); /* rejected, cancelled or malformed */
@@ -224,7 +237,7 @@ static int ep_new(struct event_base *base, struct end *e)
 int soak_sctp_start(struct event_base *base, ddp_ctx *c, ddp_pd *p)
 {
 	int rc;
-	if (!(soak_loads & SOAK_SCTP))
+	if (!(soak_loads & SOAK_SCTP) || !soak_victim)
 		return 0;
 	ctx = c;
 	pd = p;
@@ -239,7 +252,8 @@ int soak_sctp_start(struct event_base *base, ddp_ctx *c, ddp_pd *p)
 
 static void send_some(uint32_t st)
 {
-	while (cout[st] + 2 <= MAX_OUT * 2 && (st == 0 || cmsgs[st] < MSGS_PER_SESSION)) {
+	while (cout[st] + 2 <= MAX_OUT * 2 && (st == 0 || cmsgs[st] < MSGS_PER_SESSION) &&
+	       csent[st] - sdelivered[st] < NBUF - 1) {
 		struct iovec v = {ctx_buf[st], 1 + soak_rand() % MAXLEN};
 		if (ddp_send_tagged(cli.s, st, cstag[st], 0, 0, &v, 1, NULL) ||
 		    ddp_send_untagged(cli.s, st, 0, 0, &v, 1, NULL)) {
@@ -248,6 +262,7 @@ static void send_some(uint32_t st)
 		}
 		cout[st] += 2;
 		cmsgs[st]++;
+		csent[st]++;
 	}
 }
 
@@ -289,7 +304,7 @@ static int assoc_churn(void)
 
 void soak_sctp_tick(void)
 {
-	if (stopping || assoc_churn() || !cli.up || !srv.up)
+	if (!soak_victim || stopping || assoc_churn() || !cli.up || !srv.up)
 		return;
 	for (uint32_t st = 0; st < NST; st++) {
 		switch (cstate[st]) {
@@ -297,7 +312,7 @@ void soak_sctp_tick(void)
 			int rc = ddp_sctp_initiate(cli.a, st, "soak", 4);
 			if (rc == 0) {
 				cstate[st] = C_OPENING;
-				soak_st.sctp_initiated++;
+				soak_st->sctp_initiated++;
 			} else if (rc != DDP_ERR_BUSY) {
 				SCTP_BAD();
 			}
@@ -319,6 +334,11 @@ void soak_sctp_tick(void)
 
 int soak_sctp_ports(int *srv_port, int *cli_port)
 {
+	if (!soak_victim) { /* published by the victim's tick */
+		*srv_port = soak_sh->port[SP_SCTP_SRV];
+		*cli_port = soak_sh->port[SP_SCTP_CLI];
+		return *srv_port > 0 && *cli_port > 0 ? 0 : -1;
+	}
 	if (!(soak_loads & SOAK_SCTP) || stopping || !srv.ep || !cli.ep)
 		return -1;
 	*srv_port = ddp_sctp_ep_port(srv.ep);
@@ -337,8 +357,12 @@ int soak_sctp_srv_io(struct sctp_ll_io_stats *out)
 void soak_sctp_stop(void)
 {
 	stopping = 1;
-	if (!(soak_loads & SOAK_SCTP))
+	if (!(soak_loads & SOAK_SCTP) || !soak_victim)
 		return;
+	if (churning) /* an association close that never completed */
+		printf("sctp: the association closed at the churn is still up at the end "
+		       "(client %d, server %d)\n",
+		       cli.up, srv.up);
 	ddp_sctp_ep_free(cli.ep);
 	ddp_sctp_ep_free(srv.ep);
 	for (uint32_t st = 0; st < NST; st++)

@@ -39,9 +39,9 @@
 #include <ddp/sctp.h>
 
 #include "sctp/sctp_ctl.h"
-#include "sctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 #include "sctp/sctp_stream.h"
+#include "soak_sctp_setup.h"
 #endif
 
 #include "soak.h"
@@ -101,30 +101,29 @@ static int stopping;
 static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 {
 	if (d->stream >= VNST)
-		soak_st.bad++;
+		SOAK_BAD();
 	else if (d->status == 0)
-		soak_st.sctpf_delivered++;
+		soak_st->sctpf_delivered++;
 }
 
 static void v_send_done(ddp_session *s, uint32_t st, void *mctx, int status, void *user)
 {
-	soak_st.bad++; /* the victim never sends */
+	SOAK_BAD(); /* the victim never sends */
 }
 
 static void v_error(ddp_session *s, const ddp_error_info *e, void *user)
 {
-	soak_st.sctpf_errors++;
+	soak_st->sctpf_errors++;
 }
 
+/* a stream event on a stream the association does not have */
 static void v_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
                            void *user)
 {
-	if (st >= VNST) {
-		soak_st.bad++;
-		return;
-	}
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, st); /* may fail on a broken stream: fine */
+	if (st >= VNST)
+		SOAK_BAD();
+	else
+		soak_sctp_half_closed(s, st, ev, status, user);
 }
 
 static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
@@ -140,23 +139,23 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 		vrx_ctl += st.rx_ctl;
 	}
 	vlive--;
-	soak_st.sctpf_vdown++;
+	soak_st->sctpf_vdown++;
 }
 
 static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
                   const void *p, size_t len, void *user)
 {
 	if (st >= VNST || len > DDP_SCTP_MAX_PRIV) {
-		soak_st.bad++;
+		SOAK_BAD();
 		return;
 	}
 	if (ev != DDP_SCTP_INITIATE)
 		return; /* CANCELLED: the peer gave up (or broke the protocol) */
-	soak_st.sctpf_vinitiates++;
+	soak_st->sctpf_vinitiates++;
 	if (soak_rand() % 4 == 0) {
 		vrejects++;
 		if (ddp_sctp_reject(a, st, "no", 2) != 0)
-			soak_st.bad++;
+			SOAK_BAD();
 		return;
 	}
 	ddp_session *s = ddp_sctp_session(a);
@@ -165,7 +164,7 @@ static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int st
 	    ddp_post_recv(s, st, 1, vscratch[2], UBUF_LEN, NULL))
 		vpost_fail++;
 	if (ddp_sctp_accept(a, st, NULL, 0) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 }
 
 static int victim_start(struct event_base *base)
@@ -180,21 +179,15 @@ static int victim_start(struct event_base *base)
 	if (rc)
 		return rc;
 	have_vstag = 1;
-	memset(&c, 0, sizeof(c));
-	c.port = -1;
-	c.nstreams = VNST;
-	c.ctx = ctx;
-	c.session.pd = pd;
+	soak_sctp_vconfig(&c, ctx, pd, VNST);
 	c.ddp.deliver = v_deliver;
 	c.ddp.send_done = v_send_done;
 	c.ddp.error = v_error;
 	c.ddp.stream_event = v_stream_event;
 	c.sctp.assoc = v_assoc;
 	c.sctp.session_ctl = v_ctl;
-	if ((rc = ddp_sctp_ep_new(base, &c, &vep)) || (rc = ddp_sctp_listen(vep)))
-		return rc;
-	vport = ddp_sctp_ep_port(vep);
-	return 0;
+	soak_sh->sctpf_stag = vstag;
+	return soak_sctp_vlisten(base, &c, SP_SCTPGARBAGE, &vep);
 }
 
 /* ----------------------------------------------------------- attacker */
@@ -217,9 +210,7 @@ static uint8_t msg[MSG_CAP];
 
 static void att_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *user)
 {
-	static uint8_t sink[70000];
 	struct att *t = user;
-	sctp_ll_rinfo ri;
 	switch (ev) {
 	case SCTP_LL_EV_UP:
 		if (t->state == A_CONNECTING) {
@@ -227,9 +218,8 @@ static void att_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void 
 			t->t = soak_now();
 		}
 		break;
-	case SCTP_LL_EV_READABLE: /* Accepts, Rejects, Terminates: ignored */
-		while (sctp_ll_recv(a, sink, sizeof(sink), &ri) >= 0)
-			;
+	case SCTP_LL_EV_READABLE:
+		soak_sctp_drain(a);
 		break;
 	case SCTP_LL_EV_DOWN:
 		t->state = A_DOWN;
@@ -269,7 +259,7 @@ static void xsend(struct att *t, uint16_t sid, uint32_t ppid, const uint8_t *m, 
 {
 	int rc = sctp_ll_send(t->a, sid, ppid, m, n);
 	if (rc == 0)
-		soak_st.sctpf_msgs++;
+		soak_st->sctpf_msgs++;
 	else if (rc == DDP_ERR_AGAIN)
 		send_again++; /* no room: dropped, the flood goes on */
 	else if (rc == DDP_ERR_CLOSED)
@@ -446,7 +436,7 @@ static void att_run(struct att *t)
 	uint16_t nst = sctp_ll_nstreams(t->a);
 	if (nst > VNST)
 		nst = VNST;
-	soak_st.sctpf_assocs++;
+	soak_st->sctpf_assocs++;
 	for (uint16_t sid = 0; sid < nst; sid++)
 		run_stream(t, sid);
 	/* RFC 5043 §5.1: PPID other than 16 / 17 ends the whole association
@@ -470,7 +460,7 @@ static void att_tick(struct att *t, double now)
 		if (stopping)
 			break;
 		if (sctp_ll_connect(aep, "127.0.0.1", vport, &att_cb, t, &t->a) != 0) {
-			soak_st.sctpf_connfail++;
+			soak_st->sctpf_connfail++;
 			break;
 		}
 		t->state = A_CONNECTING;
@@ -478,7 +468,7 @@ static void att_tick(struct att *t, double now)
 		break;
 	case A_CONNECTING:
 		if (now - t->t > CONNECT_S) {
-			soak_st.sctpf_connfail++;
+			soak_st->sctpf_connfail++;
 			sctp_ll_free(t->a);
 			t->state = A_FREE;
 		}
@@ -495,7 +485,7 @@ static void att_tick(struct att *t, double now)
 		break;
 	case A_CLOSING:
 		if (now - t->t > CLOSE_S) {
-			soak_st.sctpf_stuck++;
+			soak_st->sctpf_stuck++;
 			sctp_ll_free(t->a);
 			t->state = A_FREE;
 		}
@@ -510,20 +500,18 @@ static void att_tick(struct att *t, double now)
 
 int soak_sctp_flood_start(struct event_base *base, ddp_ctx *c, ddp_pd *p)
 {
-	sctp_ll_config ac;
 	int rc;
 	if (!(soak_loads & SOAK_SCTPGARBAGE))
 		return 0;
 	ctx = c;
 	pd = p;
-	if ((rc = victim_start(base)))
+	if (soak_victim && (rc = victim_start(base)))
 		return rc;
-	memset(&ac, 0, sizeof(ac));
-	ac.port = -1;
-	ac.nstreams = VNST;
-	ac.adaptation = SCTP_ADAPTATION_DDP; /* RFC 5043 §11.1 */
-	ac.require_adaptation = 1;
-	return sctp_ll_ep_new(base, &ac, &aep);
+	if (!soak_attacker)
+		return 0;
+	vport = soak_sh->port[SP_SCTPGARBAGE];
+	vstag = soak_sh->sctpf_stag;
+	return soak_sctp_att_ep(base, VNST, 0, &aep);
 }
 
 void soak_sctp_flood_tick(void)
@@ -531,12 +519,14 @@ void soak_sctp_flood_tick(void)
 	double now = soak_now();
 	if (!(soak_loads & SOAK_SCTPGARBAGE))
 		return;
-	soak_st.sctpf_vlive = vlive;
-	/* the victim holds associations the attacker already ended: they are
-	 * "stuck" too (a few ticks of lag are normal, hence 2x) */
-	if (vlive > 2 * ATT_LIVE && !stopping)
-		soak_st.sctpf_stuck++;
-	for (int i = 0; i < ATT_LIVE; i++)
+	if (soak_victim) {
+		soak_st->sctpf_vlive = vlive;
+		/* the victim holds associations the attacker already ended:
+		 * they are "stuck" too (a few ticks of lag are normal, hence 2x) */
+		if (vlive > 2 * ATT_LIVE && !stopping)
+			soak_st->sctpf_stuck++;
+	}
+	for (int i = 0; i < ATT_LIVE && soak_attacker; i++)
 		att_tick(&atts[i], now);
 }
 
@@ -545,30 +535,33 @@ void soak_sctp_flood_stop(void)
 	if (!(soak_loads & SOAK_SCTPGARBAGE))
 		return;
 	stopping = 1;
-	printf("sctpgarbage: %ld associations (%ld ended by a wrong PPID), %ld messages "
-	       "sent (not sent: %ld no room, %ld closed, %ld other), %ld connect failures; "
-	       "victim: %ld Initiates (%ld rejected, %ld posts refused), %ld errors "
-	       "reported, %ld deliveries, %ld associations ended, %llu chunks dropped, "
-	       "%llu control messages\n",
-	       soak_st.sctpf_assocs, wrong_ppid, soak_st.sctpf_msgs, send_again, send_closed,
-	       send_other, soak_st.sctpf_connfail,
-	       soak_st.sctpf_vinitiates, vrejects, vpost_fail, soak_st.sctpf_errors,
-	       soak_st.sctpf_delivered, soak_st.sctpf_vdown, (unsigned long long)vrx_dropped,
-	       (unsigned long long)vrx_ctl);
-	printf("sctpgarbage: per stream:");
-	for (int k = 0; k < K_N; k++)
-		printf(" %s %ld", kind_name[k], kind_sent[k]);
-	printf("; hostile segments:");
-	for (int h = 0; h < H_N; h++)
-		printf(" %ld", hkind_sent[h]);
-	printf("\n");
+	if (soak_victim)
+		printf("sctpgarbage: %ld associations, %ld messages sent, %ld connect failures; "
+		       "victim: %ld Initiates (%ld rejected, %ld posts refused), %ld errors "
+		       "reported, %ld deliveries, %ld associations ended, %llu chunks dropped, "
+		       "%llu control messages\n",
+		       soak_st->sctpf_assocs, soak_st->sctpf_msgs, soak_st->sctpf_connfail,
+		       soak_st->sctpf_vinitiates, vrejects, vpost_fail, soak_st->sctpf_errors,
+		       soak_st->sctpf_delivered, soak_st->sctpf_vdown,
+		       (unsigned long long)vrx_dropped, (unsigned long long)vrx_ctl);
+	if (soak_attacker) {
+		printf("sctpgarbage (attacker): %ld ended by a wrong PPID; not sent: %ld no "
+		       "room, %ld closed, %ld other; per stream:",
+		       wrong_ppid, send_again, send_closed, send_other);
+		for (int k = 0; k < K_N; k++)
+			printf(" %s %ld", kind_name[k], kind_sent[k]);
+		printf("; hostile segments:");
+		for (int h = 0; h < H_N; h++)
+			printf(" %ld", hkind_sent[h]);
+		printf("\n");
+	}
 	/* frees every association (ABORT) and its session */
 	sctp_ll_ep_free(aep);
 	aep = NULL;
 	ddp_sctp_ep_free(vep);
 	vep = NULL;
 	if (have_vstag && ddp_stag_invalidate(ctx, vstag) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 	have_vstag = 0;
 }
 

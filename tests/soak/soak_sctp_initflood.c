@@ -31,6 +31,7 @@
 #include <ddp/sctp.h>
 
 #include "sctp/sctp_ddp_int.h"
+#include "soak_sctp_setup.h"
 #endif
 
 #include "soak.h"
@@ -70,12 +71,12 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 				fprintf(stderr, "initflood: victim association ended: %s\n",
 				        ddp_strerror(status));
 			vas[i] = NULL;
-			soak_st.if_vdown++;
+			soak_st->if_vdown++;
 			return;
 		}
 	}
 	if (status == 0)
-		soak_st.bad++; /* more than MAX_V alive: the attacker has IF_LIVE */
+		SOAK_BAD(); /* more than MAX_V alive: the attacker has IF_LIVE */
 }
 
 static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status, const void *p,
@@ -83,11 +84,11 @@ static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int st
 {
 	(void)status, (void)p, (void)len, (void)user;
 	if (st >= IF_NST) {
-		soak_st.bad++;
+		SOAK_BAD();
 		return;
 	}
 	if (ev == DDP_SCTP_INITIATE && ddp_sctp_accept(a, st, vpd, IF_PD) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 }
 
 static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -95,18 +96,10 @@ static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	(void)s, (void)d, (void)user; /* no buffers posted: nothing comes */
 }
 
-static void v_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
-                           void *user)
-{
-	(void)status, (void)user;
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, st); /* may fail on a broken stream: fine */
-}
-
 static void v_send_done(ddp_session *s, uint32_t st, void *mctx, int status, void *user)
 {
 	(void)s, (void)st, (void)mctx, (void)status, (void)user;
-	soak_st.bad++; /* the victim never sends data */
+	SOAK_BAD(); /* the victim never sends data */
 }
 
 /* ----------------------------------------------------------- attacker */
@@ -135,7 +128,7 @@ static void att_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void 
 		t->t = soak_now();
 		t->held = 0;
 		t->next_sid = 0;
-		soak_st.if_assocs++;
+		soak_st->if_assocs++;
 	} else if (ev == SCTP_LL_EV_DOWN) {
 		t->state = A_DOWN;
 	}
@@ -171,7 +164,7 @@ static void flood(struct att *t)
 		if (rc == 0)
 			rc = send_ctl(t, sid, 1, SCTP_CTL_TERMINATE, 0);
 		if (rc == DDP_ERR_AGAIN) {
-			soak_st.if_again++;
+			soak_st->if_again++;
 			return;
 		}
 		if (rc != 0) {
@@ -179,7 +172,7 @@ static void flood(struct att *t)
 			last_err = rc;
 			return; /* ending */
 		}
-		soak_st.if_initiates++;
+		soak_st->if_initiates++;
 		t->next_sid++;
 	}
 }
@@ -219,33 +212,25 @@ static void att_tick(struct att *t, double now)
 int soak_sctp_initflood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd)
 {
 	ddp_sctp_config c;
-	sctp_ll_config ac;
 	int rc;
 	if (!(soak_loads & SOAK_INITFLOOD))
 		return 0;
-	memset(vpd, 'a', sizeof(vpd));
-	memset(&c, 0, sizeof(c));
-	c.port = -1;
-	c.nstreams = IF_NST;
-	c.max_ctl_queue_bytes = IF_CTL_BOUND;
-	c.max_pending_initiates = IF_PENDING;
-	c.ctx = ctx;
-	c.session.pd = pd;
-	c.ddp.send_done = v_send_done;
-	c.ddp.deliver = v_deliver;
-	c.ddp.stream_event = v_stream_event;
-	c.sctp.assoc = v_assoc;
-	c.sctp.session_ctl = v_ctl;
-	if ((rc = ddp_sctp_ep_new(base, &c, &vep)) || (rc = ddp_sctp_listen(vep)))
-		return rc;
-	vport = ddp_sctp_ep_port(vep);
-	memset(&ac, 0, sizeof(ac));
-	ac.port = -1;
-	ac.nstreams = IF_NST;
-	ac.adaptation = SCTP_ADAPTATION_DDP; /* RFC 5043 §11.1 */
-	ac.require_adaptation = 1;
-	ac.sndbuf = ac.rcvbuf = IF_RCVBUF;
-	return sctp_ll_ep_new(base, &ac, &aep);
+	if (soak_victim) {
+		memset(vpd, 'a', sizeof(vpd));
+		soak_sctp_vconfig(&c, ctx, pd, IF_NST);
+		c.max_ctl_queue_bytes = IF_CTL_BOUND;
+		c.max_pending_initiates = IF_PENDING;
+		c.ddp.send_done = v_send_done;
+		c.ddp.deliver = v_deliver;
+		c.sctp.assoc = v_assoc;
+		c.sctp.session_ctl = v_ctl;
+		if ((rc = soak_sctp_vlisten(base, &c, SP_INITFLOOD, &vep)))
+			return rc;
+	}
+	if (!soak_attacker)
+		return 0;
+	vport = soak_sh->port[SP_INITFLOOD];
+	return soak_sctp_att_ep(base, IF_NST, IF_RCVBUF, &aep);
 }
 
 void soak_sctp_initflood_tick(void)
@@ -253,16 +238,16 @@ void soak_sctp_initflood_tick(void)
 	double now = soak_now();
 	if (!(soak_loads & SOAK_INITFLOOD))
 		return;
-	for (int i = 0; i < MAX_V; i++) {
+	for (int i = 0; i < MAX_V && soak_victim; i++) { /* the victim's queues */
 		if (!vas[i])
 			continue;
 		long q = (long)vas[i]->pc_bytes;
-		if (q > soak_st.if_ctl_max)
-			soak_st.if_ctl_max = q;
+		if (q > soak_st->if_ctl_max)
+			soak_st->if_ctl_max = q;
 		if (q > (long)IF_CTL_LIMIT)
-			soak_st.if_over++;
+			soak_st->if_over++;
 	}
-	for (int i = 0; i < IF_LIVE; i++)
+	for (int i = 0; i < IF_LIVE && soak_attacker; i++)
 		att_tick(&atts[i], now);
 }
 
@@ -271,13 +256,17 @@ void soak_sctp_initflood_stop(void)
 	if (!(soak_loads & SOAK_INITFLOOD))
 		return;
 	stopping = 1;
-	printf("initflood: %ld associations, %ld Initiates whose answers were never read, %ld "
-	       "sends refused for want of room; victim: control queue at most %ld octets "
-	       "(bound %d, limit %lu with the answers counted), %ld associations ended; "
-	       "%ld sends failed otherwise (last: %s)\n",
-	       soak_st.if_assocs, soak_st.if_initiates, soak_st.if_again, soak_st.if_ctl_max,
-	       IF_CTL_BOUND, (unsigned long)IF_CTL_LIMIT, soak_st.if_vdown, send_other,
-	       last_err ? ddp_strerror(last_err) : "-");
+	if (soak_victim)
+		printf("initflood: %ld associations, %ld Initiates whose answers were never read, "
+		       "%ld sends refused for want of room; victim: control queue at most %ld "
+		       "octets (bound %d, limit %lu with the answers counted), %ld associations "
+		       "ended\n",
+		       soak_st->if_assocs, soak_st->if_initiates, soak_st->if_again,
+		       soak_st->if_ctl_max, IF_CTL_BOUND, (unsigned long)IF_CTL_LIMIT,
+		       soak_st->if_vdown);
+	if (soak_attacker && send_other)
+		printf("initflood (attacker): %ld sends failed otherwise (last: %s)\n", send_other,
+		       ddp_strerror(last_err));
 	sctp_ll_ep_free(aep);
 	aep = NULL;
 	ddp_sctp_ep_free(vep);

@@ -33,6 +33,7 @@
 #include "sctp/sctp_ssn.h"
 
 #include "ddpwire.h"
+#include "soak_sctp_setup.h"
 #endif
 
 #include "soak.h"
@@ -96,7 +97,7 @@ static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	if (d->buf && d->len > 0 && ((const uint8_t *)d->buf)[0] == LEGIT_MARK)
 		legit_dlv++;
 	else
-		soak_st.bad++; /* a pinned segment was never completed */
+		SOAK_BAD(); /* a pinned segment was never completed */
 }
 
 static void v_error(ddp_session *s, const ddp_error_info *e, void *user)
@@ -104,16 +105,7 @@ static void v_error(ddp_session *s, const ddp_error_info *e, void *user)
 	(void)s;
 	(void)user;
 	if (e->layer == DDP_LAYER_DDP && e->etype == DDP_ETYPE_CATASTROPHIC)
-		soak_st.sctpp_refused++; /* over its share of the budget */
-}
-
-static void v_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
-                           void *user)
-{
-	(void)status;
-	(void)user;
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, st);
+		soak_st->sctpp_refused++; /* over its share of the budget */
 }
 
 static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
@@ -122,7 +114,7 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 	(void)s;
 	(void)user;
 	if (status == DDP_ERR_CLOSED && !stopping)
-		soak_st.sctpp_ended++; /* our SHUTDOWN (idle) or the peer's */
+		soak_st->sctpp_ended++; /* our SHUTDOWN (idle) or the peer's */
 }
 
 static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status,
@@ -141,10 +133,10 @@ static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int st
 		lbuf_next = (lbuf_next + 1) % (int)(sizeof lbuf / sizeof lbuf[0]);
 		memset(buf, 0, BUFLEN);
 		if (ddp_post_recv(s, st, 0, buf, BUFLEN, NULL))
-			soak_st.bad++;
+			SOAK_BAD();
 	}
 	if (ddp_sctp_accept(a, st, NULL, 0) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 }
 
 static void v_log(void *user, enum ddp_log_level level, const char *msg)
@@ -152,9 +144,9 @@ static void v_log(void *user, enum ddp_log_level level, const char *msg)
 	(void)user;
 	(void)level;
 	if (strstr(msg, "SCTP association") && strstr(msg, "timed out"))
-		soak_st.sctpp_idle_reaped++;
+		soak_st->sctpp_idle_reaped++;
 	else if (strstr(msg, "SCTP association cap") && strstr(msg, "evicted"))
-		soak_st.sctpp_evicted++;
+		soak_st->sctpp_evicted++;
 }
 
 /* ----------------------------------------------------------- attackers */
@@ -162,8 +154,6 @@ static void v_log(void *user, enum ddp_log_level level, const char *msg)
 static void a_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *user)
 {
 	struct att *t = user;
-	static uint8_t sink[4096];
-	sctp_ll_rinfo ri;
 	(void)status;
 	switch (ev) {
 	case SCTP_LL_EV_UP:
@@ -174,8 +164,7 @@ static void a_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *u
 		t->state = A_DOWN;
 		break;
 	case SCTP_LL_EV_READABLE:
-		while (sctp_ll_recv(a, sink, sizeof sink, &ri) >= 0)
-			;
+		soak_sctp_drain(a);
 		break;
 	default:
 		break;
@@ -220,9 +209,9 @@ static void a_connect(struct att *t, double now)
 		t->state = A_CONNECTING;
 		t->t_state = now;
 		if (t->role == R_PIN)
-			soak_st.sctpp_pin_assocs++;
+			soak_st->sctpp_pin_assocs++;
 		else if (t->role == R_IDLE)
-			soak_st.sctpp_idle_assocs++;
+			soak_st->sctpp_idle_assocs++;
 	}
 }
 
@@ -231,13 +220,13 @@ static void probe_tick(struct att *t, double now)
 	if (t->probe_sent) {
 		if (legit_dlv >= 2) {
 			legit_dlv -= 2;
-			soak_st.sctpp_legit_ok++;
+			soak_st->sctpp_legit_ok++;
 			t->probe_sent = 0;
 			t->probe_sid++;
 		} else if (now - t->probe_t > PROBE_S) {
 			printf("reorder probe on stream %d not served in %.0f s\n", t->probe_sid,
 			       PROBE_S);
-			soak_st.sctpp_legit_fail++;
+			soak_st->sctpp_legit_fail++;
 			t->probe_sent = 0;
 			t->probe_sid = PNST; /* a new association */
 		}
@@ -304,43 +293,40 @@ int soak_sctp_pin_start(struct event_base *base, ddp_ctx *c, ddp_pd *pd)
 	if (!want_pin() && !want_probe())
 		return 0;
 	ctx = c;
-	ddp_sctp_config vc;
-	memset(&vc, 0, sizeof(vc));
-	vc.port = -1;
-	vc.nstreams = PNST;
-	vc.ctx = ctx;
-	vc.session.pd = pd;
-	vc.max_assocs = PIN_CAP;
-	vc.idle_assoc_timeout_ms = IDLE_MS;
-	vc.ddp.deliver = v_deliver;
-	vc.ddp.error = v_error;
-	vc.ddp.stream_event = v_stream_event;
-	vc.sctp.assoc = v_assoc;
-	vc.sctp.session_ctl = v_ctl;
 	int rc;
-	if ((rc = ddp_sctp_ep_new(base, &vc, &vep)) || (rc = ddp_sctp_listen(vep)))
-		return rc;
-	vport = ddp_sctp_ep_port(vep);
-	sctp_ll_config ac;
-	memset(&ac, 0, sizeof(ac));
-	ac.port = -1;
-	ac.nstreams = PNST;
-	ac.adaptation = SCTP_ADAPTATION_DDP; /* RFC 5043 §11.1 */
-	ac.require_adaptation = 1;
-	if ((rc = sctp_ll_ep_new(base, &ac, &aep)))
+	for (size_t k = 0; k < sizeof atts / sizeof atts[0]; k++)
+		atts[k].state = A_DOWN + 1; /* unused */
+	started = 1;
+	if (soak_victim) {
+		ddp_sctp_config vc;
+		soak_sctp_vconfig(&vc, ctx, pd, PNST);
+		vc.max_assocs = PIN_CAP;
+		vc.idle_assoc_timeout_ms = IDLE_MS;
+		vc.ddp.deliver = v_deliver;
+		vc.ddp.error = v_error;
+		vc.sctp.assoc = v_assoc;
+		vc.sctp.session_ctl = v_ctl;
+		if ((rc = soak_sctp_vlisten(base, &vc, SP_SCTPPIN, &vep)))
+			return rc;
+	}
+	vport = soak_sh->port[SP_SCTPPIN];
+	/* the pinning and idle peers are the attacker's, the probe the victim's */
+	int pin = want_pin() && soak_attacker, probe = want_probe() && soak_victim;
+	if (!pin && !probe)
+		return 0;
+	if ((rc = soak_sctp_att_ep(base, PNST, 0, &aep)))
 		return rc;
 	int n = 0;
-	if (want_pin()) {
+	if (pin) {
 		for (int i = 0; i < PIN_LIVE; i++)
 			atts[n++].role = R_PIN;
 		for (int i = 0; i < IDLE_LIVE; i++)
 			atts[n++].role = R_IDLE;
 	}
-	if (want_probe())
+	if (probe)
 		atts[n++].role = R_LEGIT;
-	for (; n < (int)(sizeof atts / sizeof atts[0]); n++)
-		atts[n].state = A_DOWN + 1; /* unused */
-	started = 1;
+	for (int k = 0; k < n; k++)
+		atts[k].state = A_FREE;
 	return 0;
 }
 
@@ -359,13 +345,14 @@ void soak_sctp_pin_stop(void)
 	if (!started)
 		return;
 	stopping = 1;
-	printf("sctppin: %ld pinning + %ld idle associations opened; victim: %ld streams "
+	if (soak_victim)
+		printf("sctppin: %ld pinning + %ld idle associations opened; victim: %ld streams "
 	       "refused a reorder ring (their share), %ld idle associations ended, %ld "
 	       "evicted at the cap %d, %ld ended gracefully; reorder probes %ld served, %ld "
 	       "failed\n",
-	       soak_st.sctpp_pin_assocs, soak_st.sctpp_idle_assocs, soak_st.sctpp_refused,
-	       soak_st.sctpp_idle_reaped, soak_st.sctpp_evicted, PIN_CAP, soak_st.sctpp_ended,
-	       soak_st.sctpp_legit_ok, soak_st.sctpp_legit_fail);
+	       soak_st->sctpp_pin_assocs, soak_st->sctpp_idle_assocs, soak_st->sctpp_refused,
+	       soak_st->sctpp_idle_reaped, soak_st->sctpp_evicted, PIN_CAP, soak_st->sctpp_ended,
+	       soak_st->sctpp_legit_ok, soak_st->sctpp_legit_fail);
 	sctp_ll_ep_free(aep); /* ABORTs what is left */
 	aep = NULL;
 	ddp_sctp_ep_free(vep);

@@ -26,6 +26,7 @@
 #include <ddp/sctp.h>
 
 #include "sctp/sctp_ddp_int.h"
+#include "soak_sctp_setup.h"
 #endif
 
 #include "soak.h"
@@ -49,7 +50,7 @@ static void v_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user)
 {
 	(void)a, (void)s, (void)user;
 	if (status != 0)
-		soak_st.sf_vdown++;
+		soak_st->sf_vdown++;
 }
 
 static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int status, const void *p,
@@ -57,15 +58,15 @@ static void v_ctl(ddp_sctp_assoc *a, uint32_t st, enum ddp_sctp_event ev, int st
 {
 	(void)status, (void)p, (void)len, (void)user;
 	if (st >= SF_NST) {
-		soak_st.bad++;
+		SOAK_BAD();
 		return;
 	}
 	if (ev != DDP_SCTP_INITIATE)
 		return;
 	if (ddp_sctp_accept(a, st, NULL, 0) != 0)
-		soak_st.bad++;
+		SOAK_BAD();
 	else
-		soak_st.sf_accepted++;
+		soak_st->sf_accepted++;
 }
 
 static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
@@ -73,18 +74,10 @@ static void v_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 	(void)s, (void)d, (void)user; /* no buffers posted: nothing comes */
 }
 
-static void v_stream_event(ddp_session *s, uint32_t st, enum ddp_stream_event ev, int status,
-                           void *user)
-{
-	(void)status, (void)user;
-	if (ev == DDP_EV_HALF_CLOSED)
-		ddp_stream_close(s, st);
-}
-
 void soak_sctp_streams_log(const char *msg)
 {
 	if (strstr(msg, "SCTP stream cap"))
-		soak_st.sf_capped++;
+		soak_st->sf_capped++;
 }
 
 /* ----------------------------------------------------------- attacker */
@@ -103,9 +96,7 @@ static struct att atts[SF_LIVE];
 
 static void att_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *user)
 {
-	static uint8_t sink[4096];
 	struct att *t = user;
-	sctp_ll_rinfo ri;
 	(void)status;
 	switch (ev) {
 	case SCTP_LL_EV_UP:
@@ -114,15 +105,14 @@ static void att_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void 
 		t->state = A_UP;
 		t->t = soak_now();
 		t->next_sid = 0;
-		soak_st.sf_assocs++;
-		if (sctp_ll_nstreams(a) > soak_st.sf_streams_max)
-			soak_st.sf_streams_max = sctp_ll_nstreams(a);
+		soak_st->sf_assocs++;
+		if (sctp_ll_nstreams(a) > soak_st->sf_streams_max)
+			soak_st->sf_streams_max = sctp_ll_nstreams(a);
 		if (sctp_ll_nstreams(a) > SF_NST)
-			soak_st.bad++;
+			SOAK_BAD();
 		break;
 	case SCTP_LL_EV_READABLE: /* the Accepts */
-		while (sctp_ll_recv(a, sink, sizeof(sink), &ri) >= 0)
-			;
+		soak_sctp_drain(a);
 		break;
 	case SCTP_LL_EV_DOWN:
 		t->state = A_DOWN;
@@ -143,7 +133,7 @@ static void initiate_some(struct att *t)
 		if (rc != 0)
 			return; /* no room (again next tick) or ending */
 		t->next_sid++;
-		soak_st.sf_initiates++;
+		soak_st->sf_initiates++;
 	}
 }
 
@@ -174,7 +164,7 @@ static void att_tick(struct att *t, double now)
 		break;
 	case A_CLOSING:
 		if (now - t->t > CLOSE_S) {
-			soak_st.bad++; /* never ended */
+			SOAK_BAD(); /* never ended */
 			sctp_ll_free(t->a);
 			t->state = A_FREE;
 		}
@@ -191,29 +181,22 @@ static void att_tick(struct att *t, double now)
 int soak_sctp_streams_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd)
 {
 	ddp_sctp_config c;
-	sctp_ll_config ac;
 	int rc;
 	if (!(soak_loads & SOAK_STREAMFLOOD))
 		return 0;
-	memset(&c, 0, sizeof(c));
-	c.port = -1;
-	c.nstreams = SF_NST;
-	c.max_streams = SF_MAX_STREAMS;
-	c.ctx = ctx;
-	c.session.pd = pd;
-	c.ddp.deliver = v_deliver;
-	c.ddp.stream_event = v_stream_event;
-	c.sctp.assoc = v_assoc;
-	c.sctp.session_ctl = v_ctl;
-	if ((rc = ddp_sctp_ep_new(base, &c, &vep)) || (rc = ddp_sctp_listen(vep)))
-		return rc;
-	vport = ddp_sctp_ep_port(vep);
-	memset(&ac, 0, sizeof(ac));
-	ac.port = -1;
-	ac.nstreams = SF_ASK;
-	ac.adaptation = SCTP_ADAPTATION_DDP; /* RFC 5043 §11.1 */
-	ac.require_adaptation = 1;
-	return sctp_ll_ep_new(base, &ac, &aep);
+	if (soak_victim) {
+		soak_sctp_vconfig(&c, ctx, pd, SF_NST);
+		c.max_streams = SF_MAX_STREAMS;
+		c.ddp.deliver = v_deliver;
+		c.sctp.assoc = v_assoc;
+		c.sctp.session_ctl = v_ctl;
+		if ((rc = soak_sctp_vlisten(base, &c, SP_STREAMFLOOD, &vep)))
+			return rc;
+	}
+	if (!soak_attacker)
+		return 0;
+	vport = soak_sh->port[SP_STREAMFLOOD];
+	return soak_sctp_att_ep(base, SF_ASK, 0, &aep);
 }
 
 void soak_sctp_streams_tick(void)
@@ -221,9 +204,9 @@ void soak_sctp_streams_tick(void)
 	double now = soak_now();
 	if (!(soak_loads & SOAK_STREAMFLOOD))
 		return;
-	if (vep->nstreams_used > SF_MAX_STREAMS)
-		soak_st.bad++;
-	for (int i = 0; i < SF_LIVE; i++)
+	if (soak_victim && vep->nstreams_used > SF_MAX_STREAMS)
+		SOAK_BAD();
+	for (int i = 0; i < SF_LIVE && soak_attacker; i++)
 		att_tick(&atts[i], now);
 }
 
@@ -232,11 +215,12 @@ void soak_sctp_streams_stop(void)
 	if (!(soak_loads & SOAK_STREAMFLOOD))
 		return;
 	stopping = 1;
-	printf("streamflood: %ld associations asking for %d streams got at most %ld "
+	if (soak_victim)
+		printf("streamflood: %ld associations asking for %d streams got at most %ld "
 	       "(nstreams %d); %ld Initiates, %ld accepted; %ld refused at the stream cap "
 	       "(max_streams %d); %ld associations ended\n",
-	       soak_st.sf_assocs, SF_ASK, soak_st.sf_streams_max, SF_NST, soak_st.sf_initiates,
-	       soak_st.sf_accepted, soak_st.sf_capped, SF_MAX_STREAMS, soak_st.sf_vdown);
+	       soak_st->sf_assocs, SF_ASK, soak_st->sf_streams_max, SF_NST, soak_st->sf_initiates,
+	       soak_st->sf_accepted, soak_st->sf_capped, SF_MAX_STREAMS, soak_st->sf_vdown);
 	sctp_ll_ep_free(aep);
 	aep = NULL;
 	ddp_sctp_ep_free(vep);
