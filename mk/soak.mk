@@ -1,4 +1,4 @@
-# Soak and scale (issue 6 item 5). Included by the top Makefile.
+# Soak and scale. Included by the top Makefile.
 #
 #   make soak [SOAK_SECONDS=60]   build tests/soak/*.c into $(BUILD)/soak/ddp-soak
 #                                 and run it twice, SOAK_SECONDS each: the

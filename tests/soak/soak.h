@@ -1,12 +1,11 @@
 /*
- * ddp-soak: 60 s of mixed load on one event loop, loopback only (issue 6
- * item 5). soak_main.c runs the loop, samples VmRSS every 5 s and decides;
+ * ddp-soak: 60 s of mixed load, loopback only. soak_main.c runs the loop, samples VmRSS every 5 s and decides;
  * soak_mpa.c drives MPA/TCP (connection churn, tagged + untagged, a flood of
  * invalid FPDUs / Requests and of half-open connections); soak_sctp.c
  * drives one SCTP association (stream-session churn, tagged + untagged);
  * soak_sctp_flood.c floods a second SCTP listener with hostile associations;
  * soak_sctp_pin.c pins reorder rings and idles associations on a third one
- * beside a legitimate peer whose segments come out of order (issue 15);
+ * beside a legitimate peer whose segments come out of order;
  * soak_peerflood.c spoofs very many UDP sources at the SCTP load's port;
  * soak_sctp_initflood.c floods session Initiates and never reads the
  * answers; soak_sctp_streams.c opens associations asking for 65,535

@@ -1,4 +1,4 @@
-/* ddp-soak, SCTP invalid-segment flood ("sctpgarbage"; issue 6 item 5).
+/* ddp-soak, SCTP invalid-segment flood ("sctpgarbage").
  *
  * Victim: a DDP/SCTP listener of its own (ddp_sctp_ep on 127.0.0.1, VNST
  * streams) whose ULP accepts (3 of 4) or rejects every Initiate, posts two

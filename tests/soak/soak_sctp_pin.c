@@ -1,4 +1,4 @@
-/* ddp-soak, fair budgets and slots (issue 15 findings 2 and 3):
+/* ddp-soak, fair budgets and slots (docs/fairness.md):
  *
  * Victim: a DDP/SCTP listener of its own on the shared context (so the
  * reorder budget is the one every other load uses), PNST streams,
