@@ -12,6 +12,7 @@
  *   ddp-perf --plot FILE.png         also draw the comparison (gnuplot)
  *   ddp-perf --server --listen A:P   serve one LLP for a remote client
  *   ddp-perf --connect A:P ...       run against a remote server
+ *   ddp-perf --latency ...           message latency across streams (latency.c)
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "latency.h"
 #include "report.h"
 #include "topo.h"
 
@@ -429,6 +431,8 @@ int main(int argc, char **argv)
 		{ "llps", 1, 0, 'P' },	    { "sctp-cc", 1, 0, 'G' }, { "sctp-buf", 1, 0, 'B' },
 		{ 0, 0, 0, 0 }
 	};
+	if (latency_wanted(argc, argv))
+		return latency_main(argc, argv);
 	struct runner x = { .topo = TOPO_2PROC };
 	struct bench_params *one = &x.one;
 	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
