@@ -20,6 +20,8 @@
 
 #include "bench.h"
 #include "latency.h"
+#include "path_trace.h"
+#include "sctp/sctp_ddp.h"
 
 #define HDR_RING 4096	       /* headers in flight per DDP stream */
 #define RX_MEM (256u << 20)    /* receive buffers of a row, at most */
@@ -248,15 +250,19 @@ static void sctp_assoc(ddp_sctp_assoc *a, ddp_session *s, int status, void *user
 	if (status) {
 		if (!e->server && !e->done)
 			lat_fail(e->sh, "SCTP association down: %s", ddp_strerror(status));
-		if (s == e->s)
+		if (s == e->s) {
 			e->s = NULL;
+			e->a = NULL;
+		}
 		if (!e->server)
 			event_base_loopbreak(e->base);
 		return;
 	}
 	e->s = s;
-	if (e->server)
+	if (e->server) {
+		e->a = a;
 		return;
+	}
 	for (int i = 0; i < e->n; i++) {
 		int rc = ddp_sctp_initiate(a, (uint32_t)i, "lat", 3);
 		if (rc)
@@ -388,6 +394,29 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
+/* DDP_PERF_TRACE=MS: the association's congestion window etc. over time */
+static sctp_ll_assoc *client_ll(void *arg)
+{
+	struct lend *e = arg;
+	return e->a ? sctp_ddp_assoc_ll(e->a) : NULL;
+}
+
+/* ... and the messages waiting in DDP's send queues of all streams */
+static void client_ulp(void *arg, char *buf, size_t len)
+{
+	struct lend *e = arg;
+	uint64_t q = 0, inflight = 0;
+	for (int i = 0; i < e->n; i++) {
+		uint32_t m = 0;
+		q += e->ls[i].s ? ddp_stream_queued(e->ls[i].s, e->ls[i].st, &m) : 0;
+		inflight += e->ls[i].head - e->ls[i].tail;
+	}
+	snprintf(buf, len, "ddp_queued=%llu not_done=%llu sent=%llu delivered=%llu",
+		 (unsigned long long)q, (unsigned long long)inflight,
+		 (unsigned long long)e->sh->sent,
+		 (unsigned long long)__atomic_load_n(&e->sh->delivered, __ATOMIC_RELAXED));
+}
+
 int lat_serve(struct event_base *base, enum lat_kind k, const struct lat_opts *o,
 	      const char *host, int announce_fd, struct lat_shm *sh)
 {
@@ -414,8 +443,15 @@ int lat_serve(struct event_base *base, enum lat_kind k, const struct lat_opts *o
 	close(announce_fd);
 	announce_fd = -1;
 	struct event *si = evsignal_new(base, SIGTERM, on_signal, base);
+	struct path_trace tr;
 	event_add(si, NULL);
+	if (k == LAT_SCTP) { /* the receiver's side: chunks usrsctp holds */
+		path_trace_start(&tr, base, "sctp-rx", client_ll, &e);
+		tr.ulp = client_ulp;
+	}
 	event_base_dispatch(base);
+	if (k == LAT_SCTP)
+		path_trace_stop(&tr);
 	event_free(si);
 	rc = 0;
 out:
@@ -451,8 +487,15 @@ int lat_client(struct event_base *base, enum lat_kind k, const struct lat_opts *
 	if (!rc) {
 		struct event *to = evtimer_new(base, on_setup_timeout, &e);
 		struct timeval tv = { 10, 0 };
+		struct path_trace tr;
 		evtimer_add(to, &tv);
+		if (k == LAT_SCTP) {
+			path_trace_start(&tr, base, "sctp", client_ll, &e);
+			tr.ulp = client_ulp;
+		}
 		event_base_dispatch(base);
+		if (k == LAT_SCTP)
+			path_trace_stop(&tr);
 		event_free(to);
 		if (e.t0)
 			*sent_secs = (e.t_end ? e.t_end : now_s()) - e.t0;
