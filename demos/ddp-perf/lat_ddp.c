@@ -305,6 +305,7 @@ static int sctp_setup(struct lend *e, const char *host, int port)
 	cfg.session.max_posted = e->depth;
 	cfg.session.max_tx_queued = HDR_RING;
 	cfg.session.max_tx_octets = 64u << 20;
+	cfg.cc = (enum ddp_sctp_cc)e->o->sctp_cc;
 	cfg.sctp.assoc = sctp_assoc;
 	cfg.sctp.session_ctl = sctp_ctl;
 	cfg.addr = e->server ? host : "0.0.0.0";

@@ -269,7 +269,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: ddp-perf --latency [--streams K (16)] [--rate R (100mbit; or MB/s)]\n"
 			"                [--sizes S[,S..] (16384)] [--duration SECS (5)] [--drain SECS (5)]\n"
-			"                [--rows sctp,mpa,mpa1,tcp (all)] [--json] [--tcp-cc NAME|system (cubic)]\n"
+			"                [--rows sctp,mpa,mpa1,tcp (sctp,mpa,mpa1)] [--json] [--tcp-cc NAME|system (cubic)]\n"
+			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc} (the library's default)]\n"
 			"                [--trace PREFIX (the receivers write PREFIX.ROW.SIZE: one line per\n"
 			"                 message: send time ms, channel, sequence, delay ms)]\n"
 			"                [--netns [--link SPEC] [--mtu N]]\n");
@@ -290,7 +291,8 @@ static int parse(struct lat_run *x, int argc, char **argv, int *netns, uint32_t 
 		{ "sizes", 1, 0, 'z' },	  { "size", 1, 0, 'z' },    { "duration", 1, 0, 'd' },
 		{ "drain", 1, 0, 'D' },	  { "rows", 1, 0, 'w' },    { "json", 0, 0, 'j' },
 		{ "netns", 0, 0, 'N' },	  { "link", 1, 0, 'K' },    { "mtu", 1, 0, 'M' },
-		{ "tcp-cc", 1, 0, 'T' },  { "trace", 1, 0, 'X' },   { 0, 0, 0, 0 }
+		{ "tcp-cc", 1, 0, 'T' },  { "trace", 1, 0, 'X' },   { "sctp-cc", 1, 0, 'G' },
+		{ 0, 0, 0, 0 }
 	};
 	int c, rows = 0;
 	optind = 1;
@@ -308,6 +310,16 @@ static int parse(struct lat_run *x, int argc, char **argv, int *netns, uint32_t 
 		case 'M': *mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'T': x->o.tcp_cc = optarg; break;
 		case 'X': trace_prefix = optarg; break;
+		case 'G': {
+			static const char *const cc[] = { "default", "rfc4960", "hstcp", "htcp", "rtcc" };
+			x->o.sctp_cc = -1;
+			for (int i = 0; i < 5; i++)
+				if (!strcmp(optarg, cc[i]))
+					x->o.sctp_cc = i;
+			if (x->o.sctp_cc < 0)
+				return -1;
+			break;
+		}
 		case 'z':
 			x->nsizes = 0;
 			for (t = strtok_r(optarg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -334,9 +346,9 @@ static int parse(struct lat_run *x, int argc, char **argv, int *netns, uint32_t 
 		default: return -1;
 		}
 	}
-	if (!rows)
+	if (!rows) /* the DDP rows; raw TCP on request */
 		for (int k = 0; k < LAT_NKINDS; k++)
-			x->kinds[k] = 1;
+			x->kinds[k] = k != LAT_TCP_1;
 	if (x->o.streams < 1 || x->o.streams > 1024 || x->o.rate <= 0 || x->o.duration <= 0 ||
 	    x->o.drain < 0 || optind != argc || (*mtu && (*mtu < 576 || *mtu > 65535)))
 		return -1;

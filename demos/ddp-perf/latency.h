@@ -42,6 +42,7 @@ struct lat_opts {
 	double drain;	 /* seconds to wait for the last deliveries at most */
 	uint32_t mtu;	 /* SCTP's link MTU (0: from the route) */
 	const char *tcp_cc;
+	int sctp_cc;	 /* enum ddp_sctp_cc (0: the library's default) */
 };
 
 /* Written by the server child (the receiver), read by the client after

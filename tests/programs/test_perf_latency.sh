@@ -17,7 +17,7 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1 || [ ! -c /dev/net/tun
 fi
 out=$(mktemp)
 timeout 120 "$perf" --latency --link delay=5ms --streams 2 --rate 4mbit --sizes 16384 \
-	--duration 1 --json >"$out" 2>"$out.err" &
+	--duration 1 --rows sctp,mpa,mpa1,tcp --json >"$out" 2>"$out.err" &
 pid=$!
 wait $pid
 rc=$?
