@@ -396,14 +396,14 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* DDP_PERF_TRACE=MS: the association's congestion window etc. over time */
-static sctp_ll_assoc *client_ll(void *arg)
+static sctp_ll_assoc *assoc_ll(void *arg)
 {
 	struct lend *e = arg;
 	return e->a ? sctp_ddp_assoc_ll(e->a) : NULL;
 }
 
 /* ... and the messages waiting in DDP's send queues of all streams */
-static void client_ulp(void *arg, char *buf, size_t len)
+static void ulp_state(void *arg, char *buf, size_t len)
 {
 	struct lend *e = arg;
 	uint64_t q = 0, inflight = 0;
@@ -447,8 +447,8 @@ int lat_serve(struct event_base *base, enum lat_kind k, const struct lat_opts *o
 	struct path_trace tr;
 	event_add(si, NULL);
 	if (k == LAT_SCTP) { /* the receiver's side: chunks usrsctp holds */
-		path_trace_start(&tr, base, "sctp-rx", client_ll, &e);
-		tr.ulp = client_ulp;
+		path_trace_start(&tr, base, "sctp-rx", assoc_ll, &e);
+		tr.ulp = ulp_state;
 	}
 	event_base_dispatch(base);
 	if (k == LAT_SCTP)
@@ -491,8 +491,8 @@ int lat_client(struct event_base *base, enum lat_kind k, const struct lat_opts *
 		struct path_trace tr;
 		evtimer_add(to, &tv);
 		if (k == LAT_SCTP) {
-			path_trace_start(&tr, base, "sctp", client_ll, &e);
-			tr.ulp = client_ulp;
+			path_trace_start(&tr, base, "sctp", assoc_ll, &e);
+			tr.ulp = ulp_state;
 		}
 		event_base_dispatch(base);
 		if (k == LAT_SCTP)
