@@ -212,6 +212,7 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 	struct sctp_paddrparams pp;
 	struct sctp_rtoinfo rto;
 	struct sctp_assocparams ap;
+	struct sctp_assoc_value mb;
 	const int one = 1;
 	struct event_base *b = ep->base;
 	int sb, rb, rc = 0;
@@ -264,6 +265,14 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 	if (c->unfragmented)
 		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_DISABLE_FRAGMENTS, &one, sizeof(one));
 	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof(one));
+	/* No max burst: usrsctp's (4 packets, cwnd-based by default) cuts
+	 * the congestion window to flight + 4 packets whenever a message
+	 * starts after a pause, so every DDP message of more than 4 packets
+	 * sent at a moderate rate waits extra round trips in slow start
+	 * (docs/performance.md, "Message latency across streams") */
+	mb.assoc_id = SCTP_FUTURE_ASSOC;
+	mb.assoc_value = 0;
+	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_MAX_BURST, &mb, sizeof(mb));
 	sb = (int)c->sndbuf;
 	rb = (int)c->rcvbuf;
 	rc |= set_opt(b, so, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb));

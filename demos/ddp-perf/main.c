@@ -14,6 +14,7 @@
  *                                    against a path parameter (sweep.h)
  *   ddp-perf --server --listen A:P   serve one LLP for a remote client
  *   ddp-perf --connect A:P ...       run against a remote server
+ *   ddp-perf --latency ...           message latency across streams (latency.c)
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "latency.h"
 #include "plot.h"
 #include "report.h"
 #include "sweep.h"
@@ -448,6 +450,8 @@ int main(int argc, char **argv)
 		{ "sweep", 1, 0, 'W' },
 		{ 0, 0, 0, 0 }
 	};
+	if (latency_wanted(argc, argv))
+		return latency_main(argc, argv);
 	struct runner x = { .topo = TOPO_2PROC };
 	struct bench_params *one = &x.one;
 	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
