@@ -45,6 +45,7 @@ struct sctp_udp_peer {
 	                            * under the socket's qlock */
 	uintptr_t id;              /* usrsctp's AF_CONN address, never reused */
 	unsigned refs;             /* associations using it */
+	int ever_ref;              /* an association has used it */
 	uint64_t last_ms;          /* last datagram in / last reference dropped */
 };
 
@@ -63,6 +64,7 @@ struct sctp_udp_counters {
 	uint64_t rx_unproven;                  /* from unknown sources, not a lone INIT:
 	                                        * dropped without state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
+	uint64_t init_limited;                 /* lone INITs past the new-peer budget */
 	uint64_t peers;                        /* peers now */
 	/* the peer table: lookups (one per datagram whose CRC32c checked
 	 * out, and per new association) and the entries they compared */

@@ -33,7 +33,15 @@ struct ddp_ctx;
 #define TX_PKTS         1024  /* packets (iovecs) per sendmmsg */
 #define RX_MSGS         32    /* datagrams (or GRO trains) per recvmmsg */
 #define PEER_IDLE_MS    10000 /* unreferenced peer lifetime (default) */
-#define PEER_IDLE_MAX   4096  /* unreferenced peers at most (oldest goes) */
+/* lifetime of a peer no association ever used (its lone INIT was answered
+ * and nothing came of it yet): a real peer's COOKIE ECHO comes a round
+ * trip later, a spoofed source's never */
+#define PEER_HANDSHAKE_MS 2000
+#define PEER_IDLE_MAX     4096 /* unreferenced peers at most (oldest goes) */
+/* New peers a socket makes from lone INITs: a budget of PEER_NEW_BURST
+ * refilled at PEER_NEW_PER_S (sctp_udp_classify). */
+#define PEER_NEW_BURST 4096
+#define PEER_NEW_PER_S 256
 
 struct pkt {
 	struct pkt *next;
@@ -55,6 +63,9 @@ struct sctp_udp {
 	size_t pcap, npeers, nidle;
 	struct sctp_udp_peer *idle_head, *idle_tail;
 	uint32_t peer_idle_ms;
+	uint32_t new_budget; /* new peers allowed now (PEER_NEW_*) */
+	uint64_t new_ms;     /* when the budget was last refilled */
+	uint64_t new_milli;  /* refill carried over, thousandths of a peer */
 	struct event *sweep;
 	/* the send queue: usrsctp's output callback may run on another
 	 * thread (a timer of this endpoint's association fired by another

@@ -317,6 +317,7 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockadd
 
 void sctp_udp_peer_ref(struct sctp_udp_peer *p)
 {
+	p->ever_ref = 1;
 	if (p->u && p->refs++ == 0)
 		idle_unlink(p->u, p);
 }
@@ -329,12 +330,24 @@ void sctp_udp_peer_unref(struct sctp_udp_peer *p)
 	idle_append(p->u, p);
 }
 
-/* Expire idle peers (called about once a second). */
+/* Expire idle peers (called about once a second): one that an
+ * association used after peer_idle_ms, one that none ever used (a handshake
+ * that did not complete, or a spoofed source's INIT) after
+ * PEER_HANDSHAKE_MS, so a flood of spoofed INITs keeps few addresses
+ * registered with usrsctp (new_peer_ok says why that matters). The list is
+ * in last_ms order: the walk stops at the first peer younger than the
+ * shorter lifetime. */
 void sctp_udp_peers_sweep(struct sctp_udp *u, uint64_t now)
 {
-	while (u->idle_head && now - u->idle_head->last_ms >= u->peer_idle_ms) {
-		u->c.peers_expired++;
-		peer_free(u, u->idle_head);
+	uint32_t hs = PEER_HANDSHAKE_MS < u->peer_idle_ms ? PEER_HANDSHAKE_MS : u->peer_idle_ms;
+	struct sctp_udp_peer *p = u->idle_head;
+	while (p && now - p->last_ms >= hs) {
+		struct sctp_udp_peer *n = p->idle_next;
+		if (!p->ever_ref || now - p->last_ms >= u->peer_idle_ms) {
+			u->c.peers_expired++;
+			peer_free(u, p);
+		}
+		p = n;
 	}
 }
 
@@ -387,6 +400,37 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
 	return got == want;
 }
 
+/* May one more lone INIT make a peer now? Each peer is an AF_CONN address
+ * registered with usrsctp, and usrsctp walks its addresses for every INIT
+ * it answers (sctp_findassociation_addr, sctp_add_addresses_to_i_ia): the
+ * cost of answering grows with the peers, so a flood of spoofed INITs
+ * (each from a new source, each a new peer) buys O(peers) work per packet.
+ * The budget bounds that work: PEER_NEW_BURST at once (a server's burst of
+ * set-ups), PEER_NEW_PER_S sustained. An INIT past it is dropped without
+ * state and counted; a real peer sends it again (T1-init, RFC 9260 §5.1),
+ * like a TCP SYN dropped under a flood. Known sources need no budget. */
+static int new_peer_ok(struct sctp_udp *u)
+{
+	uint64_t now = sctp_udp_now_ms();
+	if (!u->new_ms) {
+		u->new_budget = PEER_NEW_BURST;
+	} else if (now > u->new_ms && u->new_budget < PEER_NEW_BURST) {
+		/* in thousandths of a peer, so no fraction is lost */
+		uint64_t milli = u->new_milli + (now - u->new_ms) * PEER_NEW_PER_S;
+		uint64_t add = milli / 1000;
+		u->new_milli = milli % 1000;
+		u->new_budget = add >= PEER_NEW_BURST - u->new_budget
+		                    ? PEER_NEW_BURST
+		                    : u->new_budget + (uint32_t)add;
+	}
+	if (now > u->new_ms || !u->new_ms)
+		u->new_ms = now;
+	if (!u->new_budget)
+		return 0;
+	u->new_budget--;
+	return 1;
+}
+
 /* Every datagram, in this order (RFC 4960 §6.8): the CRC32c
  * first, so junk costs a CRC and nothing else (no lookup, no state); then
  * the source's peer (one keyed-hash lookup); an unknown source becomes a
@@ -410,6 +454,10 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockadd
 	}
 	if (!sctp_udp_proves_peer(b, n) || !(u->ops.learn && u->ops.learn(u->user))) {
 		u->c.rx_unproven++;
+		return SCTP_UDP_UNPROVEN;
+	}
+	if (!new_peer_ok(u)) {
+		u->c.init_limited++;
 		return SCTP_UDP_UNPROVEN;
 	}
 	p = sctp_udp_peer_add(u, sa, salen);

@@ -131,6 +131,8 @@ typedef struct sctp_ll_io_stats {
 	                                        * were not a valid lone INIT: dropped
 	                                        * without any state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
+	uint64_t init_limited;                 /* lone INITs from unknown sources
+	                                        * dropped past the new-peer budget */
 	uint64_t tx_copied;                    /* octets of multi-piece messages copied
 	                                        * into one buffer (no gather send: see
 	                                        * sctp_ll_send_gathers) */

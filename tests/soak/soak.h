@@ -42,7 +42,7 @@ struct soak_stats {
 	/* forged ICMP errors (soak_icmp.c) */
 	long icmp_forged;
 	/* spoofed UDP sources (soak_peerflood.c) */
-	long pf_sent, pf_inits, pf_peers_max, pf_unproven, pf_bad_crc;
+	long pf_sent, pf_inits, pf_peers_max, pf_unproven, pf_bad_crc, pf_limited;
 	/* Initiates never answered by reading (soak_sctp_initflood.c) */
 	long if_assocs, if_initiates, if_again, if_ctl_max, if_over, if_vdown;
 	/* 65,535-stream associations (soak_sctp_streams.c) */

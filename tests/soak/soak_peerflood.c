@@ -80,6 +80,7 @@ static void victim_check(void)
 	}
 	soak_st->pf_unproven = (long)io.rx_unproven;
 	soak_st->pf_bad_crc = (long)io.bad_crc;
+	soak_st->pf_limited = (long)io.init_limited;
 }
 
 void soak_peerflood_tick(void)
@@ -104,8 +105,10 @@ void soak_peerflood_stop(void)
 {
 	if ((soak_loads & SOAK_PEERFLOOD) && soak_victim)
 		printf("peerflood: %ld datagrams from as many sources (%ld lone INITs); the SCTP "
-	       "server: %ld unproven, %ld bad CRC32c, at most %ld peers (bound %d)\n",
+	       "server: %ld unproven, %ld bad CRC32c, %ld lone INITs past the new-peer budget, at "
+		       "most %ld peers (bound %d)\n",
 	       soak_st->pf_sent, soak_st->pf_inits, soak_st->pf_unproven, soak_st->pf_bad_crc,
+	       soak_st->pf_limited,
 	       soak_st->pf_peers_max, PF_PEER_BOUND);
 	if (raw >= 0)
 		close(raw);
