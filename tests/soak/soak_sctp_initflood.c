@@ -44,6 +44,10 @@
 #define IF_CTL_BOUND 16384
 #define IF_PENDING   64          /* max_pending_initiates */
 #define IF_RCVBUF    (16u << 10) /* the attacker's usrsctp buffers */
+/* the victim listener's receive buffer: with the library's default (8 MiB)
+ * the Initiates it stops reading at the control queue's bound take longer
+ * than a soak run to close its window, and the attacker is never stopped */
+#define IF_VRCVBUF (256u << 10)
 #define BURST        32          /* Initiate + Terminate pairs per tick */
 #define HOLD_S       8.0
 #define CONNECT_S    5.0
@@ -220,6 +224,7 @@ int soak_sctp_initflood_start(struct event_base *base, ddp_ctx *ctx, ddp_pd *pd)
 		soak_sctp_vconfig(&c, ctx, pd, IF_NST);
 		c.max_ctl_queue_bytes = IF_CTL_BOUND;
 		c.max_pending_initiates = IF_PENDING;
+		c.rcvbuf = IF_VRCVBUF;
 		c.ddp.send_done = v_send_done;
 		c.ddp.deliver = v_deliver;
 		c.sctp.assoc = v_assoc;
