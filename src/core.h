@@ -151,6 +151,8 @@ struct order_win {
 	uint32_t size;           /* window in segments (power of two) */
 	uint32_t held;           /* slots in use beyond base */
 	struct order_slot *ring; /* allocated on the first out-of-order segment */
+	uint32_t cap;            /* its slots (power of two, at most size): it
+	                          * grows with the farthest segment held */
 	uint64_t msg_bytes;      /* payload of the message being completed */
 };
 

@@ -25,7 +25,7 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
 	if (d >= w->size)
 		return ORD_OUTSIDE;
 	*seq = w->base + d;
-	if (d != 0 && w->ring && w->ring[*seq & (w->size - 1)].state != SLOT_EMPTY)
+	if (d != 0 && d < w->cap && w->ring[*seq & (w->cap - 1)].state != SLOT_EMPTY)
 		return ORD_DUP;
 	return ORD_NEW;
 }
@@ -54,9 +54,10 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
  *
  * So (a) the first ring of a session (enough for any reordering on one
  * stream: a legitimate peer whose segments merely come out of order) is
- * served while the headroom lasts, about max / 8 / 224 KiB = 36 SCTP
- * associations at the defaults, even when hostile sessions took all the
- * rest; (b) sessions reordering at the same time are each served up to
+ * served while the headroom lasts, even when hostile sessions took all
+ * the rest: at the defaults about 36 sessions holding a segment 4,000
+ * ahead (a 224 KiB ring), thousands whose segments are a few out of order
+ * (rings start at 64 slots, 3.5 KiB, see ring_fit); (b) sessions reordering at the same time are each served up to
  * their share, and one over its share gets the error once the others
  * need theirs; (c) rings already granted are never taken back: on SCTP
  * usrsctp has acknowledged the segments they hold, and dropping them
@@ -137,25 +138,49 @@ void ooo_refund(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
 		set_active(b, a, 0);
 }
 
+/* The ring holds slots base .. base + cap - 1. It starts at ORDER_RING_MIN
+ * slots and doubles (up to the window, size) when a segment lands beyond
+ * it, so a peer whose segments merely come a few out of order costs a few
+ * KiB of the budget, and one that holds a segment far ahead pays for the
+ * whole distance. The budget is charged for what is allocated. */
+#define ORDER_RING_MIN 64u
+
+static int ring_fit(struct order_win *w, uint32_t d)
+{
+	uint32_t cap = w->cap ? w->cap : (ORDER_RING_MIN < w->size ? ORDER_RING_MIN : w->size);
+	while (cap <= d && cap < w->size)
+		cap *= 2;
+	if (cap == w->cap)
+		return 0;
+	uint64_t bytes = (uint64_t)(cap - w->cap) * sizeof(*w->ring);
+	if (w->budget && ooo_charge(w->budget, w->acct, bytes))
+		return DDP_ERR_LIMIT;
+	struct order_slot *n = ddp_calloc_(cap, sizeof(*n));
+	if (!n) {
+		if (w->budget)
+			ooo_refund(w->budget, w->acct, bytes);
+		return DDP_ERR_NOMEM;
+	}
+	/* every slot in use is within base .. base + old cap - 1 */
+	for (uint32_t i = 0; w->ring && i < w->cap; i++)
+		n[(w->base + i) & (cap - 1)] = w->ring[(w->base + i) & (w->cap - 1)];
+	free(w->ring);
+	w->ring = n;
+	w->cap = cap;
+	return 0;
+}
+
 /* Record seq as placed (or skipped). Returns 0, DDP_ERR_LIMIT (the
- * session may not take another ring of the context's budget, see
- * ooo_charge) or DDP_ERR_NOMEM. The caller then drains the window with the
- * delivery loop in rx.c. */
+ * session may not take another ring, or a larger one, of the context's
+ * budget, see ooo_charge) or DDP_ERR_NOMEM. The caller then drains the
+ * window with the delivery loop in rx.c. */
 int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last, uint32_t payload,
                const struct dlv_rec *rec)
 {
-	if (!w->ring) {
-		uint64_t bytes = (uint64_t)w->size * sizeof(*w->ring);
-		if (w->budget && ooo_charge(w->budget, w->acct, bytes))
-			return DDP_ERR_LIMIT;
-		w->ring = ddp_calloc_(w->size, sizeof(*w->ring));
-		if (!w->ring) {
-			if (w->budget)
-				ooo_refund(w->budget, w->acct, bytes);
-			return DDP_ERR_NOMEM;
-		}
-	}
-	struct order_slot *sl = &w->ring[seq & (w->size - 1)];
+	int rc = ring_fit(w, seq - w->base);
+	if (rc)
+		return rc;
+	struct order_slot *sl = &w->ring[seq & (w->cap - 1)];
 	sl->state = state;
 	sl->last = last;
 	sl->payload = payload;
@@ -194,19 +219,20 @@ int order_mark_held(struct order_win *w, uint32_t seq, uint8_t last, struct rx_h
 {
 	int rc = order_mark(w, seq, SLOT_HELD, last, hd->len, NULL);
 	if (rc == 0)
-		w->ring[seq & (w->size - 1)].held = hd;
+		w->ring[seq & (w->cap - 1)].held = hd;
 	return rc;
 }
 
 void order_free(struct order_win *w)
 {
-	for (uint32_t i = 0; w->ring && w->held && i < w->size; i++)
+	for (uint32_t i = 0; w->ring && w->held && i < w->cap; i++)
 		if (w->ring[i].state == SLOT_HELD)
 			order_hold_free(w, w->ring[i].held);
 	if (w->ring && w->budget)
-		ooo_refund(w->budget, w->acct, (uint64_t)w->size * sizeof(*w->ring));
+		ooo_refund(w->budget, w->acct, (uint64_t)w->cap * sizeof(*w->ring));
 	free(w->ring);
 	w->ring = NULL;
+	w->cap = 0;
 }
 
 void order_reset(struct order_win *w)

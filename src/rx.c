@@ -291,7 +291,7 @@ void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
 	struct order_win *w = &st->win;
 	uint32_t epoch = st->epoch;
 	while (w->held && !st->errored && st->epoch == epoch) {
-		struct order_slot *sl = &w->ring[w->base & (w->size - 1)];
+		struct order_slot *sl = &w->ring[w->base & (w->cap - 1)];
 		if (sl->state == SLOT_EMPTY)
 			break;
 		struct order_slot cur = *sl;
