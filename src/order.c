@@ -47,21 +47,24 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
  *
  *   1. first ring (the session holds none): the budget has room for it,
  *      headroom included;
- *   2. any further ring: it leaves the headroom and the unused part of the
- *      share of every other session holding a ring free. Room no active
- *      session's share claims is lent to whoever asks (borrowing beyond
- *      the share); it comes back as the borrower's windows drain.
+ *   2. any further ring (or a larger one): within the session's share, it
+ *      leaves the headroom free; past the share (borrowing), it also
+ *      leaves the unused part of the share of every other session holding
+ *      a ring free. Room no active session's share claims is lent to
+ *      whoever asks; it comes back as the borrower's windows drain. (A
+ *      session under its share once had to leave the others' unused
+ *      shares free too, so a legitimate association refused at 3.5 KiB of
+ *      a 2 MiB share while pinning sessions held borrowed room: make soak.)
  *
  * So (a) the first ring of a session (enough for any reordering on one
  * stream: a legitimate peer whose segments merely come out of order) is
  * served while the headroom lasts, even when hostile sessions took all
  * the rest: at the defaults about 36 sessions holding a segment 4,000
  * ahead (a 224 KiB ring), thousands whose segments are a few out of order
- * (rings start at 64 slots, 3.5 KiB, see ring_fit); (b) sessions reordering at the same time are each served up to
- * their share, and one over its share gets the error once the others
- * need theirs; (c) rings already granted are never taken back: on SCTP
- * usrsctp has acknowledged the segments they hold, and dropping them
- * would lose data. A session that starts reordering after others
+ * (rings start at 64 slots, 3.5 KiB, see ring_fit); (b) sessions reordering at the same time are
+ * each served up to their share, and one over its share gets the error once the others need theirs;
+ * (c) rings already granted are never taken back: on SCTP usrsctp has acknowledged the segments
+ * they hold, and dropping them would lose data. A session that starts reordering after others
  * borrowed gets its first ring and what is left up to its share.
  *
  * A refused request fails the asking stream alone: rx.c reports RFC 5041
@@ -113,7 +116,11 @@ int ooo_charge(struct ooo_budget *b, struct ooo_acct *a, uint64_t bytes)
 		uint64_t share = (b->max - headroom) / b->nactive;
 		uint64_t limit = b->max - headroom;
 		uint64_t need = b->used + bytes; /* <= max: no overflow */
-		if (need > limit || claimed(b, a, share) > limit - need)
+		if (need > limit)
+			goto refuse;
+		/* within its own share a session needs only the room; past it
+		 * (borrowing) it must leave the others' unused shares free */
+		if (a->used + bytes > share && claimed(b, a, share) > limit - need)
 			goto refuse;
 	}
 	b->used += bytes;

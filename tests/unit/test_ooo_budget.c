@@ -226,6 +226,36 @@ static void test_ooo_budget_first_ring_served_from_headroom(void **state)
 	teardown(ctx, NS);
 }
 
+/* A session under its share is served as long as there is room, even when
+ * others' unused shares would not leave room for it to borrow: the unused
+ * shares are kept free from borrowers, not from the sessions they belong
+ * to. Budget 800 (headroom 100, limit 700): A reorders alone and takes 400
+ * (its share then is the whole 700); B and C each take a first ring of
+ * 50; the share is now 233. B asks 50 more: within its share, 550 of 700
+ * used, served (the old rule kept C's unused 183 free and refused B). B
+ * then asks 150 more, past its share: refused, C's claim stays free. */
+static void test_ooo_budget_within_share_needs_only_room(void **state)
+{
+	(void)state;
+	struct ooo_budget b = {.max = 800};
+	struct ooo_acct a, bb, c;
+	ooo_join(&b, &a);
+	ooo_join(&b, &bb);
+	ooo_join(&b, &c);
+	assert_int_equal(ooo_charge(&b, &a, 100), 0);
+	assert_int_equal(ooo_charge(&b, &a, 300), 0);
+	assert_int_equal(ooo_charge(&b, &bb, 50), 0);
+	assert_int_equal(ooo_charge(&b, &c, 50), 0);
+	assert_int_equal(ooo_charge(&b, &bb, 50), 0);
+	assert_int_equal(bb.used, 100);
+	assert_int_equal(ooo_charge(&b, &bb, 150), DDP_ERR_LIMIT);
+	assert_int_equal(b.used, 550);
+	ooo_refund(&b, &a, 400);
+	ooo_refund(&b, &bb, 100);
+	ooo_refund(&b, &c, 50);
+	assert_int_equal(b.nactive, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +263,7 @@ int main(void)
 	    cmocka_unit_test(test_ooo_budget_five_pinning_in_turn_late_session_reorders),
 	    cmocka_unit_test(test_ooo_budget_borrowed_rings_come_back),
 	    cmocka_unit_test(test_ooo_budget_first_ring_served_from_headroom),
+	    cmocka_unit_test(test_ooo_budget_within_share_needs_only_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
