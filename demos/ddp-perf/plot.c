@@ -63,6 +63,20 @@ static FILE *tmpfile_named(char *name)
 	return fd < 0 ? NULL : fdopen(fd, "w");
 }
 
+/* The data file and the gnuplot script, both or neither (-1). */
+static int tmpfiles(char *dat, FILE **d, char *gp, FILE **g)
+{
+	*d = tmpfile_named(dat);
+	*g = tmpfile_named(gp);
+	if (*d && *g)
+		return 0;
+	if (*d)
+		fclose(*d), unlink(dat);
+	if (*g)
+		fclose(*g), unlink(gp);
+	return -1;
+}
+
 /* The y range over every good row of rows: log when it spans decades. */
 static int y_range(const struct row *const *sets, int nsets, int n, double *lo, double *hi)
 {
@@ -94,14 +108,9 @@ int plot_comparison(const struct row *rows, int n, const char *png, const char *
 	if (ng == 0)
 		return 0;
 	char dat[] = "/tmp/ddp-perf-dat-XXXXXX", gp[] = "/tmp/ddp-perf-gp-XXXXXX";
-	FILE *d = tmpfile_named(dat), *g = tmpfile_named(gp);
-	if (!d || !g) {
-		if (d)
-			fclose(d), unlink(dat);
-		if (g)
-			fclose(g), unlink(gp);
+	FILE *d, *g;
+	if (tmpfiles(dat, &d, gp, &g))
 		return -1;
-	}
 	const struct row *set[1] = { rows };
 	double lo, hi;
 	int log = y_range(set, 1, n, &lo, &hi);
@@ -232,14 +241,9 @@ int plot_sweep(const char *png, const char *title, const char *xname, char *cons
 	if (npoints < 1 || n < 1)
 		return 0;
 	char dat[] = "/tmp/ddp-perf-dat-XXXXXX", gp[] = "/tmp/ddp-perf-gp-XXXXXX";
-	FILE *d = tmpfile_named(dat), *g = tmpfile_named(gp);
-	if (!d || !g) {
-		if (d)
-			fclose(d), unlink(dat);
-		if (g)
-			fclose(g), unlink(gp);
+	FILE *d, *g;
+	if (tmpfiles(dat, &d, gp, &g))
 		return -1;
-	}
 	const struct row *rows = sets[0];
 	int ng = 0;
 	for (int i = 0; i < n; i++)
