@@ -267,7 +267,8 @@ typedef struct sctp_ll_path {
 	uint32_t peer_rwnd; /* the peer's advertised receive window */
 	uint32_t srtt_ms, rto_ms, mtu;
 	uint32_t unacked; /* DATA chunks sent and not acknowledged */
-	uint32_t pending; /* DATA chunks queued, not sent yet */
+	uint32_t pending; /* DATA chunks received and not yet read (SCTP_STATUS
+	                   * sstat_penddata: this end's receive side) */
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);
