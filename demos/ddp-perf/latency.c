@@ -260,7 +260,8 @@ static double parse_rate(const char *s)
 		  { "gbit", 1e9 },   { "kB/s", 8e3 },	{ "MB/s", 8e6 },   { "GB/s", 8e9 },
 		  { "kB", 8e3 },     { "MB", 8e6 },	{ "GB", 8e9 } };
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (!strcmp(end, u[i].suf) || (u[i].suf[1] == 'b' && !strcasecmp(end, u[i].suf)))
+		if (!strcmp(end, u[i].suf) ||
+		    (u[i].suf[0] && u[i].suf[1] == 'b' && !strcasecmp(end, u[i].suf)))
 			return v * u[i].mul;
 	return -1;
 }
