@@ -23,6 +23,14 @@ fi
 rm -f /tmp/siw-vm-build.$$
 T=$(mktemp -d) || exit 1
 trap '"$VM" stop >/dev/null 2>&1; rm -rf "$T"' EXIT
+# A VM without a working siw0 (its kernel has no siw module: the archive
+# moved to a kernel the cached build has none for) is the harness failing
+# (siw-vm's status 125), not libddp: skip, and say why.
+"$VM" run - -- true >"$T/pre" 2>&1
+if [ $? = 125 ]; then
+	echo "SKIP check-interop: the siw VM has no working siw device ($(grep -m1 'ERROR' "$T/pre"))"
+	exit 0
+fi
 pass=0; fail=0
 res() { if [ "$1" = 0 ]; then pass=$((pass+1)); echo "PASS $2"; else fail=$((fail+1)); echo "FAIL $2: $3"; fi; }
 
