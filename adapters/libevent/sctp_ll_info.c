@@ -55,6 +55,7 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->peers_evicted = c.peers_evicted;
 	st->init_limited = c.init_limited;
 	st->tx_copied = ep->tx_copied;
+	st->conn_addrs = ep->conn_addrs;
 	st->bad_crc = c.bad_crc;
 	st->peer_lookups = c.peer_lookups;
 	st->peer_probes = c.peer_probes;

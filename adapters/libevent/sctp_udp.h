@@ -46,6 +46,8 @@ struct sctp_udp_peer {
 	uintptr_t id;              /* usrsctp's AF_CONN address, never reused */
 	unsigned refs;             /* associations using it */
 	int ever_ref;              /* an association has used it */
+	int conn_registered;       /* usrsctp knows its address (set and read
+	                            * by the usrsctp glue, under its lock) */
 	uint64_t last_ms;          /* last datagram in / last reference dropped */
 };
 
@@ -85,8 +87,7 @@ struct sctp_udp_counters {
 struct sctp_udp_ops {
 	/* a datagram whose CRC32c checked out */
 	void (*input)(void *user, struct sctp_udp_peer *p, uint8_t *pkt, size_t len);
-	/* a peer was created / is about to be freed */
-	void (*peer_new)(void *user, struct sctp_udp_peer *p);
+	/* a peer is about to be freed */
 	void (*peer_free)(void *user, struct sctp_udp_peer *p);
 	/* a verified ICMP port / protocol unreachable for datagrams sent to
 	 * p: its UDP port is closed, every association over it is gone */

@@ -1,8 +1,8 @@
 /*
  * The peer table of our UDP socket: state only for proven peers.
  *
- * A remote UDP endpoint becomes a peer (calloc, route MTU, usrsctp address
- * registration through ops->peer_new) only when one of its datagrams is a
+ * A remote UDP endpoint becomes a peer (calloc, route MTU, an id that
+ * usrsctp will know it by) only when one of its datagrams is a
  * valid SCTP packet that may start an association: long enough, CRC32c
  * correct (checked by the caller) and a lone INIT chunk with verification
  * tag 0 (RFC 4960 §8.5.1, §3.3.2: INIT MUST be alone and carry tag 0). A
@@ -310,8 +310,6 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockadd
 	u->ptab[h] = p;
 	u->npeers++;
 	idle_append(u, p);
-	if (u->ops.peer_new)
-		u->ops.peer_new(u->user, p);
 	return p;
 }
 
@@ -333,8 +331,7 @@ void sctp_udp_peer_unref(struct sctp_udp_peer *p)
 /* Expire idle peers (called about once a second): one that an
  * association used after peer_idle_ms, one that none ever used (a handshake
  * that did not complete, or a spoofed source's INIT) after
- * PEER_HANDSHAKE_MS, so a flood of spoofed INITs keeps few addresses
- * registered with usrsctp (new_peer_ok says why that matters). The list is
+ * PEER_HANDSHAKE_MS, so a flood of spoofed INITs keeps few peers. The list is
  * in last_ms order: the walk stops at the first peer younger than the
  * shorter lifetime. */
 void sctp_udp_peers_sweep(struct sctp_udp *u, uint64_t now)
@@ -400,12 +397,10 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
 	return got == want;
 }
 
-/* May one more lone INIT make a peer now? Each peer is an AF_CONN address
- * registered with usrsctp, and usrsctp walks its addresses for every INIT
- * it answers (sctp_findassociation_addr, sctp_add_addresses_to_i_ia): the
- * cost of answering grows with the peers, so a flood of spoofed INITs
- * (each from a new source, each a new peer) buys O(peers) work per packet.
- * The budget bounds that work: PEER_NEW_BURST at once (a server's burst of
+/* May one more lone INIT make a peer now? Each costs a peer (memory, a
+ * route lookup) and usrsctp's answer (an INIT ACK with a signed cookie),
+ * so a flood of spoofed INITs, each from a new source, buys that work per
+ * packet. The budget bounds it: PEER_NEW_BURST at once (a server's burst of
  * set-ups), PEER_NEW_PER_S sustained. An INIT past it is dropped without
  * state and counted; a real peer sends it again (T1-init, RFC 9260 §5.1),
  * like a TCP SYN dropped under a flood. Known sources need no budget. */

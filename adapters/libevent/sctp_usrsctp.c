@@ -345,6 +345,27 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 		assoc_destroy(a);
 }
 
+/* usrsctp learns a peer's AF_CONN address only once an association uses
+ * it (we connect to it, or accept from it), not when its first INIT makes
+ * the peer: a bound-all socket's association finds its own address by
+ * walking every registered address on each packet it receives
+ * (sctp_findassoc_by_vtag, sctp_does_stcb_own_this_addr), newest first,
+ * so addresses that only sent an INIT (a flood of spoofed ones) would make
+ * every packet of every live association cost O(peers). A listener
+ * answers an INIT and accepts its COOKIE ECHO without the address (bound
+ * all: matched by port); the packets that come before the accept find the
+ * association by its ports and source instead (sctp_tcb_special_locate). */
+static void peer_register(sctp_ll_ep *ep, struct sctp_udp_peer *p)
+{
+	LOCK(ep);
+	if (!p->conn_registered) {
+		usrsctp_register_address(sctp_udp_peer_conn_addr(p));
+		ep->conn_addrs++;
+	}
+	p->conn_registered = 1;
+	UNLOCK();
+}
+
 static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p, struct socket *so)
 {
 	struct sctp_ll_assoc *a = calloc(1, sizeof(*a));
@@ -357,6 +378,7 @@ static struct sctp_ll_assoc *assoc_new(sctp_ll_ep *ep, struct sctp_udp_peer *p, 
 	}
 	a->ep = ep;
 	a->peer = p;
+	peer_register(ep, p);
 	sctp_udp_peer_ref(p);
 	a->so = so;
 	DLIST_PUSH(&ep->assocs, a);
@@ -423,6 +445,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port, const sctp_ll_as
 	p = sctp_udp_peer_get(ep->udp, addr, port);
 	if (!p)
 		return DDP_ERR_INVAL;
+	peer_register(ep, p); /* the socket binds to it */
 	rc = open_socket(ep, sctp_udp_peer_max_payload(p), sctp_udp_peer_conn_addr(p), 0, 0,
 	                 &so); /* ephemeral port */
 	if (rc)
@@ -555,22 +578,17 @@ static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt, size_t 
 	UNLOCK();
 }
 
-/* one AF_CONN address per remote UDP endpoint */
-static void udp_peer_new(void *user, struct sctp_udp_peer *p)
-{
-	sctp_ll_ep *ep = user;
-	LOCK(ep);
-	usrsctp_register_address(sctp_udp_peer_conn_addr(p));
-	UNLOCK();
-}
-
 /* Also the barrier sctp_udp_peers.c relies on: once this returns, no
  * conn_output (any thread) still holds p. */
 static void udp_peer_free(void *user, struct sctp_udp_peer *p)
 {
 	sctp_ll_ep *ep = user;
 	LOCK(ep);
-	usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
+	if (p->conn_registered) {
+		usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
+		ep->conn_addrs--;
+	}
+	p->conn_registered = 0;
 	UNLOCK();
 }
 
@@ -614,7 +632,6 @@ static int udp_learn(void *user)
 
 static const struct sctp_udp_ops udp_ops = {
     .input = udp_input,
-    .peer_new = udp_peer_new,
     .peer_free = udp_peer_free,
     .peer_failed = udp_peer_failed,
     .peer_mtu = udp_peer_mtu,

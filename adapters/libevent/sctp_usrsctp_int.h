@@ -117,6 +117,7 @@ struct sctp_ll_ep {
 	uint8_t *stage;
 	size_t stage_cap;
 	uint64_t tx_copied;
+	uint64_t conn_addrs; /* peers whose address usrsctp knows */
 };
 
 /* sctp_usrsctp_io.c: the process-wide stack */

@@ -127,6 +127,8 @@ typedef struct sctp_ll_io_stats {
 	uint64_t tx_async_err;                 /* sends an ICMP report's error failed
 	                                        * (IP_RECVERR), made again */
 	uint64_t peers;                        /* remote UDP endpoints known now */
+	uint64_t conn_addrs;                   /* of them, registered with usrsctp
+	                                        * (used by an association) */
 	uint64_t rx_unproven;                  /* datagrams from unknown sources that
 	                                        * were not a valid lone INIT: dropped
 	                                        * without any state */

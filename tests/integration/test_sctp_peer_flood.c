@@ -225,7 +225,7 @@ static void test_sctp_init_only_peers_expire(void **st)
 	if (fd < 0)
 		skip();
 	pair_up(1000);
-	uint64_t peers0 = stats().peers;
+	uint64_t peers0 = stats().peers, conn0 = stats().conn_addrs;
 	for (uint32_t i = 0; i < 200; i++) {
 		uint32_t ip;
 		uint16_t sp;
@@ -235,8 +235,14 @@ static void test_sctp_init_only_peers_expire(void **st)
 	}
 	net_run_for(base, 0.3);
 	sctp_ll_io_stats s1 = stats();
-	print_message("200 INITs: peers %lu -> %lu\n", (unsigned long)peers0, (unsigned long)s1.peers);
+	print_message("200 INITs: peers %lu -> %lu, usrsctp addresses %lu -> %lu\n",
+	              (unsigned long)peers0, (unsigned long)s1.peers, (unsigned long)conn0,
+	              (unsigned long)s1.conn_addrs);
 	assert_int_equal(s1.peers, peers0 + 200);
+	/* usrsctp walks its addresses on every packet of a bound-all
+	 * association: a peer that only sent an INIT is not one of them */
+	assert_int_equal(s1.conn_addrs, conn0);
+	assert_int_equal(conn0, 1); /* the legitimate association's peer */
 	net_run_for(base, 2.5);
 	sctp_ll_io_stats s2 = stats();
 	print_message("after 2.5 s idle: peers %lu, expired %lu\n", (unsigned long)s2.peers,
