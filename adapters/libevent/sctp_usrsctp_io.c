@@ -244,9 +244,10 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 		ad.ssb_adaptation_ind = c->adaptation;
 		rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ADAPTATION_LAYER, &ad, sizeof(ad));
 	}
-	/* No ASCONF (RFC 5061): here every remote UDP endpoint is an AF_CONN
-	 * address registered with usrsctp (sctp_udp_peers.c), never an
-	 * association's own, so there is nothing to reconfigure; but each
+	/* No ASCONF (RFC 5061): here every remote UDP endpoint that an
+	 * association uses is an AF_CONN address registered with usrsctp
+	 * (sctp_usrsctp.c), never an association's own, so there is nothing
+	 * to reconfigure; but each
 	 * time one goes, usrsctp queues an ASCONF deleting it on every
 	 * association that negotiated the extension (sctp_asconf.c's address
 	 * iterator), and spoofed INITs make and expire peers by the hundred a
