@@ -77,8 +77,13 @@ static int tmpfiles(char *dat, FILE **d, char *gp, FILE **g)
 	return -1;
 }
 
-/* The y range over every good row of rows: log when it spans decades. */
-static int y_range(const struct row *const *sets, int nsets, int n, double *lo, double *hi)
+/* The y range over every good row of rows: log when it spans decades.
+ * The lowest value drawn is the lowest at or above floor_frac of the
+ * highest: a comparison leaves out rows that stalled beside the others
+ * (STALLED); a sweep's points span decades by design (loss, round trip),
+ * so there every rate above zero is in range (floor_frac 0). */
+static int y_range(const struct row *const *sets, int nsets, int n, double floor_frac, double *lo,
+		   double *hi)
 {
 	double mn = 0, mx = 0;
 	for (int pass = 0; pass < 2; pass++) /* the max, then the min of what is drawn */
@@ -90,7 +95,7 @@ static int y_range(const struct row *const *sets, int nsets, int n, double *lo, 
 					continue;
 				if (pass == 0)
 					mx = v > mx ? v : mx;
-				else if (v >= STALLED * mx)
+				else if (v > 0 && v >= floor_frac * mx)
 					mn = mn == 0 || v < mn ? v : mn;
 			}
 	int log = mn > 0 && mx / mn > PLOT_LOG_SPAN;
@@ -113,7 +118,7 @@ int plot_comparison(const struct row *rows, int n, const char *png, const char *
 		return -1;
 	const struct row *set[1] = { rows };
 	double lo, hi;
-	int log = y_range(set, 1, n, &lo, &hi);
+	int log = y_range(set, 1, n, STALLED, &lo, &hi);
 	int cols = ng < 3 ? ng : 3, nrow = (ng + cols - 1) / cols;
 	fprintf(g, "set terminal pngcairo size %d,%d font ',9'\nset output '%s'\n", 520 * cols + 40,
 		400 * nrow + 60, png);
@@ -249,7 +254,7 @@ int plot_sweep(const char *png, const char *title, const char *xname, char *cons
 	for (int i = 0; i < n; i++)
 		ng += i == 0 || rows[i].group != rows[i - 1].group;
 	double lo, hi;
-	int log = y_range(sets, npoints, n, &lo, &hi);
+	int log = y_range(sets, npoints, n, 0, &lo, &hi);
 	int cols = ng < 2 ? ng : 2, nrow = (ng + cols - 1) / cols;
 	fprintf(g, "set terminal pngcairo size %d,%d font ',9'\nset output '%s'\n", 640 * cols + 40,
 		440 * nrow + 60, png);

@@ -202,7 +202,10 @@ typedef struct ddp_sctp_config {
 	 * what is unacknowledged, the receive buffer is the window the peer
 	 * may fill, so both must exceed the bandwidth-delay product (8 MiB:
 	 * 1 Gbit/s x 64 ms). They are limits, not allocations: memory is
-	 * used only while data waits. */
+	 * used only while data waits. On a short fast path they cost speed:
+	 * usrsctp then keeps all 8 MiB in flight and its per-SACK work grows
+	 * with that, so a LAN at MTU 1500 moved 1.4x more with 1 MiB each
+	 * (docs/performance.md, section 2). */
 	uint32_t sndbuf, rcvbuf;
 	enum ddp_sctp_cc cc; /* congestion control of our sending side */
 } ddp_sctp_config;
