@@ -7,8 +7,9 @@
  * staging area sctp_ll_rx.c (none of them calls usrsctp);
  * sctp_usrsctp_io.c (the lower half, called
  * from here, never calling back) owns the process-wide stack, its lock and
- * timers, socket options and the message send/receive calls. Only these
- * two files include usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
+ * timers, socket options, the path status and the message send/receive
+ * calls; sctp_usrsctp_abort.c the ABORT reasons. Only these three files
+ * include usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
  * and everything DDP (sctp_ddp.c, sctp_rx.c, sctp_stream.c) are outside
  * them.
  *
@@ -360,9 +361,9 @@ static void peer_register(sctp_ll_ep *ep, struct sctp_udp_peer *p)
 	LOCK(ep);
 	if (!p->conn_registered) {
 		usrsctp_register_address(sctp_udp_peer_conn_addr(p));
+		p->conn_registered = 1;
 		ep->conn_addrs++;
 	}
-	p->conn_registered = 1;
 	UNLOCK();
 }
 
@@ -586,9 +587,9 @@ static void udp_peer_free(void *user, struct sctp_udp_peer *p)
 	LOCK(ep);
 	if (p->conn_registered) {
 		usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
+		p->conn_registered = 0;
 		ep->conn_addrs--;
 	}
-	p->conn_registered = 0;
 	UNLOCK();
 }
 
@@ -778,31 +779,4 @@ void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status)
 void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n, int eor)
 {
 	read_notification(a, first, n, eor);
-}
-
-/* ------------------------------------------------------------ status */
-
-int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
-{
-	struct sctp_status ss;
-	socklen_t l = sizeof(ss);
-	int r;
-
-	if (!a || !a->so || !out)
-		return DDP_ERR_INVAL;
-	memset(&ss, 0, sizeof(ss));
-	sctp_usrsctp_lock(a->ep->base);
-	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
-	sctp_usrsctp_unlock();
-	if (r < 0)
-		return DDP_ERR_SYS;
-	memset(out, 0, sizeof(*out));
-	out->cwnd = ss.sstat_primary.spinfo_cwnd;
-	out->peer_rwnd = ss.sstat_rwnd;
-	out->srtt_ms = ss.sstat_primary.spinfo_srtt;
-	out->rto_ms = ss.sstat_primary.spinfo_rto;
-	out->mtu = ss.sstat_primary.spinfo_mtu;
-	out->unacked = ss.sstat_unackdata;
-	out->pending = ss.sstat_penddata;
-	return 0;
 }

@@ -1,11 +1,11 @@
 /*
  * usrsctp glue, the lower half: the process-wide usrsctp stack (its lock,
- * start and stop, timers), socket options of our SCTP sockets, the send of
- * one message and the receive call. The upper half (endpoints,
+ * start and stop, timers), socket options of our SCTP sockets and the path
+ * status read back, the send of one message and the receive call. The upper half (endpoints,
  * associations, notifications, the sctp_ll API but the data calls) is
  * sctp_usrsctp.c; it calls into this file, never the reverse:
  * what this file learns (a notification read, a failed receive) it returns.
- * Only these two files include usrsctp.h.
+ * Only these two files and sctp_usrsctp_abort.c include usrsctp.h.
  *
  * Threads: usrsctp is one stack per process (its socket
  * tables, timers and mbuf pools are global and, started with
@@ -764,4 +764,34 @@ int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap, s
 		return SCTP_RECV_DATA;
 	m[0] = (struct sctp_ll_rxmsg){.len = (uint32_t)n, .eor = (uint8_t)eor};
 	return rc; /* a notification's first n octets are at buf */
+}
+
+/* ------------------------------------------------------------ status */
+
+/* The association's congestion window, peer window, round trip and queues
+ * (SCTP_STATUS), for traces and tests. */
+
+int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
+{
+	struct sctp_status ss;
+	socklen_t l = sizeof(ss);
+	int r;
+
+	if (!a || !a->so || !out)
+		return DDP_ERR_INVAL;
+	memset(&ss, 0, sizeof(ss));
+	sctp_usrsctp_lock(a->ep->base);
+	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
+	sctp_usrsctp_unlock();
+	if (r < 0)
+		return DDP_ERR_SYS;
+	memset(out, 0, sizeof(*out));
+	out->cwnd = ss.sstat_primary.spinfo_cwnd;
+	out->peer_rwnd = ss.sstat_rwnd;
+	out->srtt_ms = ss.sstat_primary.spinfo_srtt;
+	out->rto_ms = ss.sstat_primary.spinfo_rto;
+	out->mtu = ss.sstat_primary.spinfo_mtu;
+	out->unacked = ss.sstat_unackdata;
+	out->pending = ss.sstat_penddata;
+	return 0;
 }
