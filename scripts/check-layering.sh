@@ -2,8 +2,9 @@
 # Layering rules (STYLE.md): the core (src/) never includes usrsctp, libevent
 # or socket headers; adapters/mpa never includes libevent; only one file
 # includes usrsctp.h. Exit 1 on a violation.
-# (The usrsctp glue is three files, adapters/libevent/sctp_usrsctp.c,
-# sctp_usrsctp_io.c and sctp_usrsctp_abort.c; no other file may include usrsctp.h.)
+# (The usrsctp glue is four files, adapters/libevent/sctp_usrsctp.c,
+# sctp_usrsctp_io.c, sctp_usrsctp_abort.c and sctp_usrsctp_rcvbuf.c; no other
+# file may include usrsctp.h.)
 cd "$(dirname "$0")/.." || exit 1
 rc=0
 bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](usrsctp\.h|event2/|event\.h|sys/socket\.h|netinet/|arpa/|netdb\.h)' src include/ddp/ddp.h include/ddp/llp.h 2>/dev/null)
@@ -20,7 +21,7 @@ bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](event2/|event\.h|usrsctp\.
 bad=$(grep -lE '#[[:space:]]*include[[:space:]]*"libevent/' adapters/mpa/* adapters/sctp/* 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: LLP protocol code includes the event-loop glue: $bad"; rc=1; }
 bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"]usrsctp\.h' src adapters demos include tests 2>/dev/null |
-	grep -vxE 'adapters/libevent/sctp_usrsctp(_io|_abort)?\.c')
+	grep -vxE 'adapters/libevent/sctp_usrsctp(_io|_abort|_rcvbuf)?\.c')
 [ -n "$bad" ] && { echo "layering: usrsctp.h included outside the usrsctp glue: $bad"; rc=1; }
 # libddp-rdmap (rdmap/) sits on the public DDP API: ddp/*.h, its own files
 # and the header-only cursor (src/cursor.h), lifetime rule (src/life.h) and

@@ -8,8 +8,9 @@
  * sctp_usrsctp_io.c (the lower half, called
  * from here, never calling back) owns the process-wide stack, its lock and
  * timers, socket options, the path status and the message send/receive
- * calls; sctp_usrsctp_abort.c the ABORT reasons. Only these three files
- * include usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
+ * calls; sctp_usrsctp_abort.c the ABORT reasons; sctp_usrsctp_rcvbuf.c
+ * the receive buffer's autotuning. Only these four files include
+ * usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
  * and everything DDP (sctp_ddp.c, sctp_rx.c, sctp_stream.c) are outside
  * them.
  *
@@ -36,6 +37,7 @@
 #include <ddp/ddp.h>
 #include "common/peer_addr.h"
 #include "libevent/sctp_udp.h"
+#include "sctp/sctp_rcvbuf.h"
 #include "dlist.h"
 
 #define LOCK(ep) sctp_usrsctp_lock((ep)->base)
@@ -264,6 +266,8 @@ static void decide_up(struct sctp_ll_assoc *a)
 	learn_limits(a);
 	a->max_msg_up = a->max_msg;
 	a->state = A_UP;
+	a->rcvbuf = c->rcvbuf;
+	sctp_usrsctp_rcvbuf_up(a);
 	emit(a, SCTP_LL_EV_UP, 0);
 }
 
@@ -658,8 +662,12 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_e
 		ep->cfg.nstreams = 64;
 	if (!ep->cfg.sndbuf)
 		ep->cfg.sndbuf = 8u << 20;
-	if (!ep->cfg.rcvbuf)
-		ep->cfg.rcvbuf = 8u << 20;
+	/* autotuned (sctp_usrsctp_rcvbuf.c): the sockets offer the largest
+	 * window in INIT / INIT-ACK, the association starts at the floor */
+	if (!ep->cfg.rcvbuf) {
+		ep->rcv_auto = !ep->cfg.stock;
+		ep->cfg.rcvbuf = SCTP_RCVBUF_AUTO_MAX;
+	}
 	/* slow is not dead: a 30 s stall survives */
 	if (!ep->cfg.hb_interval_ms)
 		ep->cfg.hb_interval_ms = 5000;

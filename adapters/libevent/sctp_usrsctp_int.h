@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "sctp/sctp_ll.h"
+#include "sctp/sctp_rcvbuf.h"
 
 struct socket;
 struct sctp_udp_peer;
@@ -83,10 +84,18 @@ struct sctp_ll_assoc {
 	struct sctp_ll_assoc *wake_next;
 	int on_wake;
 	uint16_t nstreams;
-	uint32_t max_msg;     /* now (follows the path MTU down) */
-	uint32_t max_msg_up;  /* at UP: the most sctp_ll_sendv accepts */
-	char peer_abort[128]; /* the peer's ABORT reason (User-Initiated
-	                       * Abort cause), "" if none */
+	uint32_t max_msg;    /* now (follows the path MTU down) */
+	uint32_t max_msg_up; /* at UP: the most sctp_ll_sendv accepts */
+	/* receive-buffer autotuning (sctp_usrsctp_rcvbuf.c) */
+	uint64_t rx_octets;            /* data octets read from usrsctp */
+	uint64_t tune_mark;            /* rx_octets at the last tick */
+	uint64_t tune_t0;              /* the last tick, ms (monotonic) */
+	uint64_t tune_refresh;         /* when tune_rtt was last updated, ms */
+	uint32_t tune_rtt;             /* least smoothed round trip seen, ms */
+	uint32_t rcvbuf;               /* SO_RCVBUF now, octets */
+	struct sctp_rcvbuf_meter tune; /* reads of the last ticks */
+	char peer_abort[128];          /* the peer's ABORT reason (User-Initiated
+	                                * Abort cause), "" if none */
 	uint8_t nbuf[NBUF_LEN];
 };
 
@@ -118,6 +127,7 @@ struct sctp_ll_ep {
 	size_t stage_cap;
 	uint64_t tx_copied;
 	uint64_t conn_addrs; /* peers whose address usrsctp knows */
+	int rcv_auto;        /* cfg.rcvbuf was 0: autotuned from its floor */
 };
 
 /* sctp_usrsctp_io.c: the process-wide stack */
@@ -186,6 +196,11 @@ void sctp_handover_ring(sctp_ll_ep *ep);
 void sctp_handover_wake(struct sctp_ll_assoc *a);
 void sctp_handover_unwake(struct sctp_ll_assoc *a);
 void sctp_handover_cb(evutil_socket_t fd, short what, void *arg);
+
+/* sctp_usrsctp_rcvbuf.c: receive-buffer autotuning of an association
+ * (when ep->rcv_auto): start at UP; one step from the endpoint's timer. */
+void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a);
+void sctp_usrsctp_rcvbuf_tick(struct sctp_ll_assoc *a);
 
 /* sctp_ll_timer.c: keep ep's timer running; its callback. */
 void sctp_ll_timer_arm(sctp_ll_ep *ep);

@@ -5,7 +5,8 @@
  * associations, notifications, the sctp_ll API but the data calls) is
  * sctp_usrsctp.c; it calls into this file, never the reverse:
  * what this file learns (a notification read, a failed receive) it returns.
- * Only these two files and sctp_usrsctp_abort.c include usrsctp.h.
+ * Only these two files, sctp_usrsctp_abort.c and sctp_usrsctp_rcvbuf.c
+ * include usrsctp.h.
  *
  * Threads: usrsctp is one stack per process (its socket
  * tables, timers and mbuf pools are global and, started with
@@ -693,6 +694,7 @@ static int recv_locked(struct sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_r
 	*eor = (fl & MSG_EOR) != 0;
 	if (fl & MSG_NOTIFICATION)
 		return SCTP_RECV_NOTIFICATION;
+	a->rx_octets += (uint64_t)r;
 	memset(ri, 0, sizeof(*ri));
 	if (it == SCTP_RECVV_RCVINFO || it == SCTP_RECVV_RN) {
 		ri->sid = rn.recvv_rcvinfo.rcv_sid;
@@ -793,5 +795,6 @@ int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
 	out->mtu = ss.sstat_primary.spinfo_mtu;
 	out->unacked = ss.sstat_unackdata;
 	out->pending = ss.sstat_penddata;
+	out->rcvbuf = a->rcvbuf;
 	return 0;
 }

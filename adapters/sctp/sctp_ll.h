@@ -48,18 +48,20 @@ enum {
 typedef unsigned (*sctp_ll_filter)(void *user, uint8_t *pkt, size_t len);
 
 typedef struct sctp_ll_config {
-	const char *addr;        /* local IPv4/IPv6 literal; NULL = 127.0.0.1 */
-	int port;                /* UDP port; 0 or -1 = any */
-	uint16_t nstreams;       /* in = out streams asked for (default 64) */
-	uint32_t adaptation;     /* Adaptation Layer Indication to send; 0 none */
-	int require_adaptation;  /* peer must send exactly `adaptation` */
-	uint32_t path_mtu;       /* IP path MTU cap (a link MTU, as `ip link`
-	                          * shows it); 0 = each peer's route alone.
-	                          * SCTP packets fit it without IP
-	                          * fragmentation (RFC 5043 §9) */
-	uint32_t sndbuf, rcvbuf; /* usrsctp socket buffers; 0 = 8 MiB */
-	unsigned cc;             /* enum ddp_sctp_cc; 0 = the default */
-	int unfragmented;        /* SCTP_DISABLE_FRAGMENTS */
+	const char *addr;       /* local IPv4/IPv6 literal; NULL = 127.0.0.1 */
+	int port;               /* UDP port; 0 or -1 = any */
+	uint16_t nstreams;      /* in = out streams asked for (default 64) */
+	uint32_t adaptation;    /* Adaptation Layer Indication to send; 0 none */
+	int require_adaptation; /* peer must send exactly `adaptation` */
+	uint32_t path_mtu;      /* IP path MTU cap (a link MTU, as `ip link`
+	                         * shows it); 0 = each peer's route alone.
+	                         * SCTP packets fit it without IP
+	                         * fragmentation (RFC 5043 §9) */
+	uint32_t sndbuf;        /* usrsctp's send buffer; 0 = 8 MiB */
+	uint32_t rcvbuf;        /* its receive buffer; 0 = autotuned
+	                         * (sctp/sctp_rcvbuf.h: 1 to 8 MiB) */
+	unsigned cc;            /* enum ddp_sctp_cc; 0 = the default */
+	int unfragmented;       /* SCTP_DISABLE_FRAGMENTS */
 	/* failure detection (RFC 4960 §8), 0 = default; see the same fields
 	 * of ddp_sctp_config (include/ddp/sctp.h) */
 	uint32_t hb_interval_ms;                      /* default 5000 */
@@ -271,6 +273,7 @@ typedef struct sctp_ll_path {
 	uint32_t unacked; /* DATA chunks sent and not acknowledged */
 	uint32_t pending; /* DATA chunks received and not yet read (SCTP_STATUS
 	                   * sstat_penddata: this end's receive side) */
+	uint32_t rcvbuf;  /* this end's receive buffer now (autotuned or set) */
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);

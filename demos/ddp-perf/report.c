@@ -220,7 +220,7 @@ static const char *sctp_cc_name(int cc)
 void report_table(const struct row *rows, int n, int reps, const struct report_info *ri)
 {
 	int any_stalled = 0, iperf3_na = 0;
-	char sctp_buf_text[48] = "8 MiB each, the library's default";
+	char sctp_buf_text[80] = "send 8 MiB, receive autotuned 1-8 MiB, the library's default";
 	if (n > 0 && rows[0].p.sctp_buf)
 		snprintf(sctp_buf_text, sizeof(sctp_buf_text), "%u octets each", rows[0].p.sctp_buf);
 	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",

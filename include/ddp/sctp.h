@@ -198,14 +198,17 @@ typedef struct ddp_sctp_config {
 	ddp_sctp_callbacks sctp;
 	void *user; /* passed to every callback */
 	/* Long paths (docs/performance.md, "Long paths"). usrsctp's socket
-	 * buffers, octets, 0 = the default 8 MiB each: the send buffer holds
-	 * what is unacknowledged, the receive buffer is the window the peer
-	 * may fill, so both must exceed the bandwidth-delay product (8 MiB:
-	 * 1 Gbit/s x 64 ms). They are limits, not allocations: memory is
-	 * used only while data waits. On a short fast path they cost speed:
-	 * usrsctp then keeps all 8 MiB in flight and its per-SACK work grows
-	 * with that, so a LAN at MTU 1500 moved 1.4x more with 1 MiB each
-	 * (docs/performance.md, section 2). */
+	 * buffers, octets. They are limits, not allocations: memory is used
+	 * only while data waits. The send buffer holds what is
+	 * unacknowledged; 0 = 8 MiB (1 Gbit/s x 64 ms). The receive buffer is
+	 * the window the peer may fill; 0 = autotuned: it starts at 1 MiB and
+	 * grows to twice what the application read in one round trip of the
+	 * path (the least measured, without the transfer's own queue), up to
+	 * 8 MiB, never shrinking; INIT / INIT-ACK offer 8 MiB, so the peer's
+	 * slow start is not cut short. A fixed receive buffer larger than the
+	 * path needs costs speed on a short path: the window then lets a queue
+	 * stand in it (8 MiB on a LAN at MTU 1500 moved 0.7-0.9x of the
+	 * autotuned buffer; docs/performance.md, section 2). */
 	uint32_t sndbuf, rcvbuf;
 	enum ddp_sctp_cc cc; /* congestion control of our sending side */
 } ddp_sctp_config;
