@@ -5,7 +5,7 @@
 # octets each here): across two namespaces with no delay the round trip is
 # under 1 ms and the window stays at 1 MiB, so no more than 1 MiB is ever in
 # flight (the old fixed 8 MiB let about 4,000 chunks stand in the
-# receiver's queue); across linkem with a 50 ms round trip the receiver's
+# receiver's queue); across linkem with a 100 ms round trip the receiver's
 # window grows past 1 MiB, so more than 1 MiB gets in flight. The
 # namespaces must be gone after.
 set -u
@@ -40,8 +40,8 @@ peak() {
 lan=$(peak lan 2)
 [ -n "$lan" ] || fail "lan: no trace lines"
 [ "$lan" -le 900 ] || fail "lan: $lan chunks in flight: the window grew past 1 MiB on a sub-ms path"
-wan=$(peak wan 3 --link delay=25ms)
+wan=$(peak wan 4 --link delay=50ms)
 [ -n "$wan" ] || fail "wan: no trace lines"
-[ "$wan" -gt 1100 ] || fail "wan: at most $wan chunks in flight at a 50 ms round trip: the window did not grow"
+[ "$wan" -gt 1100 ] || fail "wan: at most $wan chunks in flight at a 100 ms round trip: the window did not grow"
 rm -f "$out" "$out.err"
-echo "test_sctp_rcvbuf_auto: ok (in flight at most: lan $lan chunks, 50 ms $wan chunks)"
+echo "test_sctp_rcvbuf_auto: ok (in flight at most: lan $lan chunks, 100 ms $wan chunks)"
