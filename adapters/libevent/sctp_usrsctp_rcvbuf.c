@@ -82,9 +82,10 @@ static void demand_heartbeat_locked(struct socket *so)
 
 void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a)
 {
+	int v = (int)SCTP_RCVBUF_AUTO_MIN;
+
 	if (!a->ep->rcv_auto || !a->so)
 		return;
-	int v = (int)SCTP_RCVBUF_AUTO_MIN;
 	memset(&a->tune, 0, sizeof(a->tune));
 	a->tune_mark = a->rx_octets;
 	a->tune_t0 = a->tune_refresh = now_ms();

@@ -205,10 +205,12 @@ typedef struct ddp_sctp_config {
 	 * grows to twice what the application read in one round trip of the
 	 * path (the least measured, without the transfer's own queue), up to
 	 * 8 MiB, never shrinking; INIT / INIT-ACK offer 8 MiB, so the peer's
-	 * slow start is not cut short. A fixed receive buffer larger than the
-	 * path needs costs speed on a short path: the window then lets a queue
-	 * stand in it (8 MiB on a LAN at MTU 1500 moved 0.7-0.9x of the
-	 * autotuned buffer; docs/performance.md, section 2). */
+	 * slow start is not cut short. Against a fixed 8 MiB: behind a
+	 * 200 Mbit/s bottleneck at 20 ms 2-3x (slow start no longer
+	 * overfills the queue), on a LAN at MTU 1500 1.06-1.27x with 64 KiB
+	 * messages and the same with 16 KiB, but 0.63-0.85x at 1 ms behind a
+	 * forwarder that is short of CPU, where a deeper queue batches better
+	 * (docs/performance.md, sections 14 and 15). */
 	uint32_t sndbuf, rcvbuf;
 	enum ddp_sctp_cc cc; /* congestion control of our sending side */
 } ddp_sctp_config;
