@@ -42,8 +42,7 @@ void sctp_ll_timer_cb(evutil_socket_t fd, short what, void *arg)
 		ep->tick_n = 0;
 		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
 	}
-	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
-		sctp_usrsctp_rcvbuf_tick(a);
+	sctp_usrsctp_rcvbuf_tick(ep);
 	if (++ep->quiet_n >= QUIET_MS / TICK_MS) {
 		ep->quiet_n = 0;
 		for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)

@@ -197,10 +197,11 @@ void sctp_handover_wake(struct sctp_ll_assoc *a);
 void sctp_handover_unwake(struct sctp_ll_assoc *a);
 void sctp_handover_cb(evutil_socket_t fd, short what, void *arg);
 
-/* sctp_usrsctp_rcvbuf.c: receive-buffer autotuning of an association
- * (when ep->rcv_auto): start at UP; one step from the endpoint's timer. */
+/* sctp_usrsctp_rcvbuf.c: receive-buffer autotuning (when ep->rcv_auto):
+ * an association's start at UP; one step of every association of ep
+ * from the endpoint's timer. */
 void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a);
-void sctp_usrsctp_rcvbuf_tick(struct sctp_ll_assoc *a);
+void sctp_usrsctp_rcvbuf_tick(sctp_ll_ep *ep);
 
 /* sctp_ll_timer.c: keep ep's timer running; its callback. */
 void sctp_ll_timer_arm(sctp_ll_ep *ep);

@@ -48,17 +48,14 @@ static uint64_t now_ms(void)
 
 /* The least round trip seen (a->tune_rtt, whole ms, TUNE_RTT_NONE until
  * one is measured), updated from usrsctp's smoothed round trip of the
- * primary path; under the lock. */
-static void rtt_locked(struct sctp_ll_assoc *a)
+ * primary path (sctp_ll_path_status, which takes the lock). */
+static void rtt_update(struct sctp_ll_assoc *a)
 {
-	struct sctp_status ss;
-	socklen_t l = sizeof(ss);
-	memset(&ss, 0, sizeof(ss));
-	if (usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l) < 0 ||
-	    !ss.sstat_primary.spinfo_rto)
+	sctp_ll_path st;
+	if (sctp_ll_path_status(a, &st) || !st.rto_ms)
 		return; /* not timed yet */
-	if (ss.sstat_primary.spinfo_srtt < a->tune_rtt)
-		a->tune_rtt = ss.sstat_primary.spinfo_srtt;
+	if (st.srtt_ms < a->tune_rtt)
+		a->tune_rtt = st.srtt_ms;
 }
 
 /* One HEARTBEAT to the peer's address now: its answer times a round
@@ -89,34 +86,32 @@ void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a)
 	memset(&a->tune, 0, sizeof(a->tune));
 	a->tune_mark = a->rx_octets;
 	a->tune_t0 = a->tune_refresh = now_ms();
+	a->tune_rtt = TUNE_RTT_NONE;
+	rtt_update(a);
 	sctp_usrsctp_lock(a->ep->base);
 	if (usrsctp_setsockopt(a->so, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) == 0)
 		a->rcvbuf = SCTP_RCVBUF_AUTO_MIN;
-	a->tune_rtt = TUNE_RTT_NONE;
-	rtt_locked(a);
 	if (a->tune_rtt == TUNE_RTT_NONE)
 		demand_heartbeat_locked(a->so);
 	sctp_usrsctp_unlock();
 }
 
-void sctp_usrsctp_rcvbuf_tick(struct sctp_ll_assoc *a)
+/* One association's step at time t (ms). */
+static void tick_one(struct sctp_ll_assoc *a, uint64_t t)
 {
-	uint64_t t, el, d;
+	uint64_t el, d;
 	uint32_t next;
 	int v;
 
-	if (!a->ep->rcv_auto || a->state != A_UP || !a->so || a->rcvbuf >= SCTP_RCVBUF_AUTO_MAX)
+	if (a->state != A_UP || !a->so || a->rcvbuf >= SCTP_RCVBUF_AUTO_MAX)
 		return;
-	t = now_ms();
 	el = t - a->tune_t0;
 	d = a->rx_octets - a->tune_mark;
 	a->tune_mark = a->rx_octets;
 	a->tune_t0 = t;
 	if (d && t - a->tune_refresh >= REFRESH_MS) {
 		a->tune_refresh = t;
-		sctp_usrsctp_lock(a->ep->base);
-		rtt_locked(a);
-		sctp_usrsctp_unlock();
+		rtt_update(a);
 	}
 	next = sctp_rcvbuf_step(&a->tune, a->rcvbuf, d > UINT32_MAX ? UINT32_MAX : (uint32_t)d,
 	                        el > UINT32_MAX ? UINT32_MAX : (uint32_t)el,
@@ -128,4 +123,14 @@ void sctp_usrsctp_rcvbuf_tick(struct sctp_ll_assoc *a)
 	if (usrsctp_setsockopt(a->so, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)) == 0)
 		a->rcvbuf = next;
 	sctp_usrsctp_unlock();
+}
+
+void sctp_usrsctp_rcvbuf_tick(sctp_ll_ep *ep)
+{
+	uint64_t t;
+	if (!ep->rcv_auto || !ep->assocs)
+		return;
+	t = now_ms();
+	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
+		tick_one(a, t);
 }

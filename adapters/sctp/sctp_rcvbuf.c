@@ -12,7 +12,7 @@ uint32_t sctp_rcvbuf_step(struct sctp_rcvbuf_meter *m, uint32_t cur, uint32_t re
 	m->next = (m->next + 1) % SCTP_RCVBUF_SLOTS;
 	if (m->used < SCTP_RCVBUF_SLOTS)
 		m->used++;
-	if (cur >= SCTP_RCVBUF_AUTO_MAX || !rtt_ms)
+	if (cur >= SCTP_RCVBUF_AUTO_MAX || rtt_ms < SCTP_RCVBUF_RTT_MIN_MS)
 		return cur;
 	/* the newest ticks back to one round trip */
 	for (k = 0, i = m->next; k < m->used && span < rtt_ms; k++) {

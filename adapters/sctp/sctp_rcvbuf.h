@@ -36,12 +36,18 @@ struct sctp_rcvbuf_meter {
 	unsigned next, used;
 };
 
+/* Round trips below this (whole ms, as usrsctp reports them) do not grow
+ * the buffer: 0 is a sub-ms path, and 1 is 1.0-1.99 ms or a sub-ms path
+ * whose handshake met a scheduling delay (a veth pair during make check
+ * once grew it to 957 chunks in flight); the floor serves 0.5-1 GB/s
+ * there, more than usrsctp moves on this machine. */
+#define SCTP_RCVBUF_RTT_MIN_MS 2
+
 /* One tick: read octets were handed to the application in the last ms
  * milliseconds; cur is the buffer now; rtt_ms the path's round trip
- * without queueing (the least measured), whole milliseconds (0: under
- * 1 ms, where the floor already serves 1 GB/s, or not known: no growth).
- * Returns the buffer from now on. A round trip longer than the history
- * is scaled from it. */
+ * without queueing (the least measured), whole milliseconds (0: not known
+ * yet; below SCTP_RCVBUF_RTT_MIN_MS: no growth). Returns the buffer from
+ * now on. A round trip longer than the history is scaled from it. */
 uint32_t sctp_rcvbuf_step(struct sctp_rcvbuf_meter *m, uint32_t cur, uint32_t read, uint32_t ms,
                           uint32_t rtt_ms);
 

@@ -37,6 +37,8 @@ static void test_sub_ms_path_keeps_the_floor(void **state)
 	(void)state;
 	/* a LAN: 400 MB/s, round trip under 1 ms (or not known yet) */
 	assert_int_equal(ticks(MIN, 50, 4000000, 0), MIN);
+	/* whole ms: a 1 read may be a sub-ms path too */
+	assert_int_equal(ticks(MIN, 50, 4000000, 1), MIN);
 }
 
 static void test_window_limited_sender_doubles_it(void **state)
