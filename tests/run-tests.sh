@@ -67,7 +67,7 @@ for t in tests/programs/test_*.sh; do
 	elif [ $rc -eq 77 ]; then
 		echo "SKIP $n: $(tail -1 "$log/$n.log")"
 	else
-		fail=$((fail+1)); failed="$failed $n"; echo "FAIL $n"; tail -20 "$log/$n.log"
+		fail=$((fail+1)); failed="$failed $n"; echo "FAIL $n"; grep '^FAIL' "$log/$n.log" | head -5; tail -20 "$log/$n.log"
 	fi
 done
 [ -n "$failed" ] && echo "failed:$failed"

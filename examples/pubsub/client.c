@@ -237,7 +237,11 @@ static void on_deliver(ddp_session *s, const ddp_delivery *d, void *user)
 		finish(1, "unexpected message from the relay");
 		return;
 	}
-	if (app.result < 0 && !app.stalled)
+	/* Stalled too: the loop stops only when this pass over the socket
+	 * ends, and a message left without a buffer is a DDP error that would
+	 * end the session (RFC 5041 section 7.2, invalid MSN: no buffer)
+	 * instead of stalling it. */
+	if (app.result < 0)
 		ddp_post_recv(s, d->stream, PS_QN, d->buf, PS_MAX_MSG, NULL);
 }
 
