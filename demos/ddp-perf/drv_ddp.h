@@ -29,6 +29,7 @@ struct bstream {
 	ddp_session *tx_s, *rx_s;
 	uint32_t tx_st, rx_st;
 	uint32_t credits, inflight, since_credit, stag;
+	double credit_sent_t; /* receiver: when the last count message went */
 	uint64_t sent, got;
 	/* the untagged window (drv_ddp.c, window_sample) */
 	uint32_t win;		/* sender: credits granted in all (messages) */
