@@ -203,7 +203,7 @@ int sweep_run(const struct sweep *sw, const char *base, const struct row *tmpl, 
 	if (all == MAP_FAILED)
 		return 1;
 	struct row *sets[SWEEP_MAX];
-	int failed = 0;
+	int failed = 0, stopped = 0;
 	for (int k = 0; k < sw->n; k++) {
 		sets[k] = all + (size_t)k * n;
 		memcpy(sets[k], tmpl, (size_t)n * sizeof(struct row));
@@ -225,6 +225,10 @@ int sweep_run(const struct sweep *sw, const char *base, const struct row *tmpl, 
 		for (int i = 0; i < n; i++)
 			failed |= sets[k][i].r.failed;
 		failed |= rc != 0;
+		if (rc > 128) { /* SIGINT/SIGTERM/SIGHUP (topo_netns_run): no more points */
+			stopped = rc;
+			break;
+		}
 	}
 	const char *what = sw->kind == SWEEP_RTT ? "round trip (one-way delay rtt/2 each way)"
 						 : "random loss (each packet, each direction)";
@@ -250,5 +254,5 @@ int sweep_run(const struct sweep *sw, const char *base, const struct row *tmpl, 
 			fprintf(stderr, "ddp-perf: gnuplot failed, no plot written\n");
 	}
 	munmap(all, sz);
-	return failed ? 1 : 0;
+	return stopped ? stopped : failed ? 1 : 0;
 }

@@ -37,7 +37,9 @@ int sweep_rows(struct row *rows, int n);
 typedef int (*sweep_point_fn)(const char *spec, struct row *rows, int n, void *arg);
 
 /* Measure tmpl's n rows at every point (base: --link SPEC or NULL), print
- * the tables, plot to png when not NULL. 0, 1 (a row failed), TOPO_SKIP. */
+ * the tables, plot to png when not NULL. 0, 1 (a row failed), TOPO_SKIP,
+ * or 128 + the signal that stopped it (SIGINT, SIGTERM, SIGHUP: the point
+ * running ends, no further point starts, the tables show what ran). */
 int sweep_run(const struct sweep *sw, const char *base, const struct row *tmpl, int n,
 	      sweep_point_fn run, void *arg, const char *png);
 

@@ -5,7 +5,8 @@
 # zero for every row at every point, a ratio for every DDP row), write the
 # plot, and leave no namespace behind; a loss sweep whose only TCP baseline
 # stalls (a stand-in iperf3 that reports 1000 octets) must print n/a for
-# that ratio, never a quotient. The speed is not checked.
+# that ratio, never a quotient; SIGTERM ends a sweep at once, leaving no
+# namespace. The speed is not checked.
 set -u
 BUILD=${BUILD:-build}
 perf=$BUILD/bin/ddp-perf
@@ -72,6 +73,26 @@ EOS
 	done
 	grep -q '[0-9]\{4,\}\.[0-9][0-9]x' "$out" && fail "a huge ratio printed"
 fi
+# SIGTERM ends the whole sweep: the running point stops, no further point
+# starts (each would take seconds to set up), the status says the signal,
+# and no namespace is left behind
+"$perf" --sweep rtt=1ms,2ms,3ms,4ms --llps tcp --duration 5 >"$out" 2>"$out.err" &
+pp=$!
+i=0
+until grep -q '^ddp-perf: sweep rtt=1ms' "$out.err" || [ $i -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+sleep 1
+kill -TERM $pp
+t0=$(date +%s)
+wait $pp
+rc=$?
+[ $rc = 143 ] || fail "SIGTERM: exit status $rc, not 143: $(tail -n 3 "$out.err")"
+[ $(($(date +%s) - t0)) -le 10 ] || fail "SIGTERM: the sweep took $(($(date +%s) - t0)) s to end"
+grep -q '^ddp-perf: sweep rtt=2ms' "$out.err" && fail "SIGTERM: the next point started"
+ip netns list 2>/dev/null | grep -q "^${DDP_PERF_NETNS}[AB]" &&
+	fail "SIGTERM: namespaces left behind: $(ip netns list | grep "^${DDP_PERF_NETNS}")"
 rm -f "$out" "$out.err"
 # bad sweeps are refused
 "$perf" --sweep jitter=1ms >/dev/null 2>&1 && fail "--sweep jitter accepted"
