@@ -149,9 +149,9 @@ static void rtt_ping(struct drun *d)
  * delivery at least CREDIT_AGE_S after the stream's last one. The sender
  * counts the run by these messages, so the age bound is the count's
  * resolution: at 0.3 MB/s of 64 KiB messages (a lossy long path) 1/8 of
- * an 8 MiB window is 16 messages, 3 s of traffic, and a 10 s sample read
- * 0.53x of raw usrsctp, which counts octets as they arrive. A coarse
- * clock: a few ns a delivery. */
+ * an 8 MiB window is 16 messages, 3 s of traffic, so a 3.3 s sample read
+ * 1 MiB or nothing, where raw usrsctp counts octets as they arrive. A
+ * coarse clock: a few ns a delivery. */
 #define CREDIT_AGE_S 0.02
 static void count_delivery(ddp_session *s, uint32_t stream, struct bstream *b, uint32_t every)
 {
