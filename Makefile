@@ -76,13 +76,19 @@ EXTLIBS += -lm
 # ----------------------------------------------------------------- sources
 CORE_SRC   := $(sort $(wildcard src/*.c))
 COMMON_SRC := $(sort $(wildcard adapters/common/*.c))
+# One folder per LLP, one library per folder (docs/design.md, "Folders"):
+# adapters/mpa/ is libddp_mpa (the RFC 5044 machine; adapters/mpa/tcp/ its
+# socket and event-loop glue), adapters/sctp/ is libddp_sctp (RFC 5043;
+# adapters/sctp/usrsctp/ and adapters/sctp/udp/ below it). adapters/event/
+# holds the event glue both LLPs share, compiled into each library.
+# Without libevent only the MPA machine is built (its unit tests and fuzzers).
+EVENT_SRC  := $(sort $(wildcard adapters/event/*.c))
 MPA_SRC    := $(sort $(wildcard adapters/mpa/*.c))
-# adapters/<llp>/ holds each LLP's protocol code (no libevent, no socket
-# headers); adapters/libevent/ the event-loop and socket glue of both,
-# mpa_* for MPA/TCP and sctp_* (UDP encapsulation, usrsctp) for SCTP.
-# Each library takes its LLP's protocol code and its glue.
-SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c) $(wildcard adapters/libevent/sctp_*.c))
-EV_SRC     := $(sort $(wildcard adapters/libevent/mpa_*.c))
+ifeq ($(HAVE_LIBEVENT),1)
+MPA_SRC    += $(sort $(wildcard adapters/mpa/tcp/*.c)) $(EVENT_SRC)
+endif
+SCTP_SRC   := $(sort $(wildcard adapters/sctp/*.c adapters/sctp/usrsctp/*.c adapters/sctp/udp/*.c)) \
+              $(EVENT_SRC)
 RDMAP_SRC  := $(sort $(wildcard rdmap/*.c))
 SUPPORT_SRC := $(sort $(wildcard tests/support/*.c))
 
@@ -92,13 +98,11 @@ LIB_CORE   := $(BUILD)/lib/libddp.a
 LIB_COMMON := $(BUILD)/lib/libddp_common.a
 LIB_MPA    := $(BUILD)/lib/libddp_mpa.a
 LIB_SCTP   := $(BUILD)/lib/libddp_sctp.a
-LIB_EV     := $(BUILD)/lib/libddp_event.a
 LIB_RDMAP  := $(BUILD)/lib/libddp_rdmap.a
 LIB_SUPPORT := $(BUILD)/lib/libddp_testsupport.a
 
 LIBS := $(LIB_RDMAP) $(LIB_MPA) $(LIB_COMMON) $(LIB_CORE)
 ifeq ($(HAVE_LIBEVENT),1)
-LIBS := $(LIB_EV) $(LIBS)
 ifeq ($(HAVE_USRSCTP),1)
 LIBS := $(LIB_SCTP) $(LIBS)
 endif
@@ -181,7 +185,6 @@ $(eval $(call lib_rule,$(LIB_CORE),$(CORE_SRC)))
 $(eval $(call lib_rule,$(LIB_COMMON),$(COMMON_SRC)))
 $(eval $(call lib_rule,$(LIB_MPA),$(MPA_SRC)))
 $(eval $(call lib_rule,$(LIB_SCTP),$(SCTP_SRC)))
-$(eval $(call lib_rule,$(LIB_EV),$(EV_SRC)))
 $(eval $(call lib_rule,$(LIB_RDMAP),$(RDMAP_SRC)))
 $(eval $(call lib_rule,$(LIB_SUPPORT),$(SUPPORT_SRC)))
 

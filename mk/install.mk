@@ -7,9 +7,9 @@
 #
 # Installed libraries (each as .a and as .so with SONAME lib*.so.MAJOR):
 #   libddp       the DDP core (src/) + CRC32c (adapters/common)      libddp.pc
-#   libddp-mpa   MPA/TCP: adapters/mpa + adapters/libevent/mpa_*    libddp-mpa.pc
-#   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp +             libddp-sctp.pc
-#                adapters/libevent/sctp_*
+#   libddp-mpa   MPA/TCP: adapters/mpa/ and its tcp/, adapters/event  libddp-mpa.pc
+#   libddp-sctp  DDP/SCTP over usrsctp: adapters/sctp/ and its       libddp-sctp.pc
+#                usrsctp/ and udp/, adapters/event
 #   libddp-rdmap RDMAP (RFC 5040) on the DDP API: rdmap/            libddp-rdmap.pc
 #                (needs libddp only, so it is built in every configuration)
 # Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
@@ -19,7 +19,7 @@
 # failmalloc: they break protocol invariants on purpose) and
 # adapters/sctp/sctp_ddp.h (e.g. an endpoint without the DDP adaptation
 # indication); the test suite and the programs reach them through the static
-# build-tree libraries. adapters/sctp/sctp_ll.h's `stock` (usrsctp's own
+# build-tree libraries. adapters/sctp/usrsctp/sctp_ll.h's `stock` (usrsctp's own
 # defaults) is a setting of that internal API for ddp-perf's raw usrsctp
 # baseline, not a public knob.
 # Namespace: every installed library, shared AND static, defines exactly the
@@ -70,7 +70,7 @@ PKG_CORE_OBJ := $(call obj,$(CORE_SRC) $(COMMON_SRC))
 PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h src/conn_glue.h adapters/common/crc32c.h \
 		adapters/common/peer_addr.h adapters/common/siphash.h
 PKG_CORE_DEPS := $(if $(filter 1,$(HAVE_ISAL)),-lisal)
-PKG_MPA_OBJ := $(call obj,$(MPA_SRC) $(EV_SRC))
+PKG_MPA_OBJ := $(call obj,$(MPA_SRC))
 PKG_MPA_HDR := include/ddp/mpa.h
 PKG_SCTP_OBJ := $(call obj,$(SCTP_SRC))
 PKG_SCTP_HDR := include/ddp/sctp.h

@@ -1,27 +1,39 @@
 #!/bin/sh
-# Layering rules (STYLE.md): the core (src/) never includes usrsctp, libevent
-# or socket headers; adapters/mpa never includes libevent; only one file
-# includes usrsctp.h. Exit 1 on a violation.
-# (The usrsctp glue is four files, adapters/libevent/sctp_usrsctp.c,
-# sctp_usrsctp_io.c, sctp_usrsctp_abort.c and sctp_usrsctp_rcvbuf.c; no other
-# file may include usrsctp.h.)
+# Layering rules (docs/style.md): the core (src/) never includes usrsctp,
+# libevent or socket headers; each LLP's protocol code never includes its
+# glue; only the usrsctp glue includes usrsctp.h. Exit 1 on a violation.
 cd "$(dirname "$0")/.." || exit 1
 rc=0
 bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](usrsctp\.h|event2/|event\.h|sys/socket\.h|netinet/|arpa/|netdb\.h)' src include/ddp/ddp.h include/ddp/llp.h 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: core includes transport headers: $bad"; rc=1; }
-# Each LLP's protocol code (adapters/mpa, adapters/sctp) includes neither
-# libevent, usrsctp nor socket headers: the event-loop and socket glue of
-# both LLPs lives in adapters/libevent (mpa_*, sctp_*). adapters/common
-# (CRC32c, address formatting for the glue) stays off libevent and usrsctp.
-bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](event2/|event\.h|usrsctp\.h|sys/socket\.h|netinet/|arpa/|netdb\.h|linux/)' adapters/mpa adapters/sctp 2>/dev/null)
+# Folders (docs/design.md, "Folders"): each LLP is one tree, its protocol
+# code on top of the tree's root and its glue in sub-folders:
+#   adapters/mpa/*       RFC 5044 machine: no libevent, socket or Linux
+#                        headers, nothing of its glue (adapters/mpa/tcp/)
+#   adapters/sctp/*      RFC 5043 adaptation: no libevent, usrsctp or socket
+#                        headers; its setup (sctp_setup.c) is the one file
+#                        that holds event-loop glue
+#   adapters/sctp/udp/   RFC 6951 encapsulation: nothing of usrsctp
+#   adapters/event/      event glue both LLPs share: no LLP code, no usrsctp
+#   adapters/common/     no libevent, no usrsctp
+# Inside an LLP tree includes point down only: a sub-folder never includes
+# its parent's headers, udp/ never includes usrsctp/'s.
+hdr_ev='#[[:space:]]*include[[:space:]]*[<"](event2/|event\.h|usrsctp\.h|sys/socket\.h|netinet/|arpa/|netdb\.h|linux/)'
+bad=$(grep -lE "$hdr_ev" adapters/mpa/*.[ch] $(ls adapters/sctp/*.[ch] | grep -v 'sctp_setup\.c$') 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: LLP protocol code includes event-loop or socket headers: $bad"; rc=1; }
+bad=$(grep -lE '#[[:space:]]*include[[:space:]]*"mpa/tcp/' adapters/mpa/*.[ch] 2>/dev/null)
+[ -n "$bad" ] && { echo "layering: the MPA machine includes its socket glue: $bad"; rc=1; }
+bad=$(grep -lE '#[[:space:]]*include[[:space:]]*"sctp/sctp_[a-z_]*\.h"' adapters/sctp/usrsctp/* adapters/sctp/udp/* 2>/dev/null)
+[ -n "$bad" ] && { echo "layering: SCTP glue includes the RFC 5043 adaptation above it: $bad"; rc=1; }
+bad=$(grep -lE '#[[:space:]]*include[[:space:]]*[<"](sctp/usrsctp/|usrsctp\.h)' adapters/sctp/udp/* 2>/dev/null)
+[ -n "$bad" ] && { echo "layering: the UDP encapsulation includes the usrsctp glue: $bad"; rc=1; }
+bad=$(grep -lE '#[[:space:]]*include[[:space:]]*[<"](mpa/|sctp/|usrsctp\.h)' adapters/event/* 2>/dev/null)
+[ -n "$bad" ] && { echo "layering: adapters/event includes LLP code: $bad"; rc=1; }
 bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"](event2/|event\.h|usrsctp\.h)' adapters/common 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: adapters/common includes libevent/usrsctp: $bad"; rc=1; }
-# no file in adapters/<llp>/ includes the glue (protocol code never calls up)
-bad=$(grep -lE '#[[:space:]]*include[[:space:]]*"libevent/' adapters/mpa/* adapters/sctp/* 2>/dev/null)
-[ -n "$bad" ] && { echo "layering: LLP protocol code includes the event-loop glue: $bad"; rc=1; }
+# usrsctp.h: only the files of the usrsctp glue named sctp_usrsctp*.c
 bad=$(grep -rlE '#[[:space:]]*include[[:space:]]*[<"]usrsctp\.h' src adapters demos include tests 2>/dev/null |
-	grep -vxE 'adapters/libevent/sctp_usrsctp(_io|_abort|_rcvbuf)?\.c')
+	grep -vxE 'adapters/sctp/usrsctp/sctp_usrsctp(_[a-z]+)?\.c')
 [ -n "$bad" ] && { echo "layering: usrsctp.h included outside the usrsctp glue: $bad"; rc=1; }
 # libddp-rdmap (rdmap/) sits on the public DDP API: ddp/*.h, its own files
 # and the header-only cursor (src/cursor.h), lifetime rule (src/life.h) and

@@ -9,7 +9,7 @@
 
 #include <ddp/sctp.h>
 
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 sctp_ll_ep *sctp_ddp_ep_ll(ddp_sctp_ep *ep);
 sctp_ll_assoc *sctp_ddp_assoc_ll(ddp_sctp_assoc *a);

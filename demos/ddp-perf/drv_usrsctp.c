@@ -16,7 +16,7 @@
 #include "bench.h"
 #include "ctl.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "path_trace.h"
 
 #define BURST 256

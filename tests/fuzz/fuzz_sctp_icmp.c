@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libevent/sctp_udp_icmp.h"
+#include "sctp/udp/sctp_udp_icmp.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

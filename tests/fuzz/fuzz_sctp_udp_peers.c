@@ -19,7 +19,7 @@
 #include <netinet/in.h>
 
 #include "common/crc32c.h"
-#include "libevent/sctp_udp_int.h"
+#include "sctp/udp/sctp_udp_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -34,7 +34,7 @@
 #include <ddp/sctp.h>
 #endif
 #include "ddpwire.h"
-#include "libevent/mpa_tcp.h"
+#include "mpa/tcp/mpa_tcp.h"
 #include "mpa/mpa_proto.h"
 #include "net_counts.h"
 #include "net_helpers.h"

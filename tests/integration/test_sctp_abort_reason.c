@@ -21,7 +21,7 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 #include "net_helpers.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 static char logbuf[2048];
 static int srv_down, srv_status, cli_down, cli_status;

@@ -37,7 +37,7 @@
 
 #include "ddpwire.h"
 #include "sctp/sctp_ctl.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
 #define NSTREAMS 64

@@ -47,7 +47,7 @@
 #include "rawudp.h"
 #include "sctp_end.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 #define NBUF 16
 #define BUFLEN 16384

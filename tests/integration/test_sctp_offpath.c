@@ -39,13 +39,13 @@
 #include "offpath.h"
 #include "rawudp.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 #define NBUF            8
 #define BUFLEN          2048
 #define CLIENT_IP       0x7f000002u
 #define NFLOOD          300
-#define NOTICES_PER_SEC 4 /* adapters/libevent/sctp_udp_rx.c */
+#define NOTICES_PER_SEC 4 /* adapters/sctp/udp/sctp_udp_rx.c */
 
 struct side {
 	ddp_ctx *ctx;

@@ -26,7 +26,7 @@
 #include "net_helpers.h"
 #include "proc_stats.h"
 #include "rawudp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
 #ifndef FLOOD_N

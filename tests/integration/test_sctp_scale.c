@@ -20,7 +20,7 @@
 #include <ddp/sctp.h>
 #include "ddpwire.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 #include "proc_stats.h"
 

@@ -20,7 +20,7 @@
 #include <ddp/sctp.h>
 #include "net_helpers.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
 #ifndef STALL_S

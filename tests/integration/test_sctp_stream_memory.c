@@ -40,7 +40,7 @@
 #include "proc_stats.h"
 #include "sctp/sctp_ctl.h"
 #include "sctp/sctp_ddp.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
 #define NSTR 65535

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #if HAVE_USRSCTP
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 #include "rawudp.h"
 

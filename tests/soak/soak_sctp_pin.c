@@ -29,7 +29,7 @@
 #include <ddp/sctp.h>
 
 #include "sctp/sctp_ctl.h"
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 
 #include "ddpwire.h"

@@ -8,7 +8,7 @@
 
 #include <ddp/sctp.h>
 
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 #include "soak.h"
 
 /* c zeroed, then any port, nstreams, the context and PD, and the stream

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 void udp_faults_init(struct udp_faults *f, uint32_t seed, unsigned pct,
 		     size_t skip)

@@ -11,7 +11,7 @@
 
 #include <ddp/sctp.h>
 
-#include "sctp/sctp_ll.h"
+#include "sctp/usrsctp/sctp_ll.h"
 
 struct event_base;
 

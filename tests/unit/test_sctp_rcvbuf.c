@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "sctp/sctp_rcvbuf.h"
+#include "sctp/usrsctp/sctp_rcvbuf.h"
 
 #define MIN SCTP_RCVBUF_AUTO_MIN
 #define MAX SCTP_RCVBUF_AUTO_MAX

@@ -20,7 +20,7 @@
 #include <netinet/in.h>
 
 #include "common/crc32c.h"
-#include "libevent/sctp_udp_int.h"
+#include "sctp/udp/sctp_udp_int.h"
 
 static int learn(void *user)
 {

@@ -1,0 +1,227 @@
+/*
+ * Path MTU of each UDP peer (RFC 5043 §9: a DDP segment needs neither
+ * SCTP nor IP fragmentation, so the SCTP packet must fit the IP path).
+ * The value is the IP-level MTU (what `ip link` shows on a direct route):
+ * taken from the kernel's route for the peer (a UDP socket connect()ed to
+ * it with IP_PMTUDISC_DO, getsockopt IP_MTU / IPV6_MTU), capped by the
+ * configured path_mtu, lowered on EMSGSIZE from a send (the route read
+ * again) and on an ICMP "fragmentation needed" / ICMPv6 "packet too big"
+ * whose quote proves it answers a packet of ours (IP_RECVERR, ee_info =
+ * the next-hop MTU), never below floor_mtu(). It only goes down during
+ * the peer's life (no probing upwards, RFC 1191 §6.3 style increases are
+ * not tracked).
+ */
+#include "sctp/udp/sctp_udp_int.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define V4_HDR  20
+#define V6_HDR  40
+#define UDP_HDR 8
+/* RFC 791: every host accepts 576; with it the largest SCTP message is
+ * 520 octets, over the 516 RFC 5043 §9 needs (SCTP_MIN_USER_MSG) */
+#define V4_MIN_MTU       576
+#define V6_MIN_MTU       1280  /* RFC 8200 §5 */
+#define V4_KERNEL_MIN    552   /* Linux route/min_pmtu default */
+#define UDP_MAX_PAYLOAD  65507 /* 65535 - 20 - 8 (IPv4 total length) */
+#define ROUTE_RECHECK_MS 10000 /* a short route is believed this long */
+
+/* The lowest path MTU we ever use: the protocol floor, or the kernel's
+ * own floor for the route's MTU if that is higher (below it the kernel
+ * does not lower a route, so asking for less gains nothing). */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static uint32_t floor_mtu(int family)
+{
+	/* read once per process (endpoints of several threads may race
+	 * to it: each reads the same value) */
+	static _Atomic uint32_t kmin;
+	uint32_t k;
+	if (family == AF_INET6)
+		return V6_MIN_MTU;
+	k = atomic_load_explicit(&kmin, memory_order_relaxed);
+	if (!k) {
+		FILE *f = fopen("/proc/sys/net/ipv4/route/min_pmtu", "re");
+		unsigned v = 0;
+		if (!f || fscanf(f, "%u", &v) != 1 || v < 68 || v > 65535)
+			v = V4_KERNEL_MIN;
+		if (f)
+			fclose(f);
+		k = v;
+		atomic_store_explicit(&kmin, k, memory_order_relaxed);
+	}
+	return k > V4_MIN_MTU ? k : V4_MIN_MTU;
+}
+
+/* Set DF on everything we send, but let the kernel ignore the path MTU it
+ * cached from ICMP (IP_PMTUDISC_PROBE): any host can forge a
+ * "fragmentation needed" that lowers that cache, and with IP_PMTUDISC_DO
+ * every send over it failed with EMSGSIZE and dragged our path MTU down
+ * with it (a soak of forged ICMP took an association from 37,000 to 1,800
+ * messages/s). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
+ * that quotes our verification tag lowers it); EMSGSIZE now means the
+ * interface's own MTU is smaller than the datagram. */
+void sctp_udp_mtu_socket(struct sctp_udp *u)
+{
+	int v, one = 1;
+	if (u->family == AF_INET) {
+		v = IP_PMTUDISC_PROBE;
+		setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
+	} else {
+		v = IPV6_PMTUDISC_PROBE;
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v));
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &one, sizeof(one));
+	}
+}
+
+/* The route's MTU towards sa (0 if the kernel cannot tell). */
+static uint32_t route_mtu(const struct sockaddr_storage *sa, socklen_t sl)
+{
+	int fd, v, mtu = 0;
+	socklen_t l = sizeof(mtu);
+	fd = socket(sa->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (sa->ss_family == AF_INET) {
+		v = IP_PMTUDISC_DO;
+		setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &v, sizeof(v));
+	} else {
+		v = IPV6_PMTUDISC_DO;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &v, sizeof(v));
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sl) == 0 &&
+	    getsockopt(fd, sa->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6,
+	               sa->ss_family == AF_INET ? IP_MTU : IPV6_MTU, &mtu, &l) < 0)
+		mtu = 0;
+	close(fd);
+	return mtu > 0 ? (uint32_t)mtu : 0;
+}
+
+static uint32_t capped(const struct sctp_udp *u, int family, uint32_t mtu)
+{
+	if (u->mtu_cap && mtu > u->mtu_cap)
+		mtu = u->mtu_cap;
+	if (mtu < floor_mtu(family))
+		mtu = floor_mtu(family);
+	return mtu;
+}
+
+void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	uint32_t m = route_mtu(&p->sa, p->salen);
+	/* no route (yet): the minimum every path carries */
+	p->mtu = capped(u, p->sa.ss_family, m ? m : floor_mtu(p->sa.ss_family));
+}
+
+uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p)
+{
+	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	uint32_t m = p->mtu - hdr;
+	return m > UDP_MAX_PAYLOAD ? UDP_MAX_PAYLOAD : m;
+}
+
+uint32_t sctp_udp_max_payload(const struct sctp_udp *u)
+{
+	uint32_t hdr = (u->family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	if (u->mtu_cap && u->mtu_cap - hdr < UDP_MAX_PAYLOAD)
+		return capped(u, u->family, u->mtu_cap) - hdr;
+	return UDP_MAX_PAYLOAD;
+}
+
+static void lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
+{
+	mtu = capped(u, p->sa.ss_family, mtu);
+	if (mtu >= p->mtu)
+		return;
+	p->mtu = mtu;
+	u->c.mtu_drops++;
+	if (u->ops.peer_mtu)
+		u->ops.peer_mtu(u->user, p);
+}
+
+/* The send failed with EMSGSIZE: the kernel's route to p is shorter than
+ * p->mtu (one route read, for this peer only). A route below our floor
+ * (an ICMP "fragmentation needed" with a tiny MTU locks it at the kernel's
+ * min_pmtu for ten minutes) would refuse every datagram at the floor size
+ * for good: those between the route's size and the floor go with DF off
+ * (sctp_udp_mtu_route_short) so the association keeps moving. */
+void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	uint32_t m = route_mtu(&p->sa, p->salen);
+	if (!m)
+		return;
+	if (m < floor_mtu(p->sa.ss_family)) {
+		p->route_mtu = m;
+		p->route_ms = now_ms();
+	}
+	lower(u, p, m);
+}
+
+int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
+{
+	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	if (!p->route_mtu || len + hdr <= p->route_mtu)
+		return 0;
+	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
+}
+
+/* RFC 1191 §7 plateaus: the guess when a router gives no next-hop MTU */
+static uint32_t plateau_below(uint32_t mtu)
+{
+	static const uint32_t pl[] = {65535, 32000, 17914, 8166, 4352, 2002,
+	                              1492,  1006,  508,   296,  68};
+	for (size_t i = 0; i < sizeof(pl) / sizeof(pl[0]); i++)
+		if (pl[i] < mtu)
+			return pl[i];
+	return 68;
+}
+
+/* Verified by the caller (the quote carries our tag, sctp_udp_rx.c). It
+ * lowers what we send to p only: the receive side keeps what it
+ * advertised, and no other peer or route is touched (O(1)). */
+void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
+{
+	lower(u, p, mtu ? mtu : plateau_below(p->mtu));
+}
+
+void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu)
+{
+	if (p->u)
+		sctp_udp_mtu_icmp(p->u, p, mtu);
+}
+
+/* RFC 4960 §7.3: a chunk that no longer fits a lowered path MTU is sent
+ * IP-fragmented (usrsctp clears set_df for it). DF goes off for this one
+ * datagram only. */
+int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k)
+{
+	int off, zero = 0, e;
+	ssize_t n;
+	if (u->family == AF_INET) {
+		off = IP_PMTUDISC_DONT;
+		setsockopt(u->fd, IPPROTO_IP, IP_MTU_DISCOVER, &off, sizeof(off));
+	} else {
+		off = IPV6_PMTUDISC_DONT;
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_DONTFRAG, &zero, sizeof(zero));
+		setsockopt(u->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &off, sizeof(off));
+	}
+	n = sendto(u->fd, k->data, k->len, 0, (struct sockaddr *)&k->peer->sa, k->peer->salen);
+	e = errno;
+	sctp_udp_mtu_socket(u);
+	u->c.tx_calls++;
+	if (n >= 0)
+		u->c.tx_frag++;
+	errno = e;
+	return n < 0 ? -1 : 0;
+}
