@@ -3,7 +3,9 @@
 # install-deps.sh), runs autoconf and ./configure, and carries on.
 #
 #   make            build libraries, tests and programs
-#   make check      install missing packages, build, run every test
+#   make check      install missing packages, build, run the suite (the
+#                   tests named in tests/long.txt are left to check-long)
+#   make check-long the long tests: benchmarks' program tests, runs of 10 s+
 #   make demo       run the main job
 #   make demo-net   the same between two network namespaces (root)
 #   make scale      memory at scale: 10,000 MPA connections and 1,000 SCTP
@@ -20,6 +22,10 @@
 #   make format     apply .clang-format to the library (make check checks it)
 
 .DEFAULT_GOAL := all
+# Build with every core unless the command line says how many jobs.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 BUILD ?= build
 V ?= 0
 ifeq ($(V),0)
@@ -247,7 +253,10 @@ deps:
 	@sh scripts/install-deps.sh
 
 check: deps all
-	@sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
+	@DDP_TESTS=fast sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
+
+check-long: deps all
+	@DDP_TESTS=long sh tests/run-tests.sh $(BUILD) $(UNIT_BIN) $(INTEG_BIN) -- $(REPLAY_BIN)
 
 # The main job: the LLP comparison (ddp-perf) with its plot; a core-only
 # build (no libevent/usrsctp) runs the in-memory core demo instead.
@@ -329,7 +338,7 @@ clean:
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check demo demo-net scale fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
+.PHONY: all check check-long demo demo-net scale fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.
