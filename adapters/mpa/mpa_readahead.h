@@ -87,10 +87,6 @@ void mpa_ra_set_ring_lazy(mpa_readahead *r, int on);
  * makes sure its stage area is not in use (no FPDU being staged). Its
  * pages go back to the system at once. Returns 1 when it was given back. */
 int mpa_ra_release(mpa_readahead *r);
-/* Rings of our own (lazy ones) alive in this process now, and the most
- * alive at once since it started: what the rings cost, for the ddp-scale
- * benchmark. */
-void mpa_ra_rings(long *now, long *peak);
 /* Free our own ring (end of the connection). */
 void mpa_ra_fini(mpa_readahead *r);
 /* Stage ULPDUs up to n octets (clamped to what the stage buffer holds). */

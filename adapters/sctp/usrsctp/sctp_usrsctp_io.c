@@ -18,6 +18,7 @@
  * sctp_usrsctp_caller() tells them whose event_base that thread runs.
  */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
+#include "ddp_test.h"
 
 #include <ddp/sctp.h>
 
@@ -186,8 +187,6 @@ int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so, uint32_t paylo
 /* Socket options shared by connecting and listening sockets. */
 uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
 {
-	if (cfg->stock)
-		return SCTP_CC_RFC2581;
 	switch (cfg->cc) {
 	case DDP_SCTP_CC_HSTCP:
 		return SCTP_CC_HSTCP;
@@ -256,9 +255,9 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 	mb.assoc_id = SCTP_FUTURE_ASSOC;
 	mb.assoc_value = 0;
 	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ASCONF_SUPPORTED, &mb, sizeof(mb));
-	if (c->stock) {
-		/* usrsctp as it comes: undo the global sysctls (ours) per
-		 * association, set nothing else */
+	if (ep->stock) {
+		/* usrsctp as it comes (ddp_test.h, sctp_ll_ep_new_stock): undo
+		 * the global sysctls (ours) per association, set nothing else */
 		struct sctp_sack_info sk;
 		memset(&sk, 0, sizeof(sk));
 		sk.sack_assoc_id = SCTP_FUTURE_ASSOC;
