@@ -234,9 +234,8 @@ $(foreach d,$(DEMO_DIRS),$(eval $(call multi_prog,$(notdir $(d)))))
 # fuzzer's coverage instrumentation (SAN=fuzz); each target links against
 # those static archives as its corpus replay links against $(BUILD)'s, so
 # the linker picks whatever objects a target needs and moving code from one
-# file to another cannot break a fuzz link (a hand-written list of sources
-# did: fuzz_sctp_ctl lost sctp_ll_send when sctp_ctl_tx.c matched its
-# sctp_ctl%.c pattern). fuzz-ci builds every target, so a link failure also
+# file to another cannot break a fuzz link, as it could with a list of
+# sources per target. fuzz-ci builds every target, so a link failure also
 # fails CI.
 FUZZ_BUILD ?= build-fuzz
 FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRC))
@@ -276,8 +275,8 @@ demo-net: deps all
 
 # Resident memory of 10,000 MPA connections and 1,000 SCTP associations of
 # 16 streams, all moving data, then quiet, then closed (docs/performance.md,
-# "Memory at scale"; under a minute here, 200 MB per process; root raises the
-# descriptor limit). SCALE_ARGS adds options, e.g. SCALE_ARGS="--mpa 2000".
+# section 8, "Memory at scale", has the time and memory it takes; root raises
+# the descriptor limit). SCALE_ARGS adds options, e.g. SCALE_ARGS="--mpa 2000".
 scale: all
 	$(BUILD)/bin/ddp-scale $(SCALE_ARGS)
 

@@ -15,13 +15,12 @@
 # Headers: ddp/ddp.h, ddp/llp.h (the contract for third-party LLPs), ddp/mpa.h,
 # ddp/sctp.h, ddp/rdmap.h: every file under include/ddp/ is installed, and
 # include/ddp/ holds nothing else (test_symbols.sh checks it). Test hooks live
-# in internal headers beside the code they reach: src/ddp_debug.h (MSN wrap,
-# failmalloc: they break protocol invariants on purpose) and
-# adapters/sctp/sctp_ddp.h (e.g. an endpoint without the DDP adaptation
-# indication); the test suite and the programs reach them through the static
-# build-tree libraries. adapters/sctp/usrsctp/sctp_ll.h's `stock` (usrsctp's own
-# defaults) is a setting of that internal API for ddp-perf's raw usrsctp
-# baseline, not a public knob.
+# in internal headers: src/ddp_debug.h for the core (MSN wrap, failmalloc:
+# they break protocol invariants on purpose) and adapters/ddp_test.h for the
+# adapters (e.g. an endpoint without the DDP adaptation indication, the
+# usrsctp-stock endpoint of ddp-perf's baseline), the one internal header
+# the programs may include; the test suite and the programs reach them
+# through the static build-tree libraries.
 # Namespace: every installed library, shared AND static, defines exactly the
 # functions declared in its installed headers as globals (libddp also the
 # ddp_crc32c*, ddp_siphash* and ddp_*_fmt helpers of adapters/common that libddp-mpa and

@@ -44,6 +44,19 @@ bad=$(grep -hE '#[[:space:]]*include[[:space:]]*"' rdmap/*.c rdmap/*.h 2>/dev/nu
 [ -n "$bad" ] && { echo "layering: rdmap/ includes internals: $bad"; rc=1; }
 bad=$(grep -lE '#[[:space:]]*include[[:space:]]*<(event2/|event\.h|usrsctp\.h|sys/socket\.h|netinet/)' rdmap/* include/ddp/rdmap.h 2>/dev/null)
 [ -n "$bad" ] && { echo "layering: rdmap/ includes transport headers: $bad"; rc=1; }
+# Programs (demos/, tools/) are applications of the library: they include
+# the installed headers (<ddp/NAME.h>), their own files (same folder) and
+# one internal header, adapters/ddp_test.h (test and benchmark hooks);
+# nothing else of src/ or adapters/.
+bad=$(for f in $(find demos tools -name '*.[ch]' 2>/dev/null | sort); do
+	d=$(dirname "$f")
+	sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]*)".*/\1/p' "$f" |
+		while read -r h; do
+			[ "$h" = ddp_test.h ] && continue
+			case $h in */*) echo "$f:$h" ;; *) [ -f "$d/$h" ] || echo "$f:$h" ;; esac
+		done
+done)
+[ -n "$bad" ] && { echo "layering: a program includes internals other than ddp_test.h: $bad"; rc=1; }
 # Byte order lives in src/cursor.h: no parser or encoder in src/
 # or adapters/ assembles or splits multi-octet fields by hand, i.e. shifts an
 # array octet left by a multiple of 8 (p[0] << 8) or casts a value shifted

@@ -10,7 +10,7 @@
  * more. Field widths n are 1..8 octets (a wider n fails / overflows).
  * Everything is static inline: with a constant n the loops unroll and the
  * bounds checks of fixed-size buffers fold away, so the per-FPDU paths cost
- * what hand-written shifts did. */
+ * what hand-written shifts would. */
 #ifndef DDP_CURSOR_H
 #define DDP_CURSOR_H
 

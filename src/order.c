@@ -32,9 +32,10 @@ enum order_check order_classify(const struct order_win *w, uint32_t llp_seq, uin
 
 /* ---------------------------------------------- fair share of the budget
  *
- * Five hostile associations holding one segment far
- * ahead on each of their streams pinned the whole context budget, and a
- * legitimate peer whose two segments merely came out of order was stopped.
+ * Without a share, a few hostile associations holding one segment far
+ * ahead on each of their streams would pin the whole context budget, and
+ * a legitimate peer whose two segments merely came out of order would be
+ * stopped.
  * RFC 5041 §8 (DDP-SEC-12): the resource manager SHOULD enforce a fair
  * share of scarce resources and MUST detect a peer over-consuming shared
  * receive buffers; a refused ring is reported on the stream and logged.

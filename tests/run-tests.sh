@@ -28,6 +28,8 @@ secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 if [ "$sel" != long ]; then
 # layering rule is a test too
 if sh scripts/check-layering.sh; then pass=$((pass+1)); echo "PASS layering"; else fail=$((fail+1)); failed="$failed layering"; fi
+# comments say what and why now: no history or measurements in the library
+if sh scripts/check-comments.sh > "$log/comments.log" 2>&1; then pass=$((pass+1)); echo "PASS comments"; else fail=$((fail+1)); failed="$failed comments"; echo "FAIL comments"; head -20 "$log/comments.log"; fi
 # every public function carries the export mark; the version agrees
 if sh scripts/check-api.sh > "$log/api.log" 2>&1; then pass=$((pass+1)); echo "PASS api"; else fail=$((fail+1)); failed="$failed api"; echo "FAIL api"; cat "$log/api.log"; fi
 # the library's sources are what clang-format makes of them (.clang-format)

@@ -2,9 +2,9 @@
  *
  * A connection's memory is many small blocks (session, streams, events,
  * buffers; usrsctp's association). Freed, they stay in malloc's heap:
- * glibc returns only the free top of the heap, so after 10,000 MPA
- * connections closed their process kept all of its 100 MB resident
- * (ddp-scale, docs/performance.md "Memory at scale"). The pages are
+ * glibc returns only the free top of the heap, so a process whose 10,000
+ * MPA connections closed would keep nearly all of their memory resident
+ * (ddp-scale, docs/performance.md, section 8, "Memory at scale"). The pages are
  * reused by later connections, but a process whose connections went away
  * for good should not keep them.
  *

@@ -83,8 +83,9 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt, siz
 /* FPDU memory kept for reuse by one connection: every data FPDU without
  * markers (header, a few payload pieces, trailer) fits one block of
  * MPA_FPDU_BLOCK octets; up to MPA_FPDU_POOL_MAX blocks (256 KiB) are kept
- * instead of a malloc and a free per FPDU, which were 4-5 % of a sender's
- * CPU at MTU 1500 (1442-octet FPDUs). Zero-initialise; not thread-safe. */
+ * instead of a malloc and a free per FPDU, a cost a sender at MTU 1500
+ * pays for every 1442-octet FPDU (docs/performance.md, section 5).
+ * Zero-initialise; not thread-safe. */
 #define MPA_FPDU_BLOCK    512
 #define MPA_FPDU_POOL_MAX 512
 typedef struct mpa_fpdu_pool {

@@ -3,6 +3,7 @@
  * and how far to read ahead.
  */
 #include "mpa/mpa_readahead.h"
+#include "ddp_test.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
  * per FPDU costs a system call per 1.4 KiB; reading 64 KiB or more at once
  * into a ring and copying each payload out after its CRC and DDP checks
  * costs one counted copy and saves some 40 system calls per 64 KiB. Large
- * FPDUs (loopback, jumbo frames) keep the zero-copy direct reads. The
- * switch point (MPA_RING_SWITCH) was chosen by measurement: see
- * docs/performance.md, "MPA receive: ring or direct".
+ * FPDUs (loopback, jumbo frames) keep the zero-copy direct reads. Why the
+ * switch point (MPA_RING_SWITCH) is where it is: docs/performance.md,
+ * section 4, "MPA receive: ring or direct".
  */
 #ifndef DDP_MPA_READAHEAD_H
 #define DDP_MPA_READAHEAD_H
@@ -28,10 +28,10 @@
 /* The ring: what a run of small FPDUs reads in one call, at most. */
 #define MPA_RING_LEN (128u * 1024)
 /* ULPDU_Length up to which FPDUs go through our buffers when a ring is
- * there (the default switch point); above it, direct reads. Measured
- * across a veth (docs/performance.md): the ring wins at every FPDU size
- * up to 16 KiB (2.0-3.8x at MTU 1500, 1.3-1.6x at MTU 16000); FPDUs of
- * 16 KiB and more stay zero-copy (the copy budget of such paths). */
+ * there (the default switch point); above it, direct reads. Below it the
+ * ring saves a system call per FPDU; FPDUs of 16 KiB and more stay
+ * zero-copy (the copy budget of such paths; docs/performance.md,
+ * section 4). */
 #ifndef MPA_RING_SWITCH
 #define MPA_RING_SWITCH 16383u
 #endif
@@ -87,10 +87,6 @@ void mpa_ra_set_ring_lazy(mpa_readahead *r, int on);
  * makes sure its stage area is not in use (no FPDU being staged). Its
  * pages go back to the system at once. Returns 1 when it was given back. */
 int mpa_ra_release(mpa_readahead *r);
-/* Rings of our own (lazy ones) alive in this process now, and the most
- * alive at once since it started: what the rings cost, for the ddp-scale
- * benchmark. */
-void mpa_ra_rings(long *now, long *peak);
 /* Free our own ring (end of the connection). */
 void mpa_ra_fini(mpa_readahead *r);
 /* Stage ULPDUs up to n octets (clamped to what the stage buffer holds). */

@@ -40,13 +40,13 @@ void *sctp_xcalloc(size_t nmemb, size_t size)
  * back when many went (heap_trim.h) */
 static struct heap_trim streams_mem;
 
-/* Per-stream state, lazily. An association asking for 65,535 streams
- * used to get 65,535 x 560 octets at once (36 MB, all touched by the
- * init loop); now it gets a table of pointers (8 octets a stream), a
- * list of the used sids (2) and a bitmap (1/8): the two arrays of a large
- * association are big enough for malloc to map them fresh, so only the
- * pages of streams actually used become resident. A stream's 560 octets
- * come with its first session and go with the association. */
+/* Per-stream state, lazily: a peer may ask for 65,535 streams, and
+ * 560 octets for each at once would be 36 MB per association, all of it
+ * touched. So an association gets a table of pointers (8 octets a stream),
+ * a list of the used sids (2) and a bitmap (1/8): the two arrays of a
+ * large association are big enough for malloc to map them fresh, so only
+ * the pages of streams actually used become resident. A stream's 560
+ * octets come with its first session and go with the association. */
 int sctp_ss_table_new(struct ddp_sctp_assoc *a)
 {
 	a->st = sctp_xcalloc(a->nstreams, sizeof(*a->st));
@@ -85,13 +85,13 @@ void sctp_ss_table_free(struct ddp_sctp_assoc *a)
 #if defined(__GLIBC__)
 	/* The core's per-stream state of a large association is tens of
 	 * thousands of small blocks (and usrsctp's is more): freed, they stay
-	 * in malloc's heap, where nothing else may reuse them (measured: two
-	 * 65,535-stream associations left 41 MB resident after they closed).
-	 * This is the last free of the association (assoc_free): hand the
-	 * free pages back. It walks the heap once, for large associations
-	 * only. Many small associations add up the same way (measured: 1,000
-	 * of 16 streams left 75 MB resident after they closed): when half of
-	 * the streams went, heap_trim_sub trims. */
+	 * in malloc's heap, where nothing else may reuse them, tens of MB
+	 * resident after the association closed (docs/performance.md,
+	 * section 17). This is the last free of the association
+	 * (assoc_free): hand the free pages back. It walks the heap once, for
+	 * large associations only. Many small associations add up the same
+	 * way (section 8): when half of the streams went, heap_trim_sub
+	 * trims. */
 	if (counted && !heap_trim_sub(&streams_mem, a->nstreams) && big)
 		malloc_trim(0);
 #else

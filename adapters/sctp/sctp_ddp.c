@@ -7,7 +7,7 @@
  * sctp_session_api.c, allocations in sctp_alloc.c; usrsctp is behind
  * sctp_ll.h.
  */
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/sctp_ddp_int.h"
 
 #include <stddef.h>
@@ -557,7 +557,7 @@ static void ep_tick(void *user)
 	ep_leave(ep);
 }
 
-/* ddp_sctp_ep_new; plain: sctp_ddp_ep_new_no_adaptation (sctp_ddp.h) */
+/* ddp_sctp_ep_new; plain: sctp_ddp_ep_new_no_adaptation (ddp_test.h) */
 static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain, ddp_sctp_ep **out)
 {
 	sctp_ll_config lc;

@@ -18,17 +18,15 @@
  * may be unacknowledged at once (the receiver rejects DDP-SSNs more than
  * SCTP_RX_WIN ahead of its first missing one) */
 #define SCTP_TX_INFLIGHT (SCTP_RX_WIN / 2)
-/* INFERRED EType 3 code for an undecodable control message (proposed to
- * the lead as DDP_ECODE_LLP_BAD_CTL) */
-
 /* Receive policy: SCTP messages (DDP-SSN + segment) of at most this many
  * octets are read whole with one usrsctp call and placed with one counted
  * copy (sctp_ll_config.rx_whole_max); longer ones header-first, the
  * payload straight into place. 16 KiB of payload with its headers: every
  * segment at a link MTU of 1500 or 9000, and 16 KiB messages on loopback,
- * where whole reads measured 5-12 % less receiver CPU; 64 KiB segments
- * cost the same either way and stay zero-copy (docs/performance.md,
- * "SCTP receive: one call per small segment"). */
+ * where whole reads cost the receiver less CPU than header-first ones;
+ * 64 KiB segments cost the same either way and stay zero-copy
+ * (docs/performance.md, section 10, "SCTP receive: one call per small
+ * segment"). */
 #define SCTP_RX_WHOLE_MAX (16384 + 64)
 
 /* err_code of a segment longer than SCTP_RECVNXTINFO announced: at its

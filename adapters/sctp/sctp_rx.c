@@ -1,5 +1,5 @@
 /*
- * Header-first receive over SCTP (the receive contract of STYLE.md):
+ * Header-first receive over SCTP (the receive contract of docs/style.md):
  * each user message is read with usrsctp in pieces: first DDP-SSN + DDP
  * header, then the core names the destination and the payload is read
  * straight into it.

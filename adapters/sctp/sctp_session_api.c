@@ -4,7 +4,6 @@
  * sctp_ddp.c's receive path. */
 #include <string.h>
 
-#include "sctp/sctp_ddp.h"
 #include "sctp/sctp_ddp_int.h"
 
 ddp_session *ddp_sctp_session(const ddp_sctp_assoc *a)

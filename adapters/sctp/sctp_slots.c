@@ -1,7 +1,7 @@
 /*
- * Association slots of a listening SCTP endpoint:
- * 256 associations that never Initiated a DDP stream session held every
- * slot past 55 s, new clients were ABORTed, nothing was logged. Now:
+ * Association slots of a listening SCTP endpoint, so that associations
+ * that never Initiate a DDP stream session cannot hold every slot and
+ * lock new clients out unnoticed:
  *
  *  - an accepted association that has had no DDP stream session (no
  *    stream being initiated, open or closing, RFC 5043 §6) for
@@ -15,8 +15,9 @@
  *
  *  - the streams of all associations together are capped too
  *    (ddp_sctp_config.max_streams, default 65536): each stream costs the
- *    core's per-stream state whether or not it is used, so 200 peers
- *    asking for 65,535 streams each took 9.96 GB of address space. An
+ *    core's per-stream state whether or not it is used, so a few hundred
+ *    peers asking for 65,535 streams each would take gigabytes of address
+ *    space (docs/performance.md, section 17). An
  *    association that does not fit evicts the oldest unproductive ones,
  *    else it is refused (ABORT), logged like the association cap.
  *

@@ -12,7 +12,7 @@
 
 #include "drv_ddp.h"
 #include "path_trace.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 
 struct srun {
 	struct drun d; /* first: the DDP callbacks' user is the srun */

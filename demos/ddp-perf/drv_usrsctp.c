@@ -15,8 +15,7 @@
 
 #include "bench.h"
 #include "ctl.h"
-#include "sctp/sctp_ddp.h"
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 #include "path_trace.h"
 
 #define BURST 256
@@ -176,14 +175,13 @@ static void on_setup_timeout(evutil_socket_t fd, short what, void *arg)
 }
 
 /* The endpoint settings: libddp's (the same function the DDP path uses;
- * --mtu is its path MTU) or usrsctp's own. */
+ * --mtu is its path MTU) or, stock, the few sctp_ll_ep_new_stock takes. */
 static void ll_config(const struct bench_params *p, int stock, int n, sctp_ll_config *lc)
 {
 	if (stock) {
 		memset(lc, 0, sizeof(*lc));
 		lc->port = -1;
 		lc->nstreams = 16;
-		lc->stock = 1;
 		lc->path_mtu = p->mtu; /* --mtu: the IP path, not tuning */
 	} else {
 		ddp_sctp_config dc = { .port = -1, .nstreams = 16, .path_mtu = p->mtu };
@@ -195,6 +193,12 @@ static void ll_config(const struct bench_params *p, int stock, int n, sctp_ll_co
 		lc->cc = (unsigned)p->sctp_cc;
 		lc->sndbuf = lc->rcvbuf = p->sctp_buf;
 	}
+}
+
+/* An endpoint with libddp's settings (lc) or usrsctp's own (stock). */
+static int ep_new(struct event_base *base, const sctp_ll_config *lc, int stock, sctp_ll_ep **out)
+{
+	return stock ? sctp_ll_ep_new_stock(base, lc, out) : sctp_ll_ep_new(base, lc, out);
 }
 
 static int urun_init(struct urun *u, struct event_base *base, const struct bench_params *p,
@@ -263,13 +267,13 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 		lc.addr = "0.0.0.0";
 		u.want_up = 1;
 	} else {
-		if ((rc = sctp_ll_ep_new(base, &lc, &u.sep)) ||
+		if ((rc = ep_new(base, &lc, stock, &u.sep)) ||
 		    (rc = sctp_ll_listen(u.sep, on_accept, &u)))
 			goto fail;
 		port = sctp_ll_ep_port(u.sep);
 		u.want_up = 2;
 	}
-	if ((rc = sctp_ll_ep_new(base, &lc, &u.cep)) ||
+	if ((rc = ep_new(base, &lc, stock, &u.cep)) ||
 	    (rc = sctp_ll_connect(u.cep, host, port, &ucb, &u, &u.ca)))
 		goto fail;
 	struct timeval tv = { 10, 0 };
@@ -321,7 +325,7 @@ static int srv_start(void *drv, struct ctl_run *run, int *data_port)
 	lc.addr = host;
 	lc.port = sin->sin_port ? ntohs(sin->sin_port) : -1;
 	int rc;
-	if ((rc = sctp_ll_ep_new(s->base, &lc, &s->u.sep)) ||
+	if ((rc = ep_new(s->base, &lc, s->stock, &s->u.sep)) ||
 	    (rc = sctp_ll_listen(s->u.sep, on_accept, &s->u))) {
 		fprintf(stderr, "ddp-perf: usrsctp server endpoint: %s\n", ddp_strerror(rc));
 		urun_free(&s->u);

@@ -21,7 +21,7 @@
 #include "bench.h"
 #include "latency.h"
 #include "path_trace.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 
 #define HDR_RING 4096	       /* headers in flight per DDP stream */
 #define RX_MEM (256u << 20)    /* receive buffers of a row, at most */

@@ -9,7 +9,7 @@
 
 #include <event2/event.h>
 
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 
 struct path_trace {
 	struct event *ev;

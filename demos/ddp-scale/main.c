@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common/heap_trim.h"
+#include "ddp_test.h"
 
 enum { P_BEFORE, P_OPEN, P_MOVING, P_QUIET, P_CLOSED, NPHASE };
 static const char *const phase_name[NPHASE] = {"before", "open", "moving", "quiet", "closed"};

@@ -16,7 +16,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/mpa.h>
-#include "mpa/mpa_readahead.h"
+#include "ddp_test.h"
 
 #define INFLIGHT 128 /* client start-ups in progress at once */
 

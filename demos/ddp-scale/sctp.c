@@ -15,7 +15,7 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 
 #define INFLIGHT 32 /* client associations being set up at once */
 

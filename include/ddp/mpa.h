@@ -131,13 +131,12 @@ typedef struct ddp_mpa_config {
 	                                * peer that stops reading makes the kernel
 	                                * hold for us is 2-2.5 times this (Linux
 	                                * doubles it for its bookkeeping, a write may
-	                                * overshoot; 158 KiB measured for 64 KiB);
-	                                * autotuned it
-	                                * grows up to net.ipv4.tcp_wmem's maximum
-	                                * (600 KiB measured over loopback, 4 MiB
-	                                * allowed by default). A fixed buffer also
-	                                * caps the throughput of paths whose
-	                                * bandwidth-delay product is larger */
+	                                * overshoot); autotuned it grows up to
+	                                * net.ipv4.tcp_wmem's maximum (4 MiB by
+	                                * default; docs/performance.md, section 17).
+	                                * A fixed buffer also caps the throughput of
+	                                * paths whose bandwidth-delay product is
+	                                * larger */
 } ddp_mpa_config;
 
 /* What the start-up settled / what the peer sent. */

@@ -33,15 +33,10 @@
  *    peers of its associations stall (as with any event loop);
  *  - the first endpoint of the process starts usrsctp (and, once, tests
  *    the gather send), the last one stops it.
- * Cost, measured single-threaded: ddp-perf --llp sctp --duration 5
- * (client and server processes on loopback, 2 cores shared with other
- * jobs, load 1.0-4.3), 9 runs per size, each paired with the same run
- * of the build before the lock, alternating; CPU s/GB of the pair, new vs old, median of
- * the 9 ratios: 64 KiB messages +2% (from -10% to +23%), 1 KiB messages
- * -1% (from -13% to +16%): nothing measurable above the noise of that
- * machine (throughput varied 3x with the load). Expected: an uncontended
- * lock costs tens of ns and is taken a few times per message and once per
- * received packet.
+ * A single-threaded program pays for the lock too: an uncontended lock
+ * costs tens of ns and is taken a few times per message and once per
+ * received packet (docs/performance.md, section 17, has what it
+ * costs).
  */
 #ifndef DDP_SCTP_H
 #define DDP_SCTP_H
@@ -80,11 +75,12 @@ enum ddp_sctp_event {
 
 /* usrsctp's congestion control modules (ddp_sctp_config.cc). */
 enum ddp_sctp_cc {
-	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_RFC4960;
-	                          * HSTCP moves 8x more at 1 % loss and 20 ms
-	                          * but was 4x slower through a lossy,
-	                          * corrupting, reordering local path
-	                          * (docs/performance.md, "Long paths") */
+	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_RFC4960,
+	                          * the one that held up on every path tried;
+	                          * HSTCP moves more on a long lossy path but
+	                          * stalls on a lossy, corrupting, reordering
+	                          * local one (docs/performance.md, section 9,
+	                          * "Long paths") */
 	DDP_SCTP_CC_RFC4960 = 1, /* RFC 4960 §7.2 (usrsctp's "RFC 2581") */
 	DDP_SCTP_CC_HSTCP = 2,   /* HighSpeed TCP, RFC 3649 */
 	DDP_SCTP_CC_HTCP = 3,    /* H-TCP */
@@ -177,8 +173,8 @@ typedef struct ddp_sctp_config {
 	 * (heartbeat 5 s, RTO 100 ms min, 200 ms initial, 10 s max, 15
 	 * retransmissions per path and association) ride out a stall of at
 	 * least 30 s and give up after about a minute of silence, like TCP
-	 * (measured: 58 s; with 10 retransmissions 34 s; docs/timeouts.md has
-	 * the table). An ICMP port unreachable still ends an association at
+	 * (docs/performance.md, section 17; docs/timeouts.md for other
+	 * settings). An ICMP port unreachable still ends an association at
 	 * once. Smaller values detect a dead peer sooner (e.g. 1000 / 1000 /
 	 * 4: ~3 s); path_max_retrans above assoc_max_retrans has no effect on
 	 * a single-homed association. rto_min > rto_max is lowered to rto_max,
@@ -203,14 +199,13 @@ typedef struct ddp_sctp_config {
 	 * unacknowledged; 0 = 8 MiB (1 Gbit/s x 64 ms). The receive buffer is
 	 * the window the peer may fill; 0 = autotuned: it starts at 1 MiB and
 	 * grows to twice what the application read in one round trip of the
-	 * path (the least measured, without the transfer's own queue), up to
+	 * path (the least usrsctp saw, without the transfer's own queue), up to
 	 * 8 MiB, never shrinking; INIT / INIT-ACK offer 8 MiB, so the peer's
-	 * slow start is not cut short. Against a fixed 8 MiB: behind a
-	 * 200 Mbit/s bottleneck at 20 ms 2-3x (slow start no longer
-	 * overfills the queue), on a LAN at MTU 1500 1.06-1.27x with 64 KiB
-	 * messages and the same with 16 KiB, but 0.63-0.85x at 1 ms behind a
-	 * forwarder that is short of CPU, where a deeper queue batches better
-	 * (docs/performance.md, sections 14 and 15). */
+	 * slow start is not cut short. Autotuned, a window of at most twice
+	 * what arrives in one round trip does not overfill a bottleneck's
+	 * queue in slow start; a fixed 8 MiB (rcvbuf = 8 << 20) suits a path
+	 * behind a forwarder short of CPU, where a deeper queue batches better
+	 * (docs/performance.md, sections 14 and 15, compare the two). */
 	uint32_t sndbuf, rcvbuf;
 	enum ddp_sctp_cc cc; /* congestion control of our sending side */
 } ddp_sctp_config;

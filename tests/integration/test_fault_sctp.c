@@ -27,7 +27,7 @@
 #include "net_udpfault.h"
 #include "sctp_end.h"
 #include "sctp/sctp_ctl.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/sctp_ddp_int.h"
 
 #define NST 8		/* DDP streams used (SCTP streams: 16) */

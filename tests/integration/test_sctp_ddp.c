@@ -17,7 +17,7 @@
 
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "net_udpfault.h"
 #include "sctp_end.h"
 #include "sctp/sctp_ctl.h"
@@ -229,7 +229,7 @@ static void peer_init(struct peer *p, const char *name, int listen_, int noad)
 	/* fast failure detection for the dead-peer cases */
 	sctp_end_config(&c, p->ctx, p->pd, NSTREAMS, &peer_ddp, &peer_sctp, p);
 	c.max_pending_initiates = 2;
-	if (noad) { /* a plain SCTP endpoint (sctp_ddp.h) */
+	if (noad) { /* a plain SCTP endpoint (ddp_test.h) */
 		assert_int_equal(sctp_ddp_ep_new_no_adaptation(base, &c, &p->ep), 0);
 		if (listen_)
 			assert_int_equal(ddp_sctp_listen(p->ep), 0);

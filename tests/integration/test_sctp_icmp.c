@@ -46,7 +46,7 @@
 #include "offpath.h"
 #include "rawudp.h"
 #include "sctp_end.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/usrsctp/sctp_ll.h"
 
 #define NBUF 16

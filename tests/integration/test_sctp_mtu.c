@@ -17,7 +17,7 @@
 #include <event2/event.h>
 
 #include <ddp/ddp.h>
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 #include "sctp/sctp_ssn.h"
 
 struct side {

@@ -38,7 +38,7 @@
 #include "net_helpers.h"
 #include "offpath.h"
 #include "rawudp.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/usrsctp/sctp_ll.h"
 
 #define NBUF            8

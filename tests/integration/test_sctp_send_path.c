@@ -21,7 +21,7 @@
 #include <ddp/ddp.h>
 #include "msgcheck.h"
 #include "net_helpers.h"
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 
 #define NMSG 300
 #define MAXLEN 9000

@@ -19,7 +19,7 @@
 #include <ddp/ddp.h>
 #include <ddp/sctp.h>
 #include "net_helpers.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 

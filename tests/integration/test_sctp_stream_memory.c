@@ -39,7 +39,7 @@
 
 #include "proc_stats.h"
 #include "sctp/sctp_ctl.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/usrsctp/sctp_ll.h"
 #include "sctp/sctp_ssn.h"
 

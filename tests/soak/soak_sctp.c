@@ -18,7 +18,7 @@
 #if HAVE_USRSCTP
 #include <ddp/sctp.h>
 
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #endif
 
 #include "soak.h"

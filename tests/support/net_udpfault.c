@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 
 void udp_faults_init(struct udp_faults *f, uint32_t seed, unsigned pct,
 		     size_t skip)

@@ -9,7 +9,7 @@
 
 #include "icmpforge.h"
 #include "net_helpers.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 
 unsigned offpath_grab_hdr(void *user, uint8_t *pkt, size_t len)
 {

@@ -11,7 +11,7 @@
 
 #include <ddp/sctp.h>
 
-#include "sctp/usrsctp/sctp_ll.h"
+#include "ddp_test.h"
 
 struct event_base;
 

@@ -1,5 +1,5 @@
 /*
- * test_copycount: the receive contract (STYLE.md): the header-first path
+ * test_copycount: the receive contract (docs/style.md): the header-first path
  * places payload straight into the ULP buffer and leaves
  * ddp_session_copied_bytes at 0; the whole-segment path counts exactly the
  * payload octets it copied.

@@ -21,7 +21,7 @@
 #include "chopper.h"
 #include "ddpwire.h"
 #include "nullllp.h"
-#include "sctp/sctp_ddp.h"
+#include "ddp_test.h"
 #include "sctp/sctp_ddp_int.h"
 
 /* ------------------------------------------------------------ fake ll */

@@ -350,8 +350,8 @@ static void io_event(void *io, enum mpa_proto_event e, int err, uint8_t ecode)
 			 * send again): an event that re-activates itself runs
 			 * again in the same pass of libevent's active queue, and
 			 * with a peer draining the socket on another CPU that
-			 * pass never ends and timers starve (a 0.5 s ddp-perf
-			 * run took 10 s). on_write's epilogue waits for EV_WRITE
+			 * pass never ends and timers starve (docs/performance.md,
+			 * section 7). on_write's epilogue waits for EV_WRITE
 			 * through epoll instead. */
 			if (err && !c->in_write)
 				event_active(c->wev, EV_WRITE, 1);

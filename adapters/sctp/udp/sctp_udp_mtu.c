@@ -67,10 +67,10 @@ static uint32_t floor_mtu(int family)
 /* Set DF on everything we send, but let the kernel ignore the path MTU it
  * cached from ICMP (IP_PMTUDISC_PROBE): any host can forge a
  * "fragmentation needed" that lowers that cache, and with IP_PMTUDISC_DO
- * every send over it failed with EMSGSIZE and dragged our path MTU down
- * with it (a soak of forged ICMP took an association from 37,000 to 1,800
- * messages/s). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
- * that quotes our verification tag lowers it); EMSGSIZE now means the
+ * every send over it would fail with EMSGSIZE and drag our path MTU down
+ * with it: forged ICMP would throttle any association (docs/performance.md,
+ * section 17). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
+ * that quotes our verification tag lowers it); EMSGSIZE thus means the
  * interface's own MTU is smaller than the datagram. */
 void sctp_udp_mtu_socket(struct sctp_udp *u)
 {

@@ -1,8 +1,10 @@
 /*
  * Low-level SCTP over UDP (RFC 6951 framing) on libevent: the only thing
  * that knows usrsctp (sctp_usrsctp.c implements it). Plain SCTP messages
- * on associations; DDP lives above it (sctp_ddp.c) and the benchmark's raw
- * usrsctp baseline uses it directly.
+ * on associations; DDP lives above it (sctp_ddp.c), and ddp-perf's raw
+ * usrsctp baseline uses it directly through ddp_test.h, which also holds
+ * the port's test hooks (fault filter, offloads, MTU drop, the stock
+ * endpoint).
  *
  * Model: an endpoint (sctp_ll_ep) owns one UDP socket on a user event_base.
  * usrsctp runs in AF_CONN mode without threads: every remote UDP endpoint
@@ -29,8 +31,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "sctp/udp/sctp_udp_filter.h"
-
 struct event_base;
 struct sockaddr;
 
@@ -38,10 +38,6 @@ typedef struct sctp_ll_ep sctp_ll_ep;
 typedef struct sctp_ll_assoc sctp_ll_assoc;
 
 #define SCTP_LL_UDP_PORT 9899 /* RFC 6951 tunneling port */
-
-/* Datagram fault injection (tests): the UDP layer's filter
- * (sctp/udp/sctp_udp_filter.h). */
-typedef sctp_udp_filter sctp_ll_filter;
 
 typedef struct sctp_ll_config {
 	const char *addr;       /* local IPv4/IPv6 literal; NULL = 127.0.0.1 */
@@ -68,11 +64,6 @@ typedef struct sctp_ll_config {
 	uint32_t peer_idle_ms;                        /* a remote UDP endpoint without an
 	                                               * association is forgotten after this long
 	                                               * without datagrams (default 10000) */
-	int stock;                                    /* benchmark baseline: none of libddp's tuning
-	                                               * (no NODELAY, buffers, RTO, heartbeat or
-	                                               * fragmentation settings) and usrsctp's own
-	                                               * SACK delay and RTO defaults; the path MTU
-	                                               * still comes from the route */
 	uint32_t rx_whole_max;                        /* data messages of at most this many
 	                                               * octets are read whole, one usrsctp call
 	                                               * each and several per hold of the usrsctp
@@ -112,7 +103,6 @@ void sctp_ll_ep_free(sctp_ll_ep *ep);
 int sctp_ll_ep_port(const sctp_ll_ep *ep);
 /* Accept associations. Errors: DDP_ERR_SYS, DDP_ERR_STATE. */
 int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user);
-void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user);
 /* UDP datagrams seen / dropped as corrupt (CRC32c) by the endpoint. */
 void sctp_ll_ep_stats(const sctp_ll_ep *ep, uint64_t *rx_pkts, uint64_t *bad_crc,
                       uint64_t *tx_pkts);
@@ -146,8 +136,6 @@ typedef struct sctp_ll_io_stats {
 	uint64_t icmp_ignored;        /* host/net unreachable, other: counted */
 } sctp_ll_io_stats;
 void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st);
-/* Tests: switch UDP GSO / GRO off (0) or leave as available (1). */
-void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro);
 
 /* Open an association to the endpoint at addr:port.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
@@ -185,8 +173,6 @@ void sctp_ll_defer_cancel(sctp_ll_defer *d);
 const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf);
 /* Our UDP address of a's endpoint as text (DDP_ADDR_STRLEN octets). */
 const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf);
-/* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
-void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
 /* The reason text of the ABORT that ended the association (the peer's
  * User-Initiated Abort cause, RFC 4960 §3.3.10.12), "" if none; valid
  * during the SCTP_LL_EV_DOWN event. */
@@ -208,8 +194,6 @@ int sctp_ll_sendv(sctp_ll_assoc *a, uint16_t sid, uint32_t ppid, const struct io
  * multi-piece message is copied into one buffer first (counted in
  * sctp_ll_io_stats.tx_copied). */
 int sctp_ll_send_gathers(void);
-/* Tests: force the copying send path (1) or not (0), process-wide. */
-void sctp_ll_test_force_copy(int on);
 
 /* Ask for SCTP_LL_EV_WRITABLE when send space frees up (SACK). */
 void sctp_ll_want_writable(sctp_ll_assoc *a);
@@ -247,11 +231,6 @@ typedef struct sctp_ll_rinfo {
  * caller counts). Returns octets read (0 with ri->eor for an empty
  * message), DDP_ERR_AGAIN (nothing queued), DDP_ERR_CLOSED. */
 long sctp_ll_recv(sctp_ll_assoc *a, void *buf, size_t len, sctp_ll_rinfo *ri);
-
-/* Receive staging areas (one per association that reads small segments
- * whole; given back when it goes quiet) alive in this process, and the most
- * alive at once. */
-void sctp_ll_rx_areas(long *now, long *peak);
 
 /* The remote UDP address of a as text ("127.0.0.1:4242", "?" if unknown)
  * in buf (at least 64 octets), for log messages. Returns buf. */

@@ -2,6 +2,7 @@
  * associations, and the deferral of a call to the endpoint's loop: plain
  * field reads and forwards to the UDP layer, no usrsctp call. */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
+#include "ddp_test.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@
  * the usrsctp lock. sctp_ll_recv then hands them out from there, piece by
  * piece like usrsctp would (ri->staged: the caller counts the copy it makes
  * into place; ri->whole_len: the length, known). A message announced
- * longer is read straight into the caller's buffers as before.
+ * longer is read straight into the caller's buffers.
  */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
 

@@ -4,6 +4,7 @@
  * the association goes quiet or ends, and counted. No usrsctp call here.
  */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
+#include "ddp_test.h"
 
 #include <stdatomic.h>
 #include <sys/mman.h>

@@ -36,6 +36,7 @@
 
 #include <ddp/ddp.h>
 #include "common/peer_addr.h"
+#include "ddp_test.h"
 #include "sctp/udp/sctp_udp.h"
 #include "sctp/usrsctp/sctp_rcvbuf.h"
 #include "dlist.h"
@@ -665,7 +666,7 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_e
 	/* autotuned (sctp_usrsctp_rcvbuf.c): the sockets offer the largest
 	 * window in INIT / INIT-ACK, the association starts at the floor */
 	if (!ep->cfg.rcvbuf) {
-		ep->rcv_auto = !ep->cfg.stock;
+		ep->rcv_auto = 1;
 		ep->cfg.rcvbuf = SCTP_RCVBUF_AUTO_MAX;
 	}
 	/* slow is not dead: a 30 s stall survives */
@@ -708,6 +709,28 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_e
 	if (cfg->peer_idle_ms)
 		sctp_udp_set_peer_idle(ep->udp, cfg->peer_idle_ms);
 	*out = ep;
+	return 0;
+}
+
+/* ddp_test.h: an endpoint with usrsctp's own settings; only where and
+ * how many streams come from cfg (sctp_usrsctp_setup_socket reads stock) */
+int sctp_ll_ep_new_stock(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_ep **out)
+{
+	sctp_ll_config c;
+	int rc;
+
+	if (!cfg)
+		return DDP_ERR_INVAL;
+	memset(&c, 0, sizeof(c));
+	c.addr = cfg->addr;
+	c.port = cfg->port;
+	c.nstreams = cfg->nstreams;
+	c.path_mtu = cfg->path_mtu;
+	rc = sctp_ll_ep_new(base, &c, out);
+	if (rc)
+		return rc;
+	(*out)->stock = 1;
+	(*out)->rcv_auto = 0;
 	return 0;
 }
 

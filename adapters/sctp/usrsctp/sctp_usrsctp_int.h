@@ -128,6 +128,8 @@ struct sctp_ll_ep {
 	uint64_t tx_copied;
 	uint64_t conn_addrs; /* peers whose address usrsctp knows */
 	int rcv_auto;        /* cfg.rcvbuf was 0: autotuned from its floor */
+	int stock;           /* made by sctp_ll_ep_new_stock (ddp_test.h):
+	                      * usrsctp's own socket options, not libddp's */
 };
 
 /* sctp_usrsctp_io.c: the process-wide stack */
@@ -154,8 +156,7 @@ void sctp_usrsctp_timers(struct event_base *caller);
  * caller) */
 /* Socket options shared by connecting and listening sockets; payload:
  * the largest UDP payload (sctp_udp_peer_max_payload) for the path MTU. */
-/* usrsctp's module number for cfg->cc (SCTP_CC_*); the stock baseline
- * keeps usrsctp's own default. */
+/* usrsctp's module number for cfg->cc (SCTP_CC_*). */
 uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg);
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payload);
 /* ABORT with a User-Initiated Abort cause carrying reason (text). */

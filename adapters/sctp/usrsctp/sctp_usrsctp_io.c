@@ -18,6 +18,7 @@
  * sctp_usrsctp_caller() tells them whose event_base that thread runs.
  */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
+#include "ddp_test.h"
 
 #include <ddp/sctp.h>
 
@@ -159,9 +160,9 @@ static int set_opt(struct event_base *b, struct socket *so, int level, int name,
  * octets. So spp_pathmtu = largest UDP payload - 12 = link MTU - 40 (IPv4)
  * or - 60 (IPv6). Its fragmentation point (SCTP_MAXSEG, the largest
  * unfragmented message) is payload - 12 - 16 (DATA chunk header) -
- * (payload % 4). Measured (test_sctp_mtu): link MTU 1500 over IPv4 ->
- * largest datagram 1472 = 1500 - 28, largest message 1444; loopback
- * (65536) -> payload capped at 65507, message 65476.
+ * (payload % 4). For example (test_sctp_mtu checks it): link MTU 1500
+ * over IPv4 -> largest datagram 1472 = 1500 - 28, largest message 1444;
+ * loopback (65536) -> payload capped at 65507, message 65476.
  */
 #define SCTP_CONN_HDR 12 /* counted by usrsctp on top of spp_pathmtu */
 
@@ -186,8 +187,6 @@ int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so, uint32_t paylo
 /* Socket options shared by connecting and listening sockets. */
 uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
 {
-	if (cfg->stock)
-		return SCTP_CC_RFC2581;
 	switch (cfg->cc) {
 	case DDP_SCTP_CC_HSTCP:
 		return SCTP_CC_HSTCP;
@@ -196,7 +195,7 @@ uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
 	case DDP_SCTP_CC_HTCP:
 		return SCTP_CC_HTCP;
 	case DDP_SCTP_CC_RFC4960:
-	default: /* chosen by measurement: docs/performance.md, "Long paths" */
+	default: /* why: docs/performance.md, section 9, "Long paths" */
 		return SCTP_CC_RFC2581;
 	}
 }
@@ -256,9 +255,9 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 	mb.assoc_id = SCTP_FUTURE_ASSOC;
 	mb.assoc_value = 0;
 	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ASCONF_SUPPORTED, &mb, sizeof(mb));
-	if (c->stock) {
-		/* usrsctp as it comes: undo the global sysctls (ours) per
-		 * association, set nothing else */
+	if (ep->stock) {
+		/* usrsctp as it comes (ddp_test.h, sctp_ll_ep_new_stock): undo
+		 * the global sysctls (ours) per association, set nothing else */
 		struct sctp_sack_info sk;
 		memset(&sk, 0, sizeof(sk));
 		sk.sack_assoc_id = SCTP_FUTURE_ASSOC;
@@ -340,9 +339,9 @@ static int send_errno(struct sctp_ll_assoc *a, int e)
  * sctp_lower_sosend(), which libusrsctp exports but usrsctp.h does not
  * declare. Calling it with several iovecs makes usrsctp copy the DDP-SSN,
  * the DDP header and the ULP's payload straight into its own mbufs as ONE
- * message: no staging copy of ours. (SCTP_EXPLICIT_EOR with two sendv calls
- * was tried first and splits messages into fragments on the wire, which
- * RFC 5043 §9 forbids.) The structs below copy usrsctp's private layouts
+ * message: no staging copy of ours. (Not SCTP_EXPLICIT_EOR with two sendv
+ * calls: that splits messages into fragments on the wire, which RFC 5043
+ * §9 forbids.) The structs below copy usrsctp's private layouts
  * (`struct uio`, user_socketvar.h; `struct sctp_sndrcvinfo`,
  * netinet/sctp_uio.h) of usrsctp 0.9.5. Guarded twice: configure defines
  * DDP_USRSCTP_LOWER_SOSEND only for a usrsctp package version known to

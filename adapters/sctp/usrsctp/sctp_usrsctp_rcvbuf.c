@@ -9,9 +9,9 @@
  * The round trip is the least of usrsctp's smoothed round trips
  * (SCTP_STATUS), read at UP and every REFRESH_MS while data moves: the
  * path's own, without the queue the transfer builds. With the smoothed
- * one the rule chased its own queue: on a LAN at MTU 1500, 1 MiB in
- * flight stood in the receiver's queue, the round trip read 3-16 ms
- * instead of under 1, and the buffer grew to its largest. usrsctp reports
+ * one the rule would chase its own queue: what is in flight stands in the
+ * receiver's queue and lengthens the round trip, which grows the buffer,
+ * up to its largest (docs/performance.md, section 15). usrsctp reports
  * a retransmission time-out of 0 until it has timed a round trip (a
  * path's RTO is set by the first measurement), so a smoothed round trip
  * of 0 counts as "under 1 ms" only beside a nonzero RTO. The accepting end
@@ -47,7 +47,7 @@ static uint64_t now_ms(void)
 }
 
 /* The least round trip seen (a->tune_rtt, whole ms, TUNE_RTT_NONE until
- * one is measured), updated from usrsctp's smoothed round trip of the
+ * usrsctp has timed one), updated from usrsctp's smoothed round trip of the
  * primary path (sctp_ll_path_status, which takes the lock). */
 static void rtt_update(struct sctp_ll_assoc *a)
 {
