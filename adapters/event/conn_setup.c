@@ -8,6 +8,7 @@
 #include "common/peer_addr.h"
 #include "event/conn_async.h"
 #include "event/glue_free.h"
+#include "abi.h"
 #include "conn_glue.h"
 
 struct conn_setup {
@@ -49,27 +50,36 @@ int conn_setup_outgoing(const struct conn_setup *cs)
 	return cs->outgoing;
 }
 
+/* The caller's settings (into the binding's state) and callbacks as
+ * this release's structs; then the binding completes the settings. */
 static int setup_new(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
-                     const void *cfg, const ddp_conn_callbacks *cb, void *user, int outgoing,
-                     struct conn_setup **out)
+                     const void *cfg, const ddp_conn_callbacks *cb, void *user, uint64_t sizes,
+                     int outgoing, struct conn_setup **out)
 {
-	if (!base || !ctx || !cb || !cb->ddp.deliver || !cb->stream_open || !cb->down)
+	ddp_conn_callbacks cb_v;
+	int rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	if (!base || !ctx || !cb || !cb_v.ddp.deliver || !cb_v.stream_open || !cb_v.down)
 		return DDP_ERR_INVAL;
 	struct conn_setup *cs = calloc(1, sizeof(*cs) + ops->llp_size);
 	if (!cs)
 		return DDP_ERR_NOMEM;
-	cs->g.cb = *cb;
+	rc = ddp_abi_in(cs->llp, ops->cfg_size, ops->cfg_size, cfg, ddp_abi_size(sizes, 0),
+	                ops->cfg_holds);
+	if (rc == 0)
+		rc = ops->init(cs, cfg != NULL);
+	if (rc) {
+		free(cs);
+		return rc;
+	}
+	cs->g.cb = cb_v;
 	cs->g.user = user;
 	cs->ops = ops;
 	cs->base = base;
 	cs->ctx = ctx;
 	cs->outgoing = outgoing;
 	cs->refs = 1;
-	int rc = ops->init(cs, cfg);
-	if (rc) {
-		free(cs);
-		return rc;
-	}
 	*out = cs;
 	return 0;
 }
@@ -118,7 +128,7 @@ static int dial_at(struct conn_setup *cs, const struct sockaddr *sa, unsigned in
 
 int conn_setup_connect_to(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                           const char *host, int port, const void *cfg, const ddp_conn_callbacks *cb,
-                          void *user)
+                          void *user, uint64_t sizes)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -127,7 +137,7 @@ int conn_setup_connect_to(const struct conn_setup_ops *ops, struct event_base *b
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
 	if (rc == 0)
-		rc = setup_new(ops, base, ctx, cfg, cb, user, 1, &cs);
+		rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
 	if (rc)
 		return rc;
 	rc = dial_at(cs, (struct sockaddr *)&ss, sl);
@@ -160,12 +170,12 @@ static void async_stop(struct conn_async *a)
 int conn_setup_connect_async(const struct conn_setup_ops *ops, struct event_base *base,
                              ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port,
                              const void *cfg, const ddp_conn_callbacks *cb, void *user,
-                             ddp_connecting **out)
+                             ddp_connecting **out, uint64_t sizes)
 {
 	struct conn_setup *cs;
 	if (!host || port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
-	int rc = setup_new(ops, base, ctx, cfg, cb, user, 1, &cs);
+	int rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
 	if (rc)
 		return rc;
 	conn_async_init(&cs->a, cs, &cs->g, async_dial, async_stop);
@@ -175,14 +185,15 @@ int conn_setup_connect_async(const struct conn_setup_ops *ops, struct event_base
 
 int conn_setup_connect_addr(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                             const struct sockaddr *sa, unsigned int salen, const void *cfg,
-                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out)
+                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                            uint64_t sizes)
 {
 	struct conn_setup *cs;
 	char num[DDP_ADDR_STRLEN];
 	struct conn_where w;
 	if (!sa || where_of(sa, salen, 1, num, sizeof(num), &w) || w.port <= 0)
 		return DDP_ERR_INVAL;
-	int rc = setup_new(ops, base, ctx, cfg, cb, user, 1, &cs);
+	int rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
 	if (rc)
 		return rc;
 	conn_async_init(&cs->a, cs, &cs->g, async_dial, async_stop);
@@ -208,7 +219,7 @@ static const ddp_listener_ops setup_listener_ops = {.free = listener_free, .port
 
 int conn_setup_listen_on(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                          const char *host, int port, const void *cfg, const ddp_conn_callbacks *cb,
-                         void *user, ddp_listener **out)
+                         void *user, ddp_listener **out, uint64_t sizes)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -221,7 +232,7 @@ int conn_setup_listen_on(const struct conn_setup_ops *ops, struct event_base *ba
 	if (rc == 0)
 		rc = where_of((struct sockaddr *)&ss, sl, host != NULL, num, sizeof(num), &w);
 	if (rc == 0)
-		rc = setup_new(ops, base, ctx, cfg, cb, user, 0, &cs);
+		rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 0, &cs);
 	if (rc)
 		return rc;
 	rc = ops->listen(cs, &w);

@@ -52,11 +52,17 @@ struct conn_where {
  * pointer and ddp_conn_trampolines() (conn_glue.h) as their DDP callbacks:
  * the block starts with the ddp_conn_glue the trampolines read. */
 struct conn_setup_ops {
-	size_t llp_size; /* the binding's own state (conn_setup_llp), zeroed */
-	int datagram;    /* the LLP runs over UDP: resolve names for it */
-	/* Take cfg (NULL: the defaults) into the binding's state.
-	 * 0 or DDP_ERR_INVAL. */
-	int (*init)(struct conn_setup *cs, const void *cfg);
+	/* the binding's own state (conn_setup_llp), zeroed; it starts with
+	 * the LLP's settings struct of cfg_size octets, filled from the
+	 * caller's (ddp/export.h "Struct sizes": cfg_holds says the struct
+	 * holds other structs), all zero when the caller gave none */
+	size_t llp_size;
+	size_t cfg_size;
+	int cfg_holds;
+	int datagram; /* the LLP runs over UDP: resolve names for it */
+	/* Complete the settings (given: the caller gave some; else the
+	 * defaults). 0 or DDP_ERR_INVAL. */
+	int (*init)(struct conn_setup *cs, int given);
 	/* Start the connection to w. 0, or an error: then the binding holds
 	 * nothing. */
 	int (*dial)(struct conn_setup *cs, const struct conn_where *w);
@@ -75,22 +81,24 @@ struct conn_setup_ops {
 };
 
 /* The one-model calls, for an LLP's binding; cfg is the LLP's settings
- * struct (NULL: defaults), given to ops->init(). Errors as ddp.h and the
- * LLP's header say: DDP_ERR_INVAL, DDP_ERR_NOENT, DDP_ERR_NOMEM, or the
- * binding's. */
+ * struct (NULL: defaults), sizes the struct sizes of the public call
+ * (cfg first, cb second). Errors as ddp.h and the LLP's header say:
+ * DDP_ERR_INVAL, DDP_ERR_NOENT, DDP_ERR_NOMEM, DDP_ERR_UNSUPPORTED (a
+ * struct larger than this release's), or the binding's. */
 int conn_setup_connect_to(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                           const char *host, int port, const void *cfg, const ddp_conn_callbacks *cb,
-                          void *user);
+                          void *user, uint64_t sizes);
 int conn_setup_connect_async(const struct conn_setup_ops *ops, struct event_base *base,
                              ddp_ctx *ctx, struct evdns_base *dns, const char *host, int port,
                              const void *cfg, const ddp_conn_callbacks *cb, void *user,
-                             ddp_connecting **out);
+                             ddp_connecting **out, uint64_t sizes);
 int conn_setup_connect_addr(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                             const struct sockaddr *sa, unsigned int salen, const void *cfg,
-                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out);
+                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                            uint64_t sizes);
 int conn_setup_listen_on(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
                          const char *host, int port, const void *cfg, const ddp_conn_callbacks *cb,
-                         void *user, ddp_listener **out);
+                         void *user, ddp_listener **out, uint64_t sizes);
 
 /* The binding's state, and what the block was made with. */
 void *conn_setup_llp(struct conn_setup *cs);

@@ -12,11 +12,10 @@
 #include <ddp/sctp.h>
 
 #include "event/conn_setup.h"
-#include "abi.h"
 #include "conn_glue.h"
 
 struct sctp_setup {
-	ddp_sctp_config cfg;
+	ddp_sctp_config cfg; /* first (conn_setup.h) */
 	ddp_sctp_ep *ep;
 };
 
@@ -59,11 +58,9 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 	}
 }
 
-static int sctp_init(struct conn_setup *cs, const void *cfg)
+static int sctp_init(struct conn_setup *cs, int given)
 {
-	struct sctp_setup *m = conn_setup_llp(cs);
-	if (cfg)
-		m->cfg = *(const ddp_sctp_config *)cfg;
+	(void)cs, (void)given;
 	return 0;
 }
 
@@ -139,6 +136,8 @@ static void sctp_release(struct conn_setup *cs)
 
 static const struct conn_setup_ops sctp_setup_ops = {
     .llp_size = sizeof(struct sctp_setup),
+    .cfg_size = sizeof(ddp_sctp_config),
+    .cfg_holds = 1,
     .datagram = 1,
     .init = sctp_init,
     .dial = sctp_dial,
@@ -148,28 +147,11 @@ static const struct conn_setup_ops sctp_setup_ops = {
     .release = sctp_release,
 };
 
-/* The caller's settings and callbacks as this release's structs (both
- * hold other structs). */
-static int abi_take(const ddp_sctp_config **cfg, ddp_sctp_config *cfg_v,
-                    const ddp_conn_callbacks **cb, ddp_conn_callbacks *cb_v, uint64_t sizes)
-{
-	int rc = DDP_ABI_IN_HOLDER(*cfg_v, *cfg, sizes, 0);
-	if (rc == 0)
-		rc = DDP_ABI_IN_HOLDER(*cb_v, *cb, sizes, 1);
-	*cfg = *cfg ? cfg_v : NULL;
-	*cb = *cb ? cb_v : NULL;
-	return rc;
-}
-
 int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
                          const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
                          uint64_t sizes)
 {
-	ddp_sctp_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_to(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user);
+	return conn_setup_connect_to(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user, sizes);
 }
 
 int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
@@ -177,12 +159,8 @@ int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_
                             const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
                             uint64_t sizes)
 {
-	ddp_sctp_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_async(&sctp_setup_ops, base, ctx, dns, host, port, cfg, cb,
-	                                     user, out);
+	return conn_setup_connect_async(&sctp_setup_ops, base, ctx, dns, host, port, cfg, cb, user,
+	                                out, sizes);
 }
 
 int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
@@ -190,22 +168,14 @@ int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct s
                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
                            uint64_t sizes)
 {
-	ddp_sctp_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_addr(&sctp_setup_ops, base, ctx, sa, salen, cfg, cb, user,
-	                                    out);
+	return conn_setup_connect_addr(&sctp_setup_ops, base, ctx, sa, salen, cfg, cb, user, out,
+	                               sizes);
 }
 
 int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
                         const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
                         ddp_listener **out, uint64_t sizes)
 {
-	ddp_sctp_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_listen_on(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user,
-	                                 out);
+	return conn_setup_listen_on(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user, out,
+	                            sizes);
 }

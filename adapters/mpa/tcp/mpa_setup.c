@@ -11,13 +11,12 @@
 #include <ddp/mpa.h>
 
 #include "event/conn_setup.h"
-#include "abi.h"
 #include "conn_glue.h"
 
 struct mpa_setup {
-	ddp_mpa_config cfg;
-	uint8_t priv[512]; /* the Request's private data, the caller's copy may go */
-	ddp_mpa_conn *c;   /* an outgoing connection until up or down */
+	ddp_mpa_config cfg; /* first (conn_setup.h) */
+	uint8_t priv[512];  /* the Request's private data, the caller's copy may go */
+	ddp_mpa_conn *c;    /* an outgoing connection until up or down */
 	ddp_mpa_listener *l;
 };
 
@@ -41,10 +40,11 @@ static void on_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t co
 	ddp_mpa_conn_free(c); /* allowed inside its callbacks */
 }
 
-static int mpa_init(struct conn_setup *cs, const void *cfg)
+static int mpa_init(struct conn_setup *cs, int given)
 {
 	struct mpa_setup *m = conn_setup_llp(cs);
-	m->cfg = cfg ? *(const ddp_mpa_config *)cfg : (ddp_mpa_config){.revision = 2};
+	if (!given)
+		m->cfg.revision = 2;
 	/* one DDP stream per connection: any other count is refused, not
 	 * ignored */
 	if (m->cfg.session.nstreams > 1 || m->cfg.private_data_len > sizeof(m->priv))
@@ -95,6 +95,7 @@ static int mpa_port(const struct conn_setup *cs)
 
 static const struct conn_setup_ops mpa_setup_ops = {
     .llp_size = sizeof(struct mpa_setup),
+    .cfg_size = sizeof(ddp_mpa_config),
     .init = mpa_init,
     .dial = mpa_dial,
     .listen = mpa_listen,
@@ -103,27 +104,11 @@ static const struct conn_setup_ops mpa_setup_ops = {
     .port = mpa_port,
 };
 
-/* The caller's settings and callbacks as this release's structs. */
-static int abi_take(const ddp_mpa_config **cfg, ddp_mpa_config *cfg_v,
-                    const ddp_conn_callbacks **cb, ddp_conn_callbacks *cb_v, uint64_t sizes)
-{
-	int rc = DDP_ABI_IN(*cfg_v, *cfg, sizes, 0);
-	if (rc == 0)
-		rc = DDP_ABI_IN_HOLDER(*cb_v, *cb, sizes, 1);
-	*cfg = *cfg ? cfg_v : NULL;
-	*cb = *cb ? cb_v : NULL;
-	return rc;
-}
-
 int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
                         const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
                         uint64_t sizes)
 {
-	ddp_mpa_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_to(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user);
+	return conn_setup_connect_to(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user, sizes);
 }
 
 int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
@@ -131,33 +116,22 @@ int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_b
                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
                            uint64_t sizes)
 {
-	ddp_mpa_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_async(&mpa_setup_ops, base, ctx, dns, host, port, cfg, cb,
-	                                     user, out);
+	return conn_setup_connect_async(&mpa_setup_ops, base, ctx, dns, host, port, cfg, cb, user,
+	                                out, sizes);
 }
 
 int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
                           socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
                           void *user, ddp_connecting **out, uint64_t sizes)
 {
-	ddp_mpa_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_connect_addr(&mpa_setup_ops, base, ctx, sa, salen, cfg, cb, user,
-	                                    out);
+	return conn_setup_connect_addr(&mpa_setup_ops, base, ctx, sa, salen, cfg, cb, user, out,
+	                               sizes);
 }
 
 int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
                        const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
                        ddp_listener **out, uint64_t sizes)
 {
-	ddp_mpa_config cfg_v;
-	ddp_conn_callbacks cb_v;
-	int rc = abi_take(&cfg, &cfg_v, &cb, &cb_v, sizes);
-	return rc ? rc
-	          : conn_setup_listen_on(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user, out);
+	return conn_setup_listen_on(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user, out,
+	                            sizes);
 }
