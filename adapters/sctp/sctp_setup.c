@@ -58,9 +58,17 @@ static void on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, i
 	}
 }
 
+/* The one model's defaults (ddp.h, "One behaviour"): the DDP streams of a
+ * connection are session.nstreams (else the SCTP nstreams, else 1), each
+ * an SCTP stream of the association. */
 static int sctp_init(struct conn_setup *cs, int given)
 {
-	(void)cs, (void)given;
+	struct sctp_setup *m = conn_setup_llp(cs);
+	uint32_t n = m->cfg.session.nstreams ? m->cfg.session.nstreams : m->cfg.nstreams;
+	(void)given;
+	if (n > 65535)
+		return DDP_ERR_INVAL;
+	m->cfg.nstreams = (uint16_t)(n ? n : 1);
 	return 0;
 }
 
