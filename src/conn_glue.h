@@ -1,8 +1,8 @@
 /*
  * What the two adapters of this library share to offer the one adapter
  * model of ddp.h (*_connect_to, *_listen_on, ddp_connecting,
- * ddp_listener), and the ownership of the sessions they make. Internal: not installed; a third-party LLP needs only
- * ddp/llp.h. libddp exports these functions for libddp-mpa and
+ * ddp_listener), and the ownership of the sessions they make. Internal: not installed; a
+ * third-party LLP needs only ddp/llp.h. libddp exports these functions for libddp-mpa and
  * libddp-sctp (mk/install.mk).
  */
 #ifndef DDP_CONN_GLUE_H
