@@ -1,8 +1,8 @@
 /*
  * What the two adapters of this library share to offer the one adapter
  * model of ddp.h (*_connect_to, *_listen_on, ddp_connecting,
- * ddp_listener). Internal: not installed; a third-party LLP needs only
- * ddp/llp.h. libddp exports these functions for libddp-mpa and
+ * ddp_listener), and the ownership of the sessions they make. Internal: not installed; a
+ * third-party LLP needs only ddp/llp.h. libddp exports these functions for libddp-mpa and
  * libddp-sctp (mk/install.mk).
  */
 #ifndef DDP_CONN_GLUE_H
@@ -20,6 +20,14 @@ typedef struct ddp_conn_glue {
 	int dead; /* down() was called: the trampolines call nothing more */
 } ddp_conn_glue;
 DDP_API const ddp_callbacks *ddp_conn_trampolines(void);
+
+/* A session an adapter made and frees itself (with its MPA connection,
+ * its SCTP association): after ddp_session_set_owned(), the application's
+ * ddp_session_free() is refused with DDP_ERR_STATE and frees nothing; the
+ * adapter frees it with ddp_session_free_owned() (the same as
+ * ddp_session_free() otherwise). */
+DDP_API void ddp_session_set_owned(ddp_session *s);
+DDP_API int ddp_session_free_owned(ddp_session *s);
 
 /* A connect in progress behind ddp_connecting (ddp.h): the adapter embeds
  * it; ddp_connect_cancel() calls cancel, which frees what the connect

@@ -244,6 +244,7 @@ struct ddp_session {
 	void *udata;      /* ddp_session_set_user_data() */
 	uint32_t in_cb;   /* callbacks of this session on the stack */
 	uint8_t silenced; /* its owner was freed (ddp_llp_session_silence) */
+	uint8_t owned;    /* its adapter frees it (ddp_session_set_owned) */
 };
 
 /* Every callback into the ULP goes through here: none once the session

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "conn_glue.h"
 #include "core.h"
 #include "dlist.h"
 #include "abi.h"
@@ -115,10 +116,30 @@ int(ddp_session_new)(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_
 	return session_new_in(ctx, cfg ? &cfg_v : NULL, ops, llp, cb ? &cb_v : NULL, user, out);
 }
 
+void ddp_session_set_owned(ddp_session *s)
+{
+	if (s)
+		s->owned = 1;
+}
+
+int ddp_session_free_owned(ddp_session *s)
+{
+	if (s)
+		s->owned = 0;
+	return ddp_session_free(s);
+}
+
 int ddp_session_free(ddp_session *s)
 {
 	if (!s)
 		return 0;
+	if (s->owned) {
+		/* the adapter frees it after down() / with its connection */
+		ddp_llp_log(s->ctx, DDP_LOG_ERROR,
+		            "ddp_session_free of a session its adapter owns: refused (end it with "
+		            "ddp_session_close; the adapter frees it after down)");
+		return DDP_ERR_STATE;
+	}
 	if (s->in_cb) {
 		/* the calling frame still uses the session */
 		ddp_llp_log(s->ctx, DDP_LOG_ERROR,
@@ -365,9 +386,12 @@ void ddp_llp_peer_closed(ddp_session *s, uint32_t stream)
 	struct ddp_stream *st = &s->st[stream];
 	if (st->dead || st->rx_state == RX_PEER_CLOSED)
 		return;
-	/* RFC 5041 §6 (DDP-TRD-4): tell the ULP, keep sending. */
+	/* RFC 5041 §6 (DDP-TRD-4): tell the ULP, keep sending. A ULP that
+	 * closed its half first hears of the peer's close as the stream's
+	 * end (DDP_EV_CLOSED), the same on every LLP (ddp.h, "One
+	 * behaviour"). */
 	st->rx_state = RX_PEER_CLOSED;
-	if (s->cb.stream_event)
+	if (s->cb.stream_event && st->tx_state == TX_OPEN)
 		CALLBACK(s, stream_event, s, stream, DDP_EV_HALF_CLOSED, 0, s->user);
 	session_check_all_closed(s);
 }

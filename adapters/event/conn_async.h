@@ -1,11 +1,9 @@
 /*
- * The asynchronous connect of both adapters' one-model glue (mpa_setup.c,
- * sctp_setup.c), seen from the handle ddp_connecting: the name resolves
- * (conn_resolve.h), then the owner connects to the answer; until the
- * connection is up or down, ddp_connect_cancel stops whichever step is
- * under way and no callback follows. The owner is the glue that embeds
- * this; it is one calloc'd block freed with free() when the connect ends
- * before it started (a name that does not resolve, a cancel while
+ * The asynchronous connect of the one adapter model (conn_setup.c), seen from the handle
+ * ddp_connecting: the name resolves (conn_resolve.h), then the owner connects to the answer; until
+ * the connection is up or down, ddp_connect_cancel stops whichever step is under way and no
+ * callback follows. The owner is the glue that embeds this; it is one calloc'd block freed with
+ * free() when the connect ends before it started (a name that does not resolve, a cancel while
  * resolving, a connect that fails at once).
  */
 #ifndef DDP_EV_CONN_ASYNC_H

@@ -1,5 +1,5 @@
 /*
- * The memory of the one-model glue (mpa_setup.c, sctp_setup.c) after its
+ * The memory of the one-model setup (conn_setup.c) after its
  * last use: a callback frame below may still read it, so it goes on the
  * next pass of the event loop, or in ddp_ctx_free() when that comes first
  * (the context runs every release still registered), so no shutdown needs

@@ -17,6 +17,7 @@
 
 #include "dlist.h"
 #include "abi.h"
+#include "conn_glue.h"
 
 /* ------------------------------------------------------------ LLP ops */
 
@@ -251,7 +252,7 @@ static void assoc_free(struct ddp_sctp_assoc *a)
 	DLIST_UNLINK(&ep->assocs, a);
 	a->down = 1;
 	if (a->s)
-		ddp_session_free(a->s);
+		ddp_session_free_owned(a->s);
 	sctp_ll_free(a->ll);
 	sctp_ctl_drop_all(a);
 	sctp_ss_table_free(a);
@@ -281,7 +282,9 @@ static int assoc_up(struct ddp_sctp_assoc *a)
 	if (sc.reorder_window < SCTP_RX_WIN)
 		sc.reorder_window = SCTP_RX_WIN;
 	/* through this file's frames (ddp_sctp_ep_free inside them) */
-	return ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a, &a->s);
+	int rc = ddp_session_new(c->ctx, &sc, &sctp_ops, a, &a->ep->wcb, a, &a->s);
+	ddp_session_set_owned(a->s); /* freed with the association */
+	return rc;
 }
 
 /* ------------------------------------------------------------ frames */

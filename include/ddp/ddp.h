@@ -494,10 +494,12 @@ DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
  * the "Callbacks" table at the top, and may not post or send again);
  * STags bound to its streams are invalidated. Does not call the LLP; use
  * ddp_session_close() first for an orderly end. NULL is a no-op (0).
- * Sessions an adapter made (MPA, SCTP) are freed by the adapter.
- * Errors: DDP_ERR_BUSY when called inside one of this session's callbacks
- * (nothing is freed; free it after the callback has returned;
- * ddp_stream_abort() and ddp_session_close() work inside them). */
+ * Errors: DDP_ERR_STATE for a session an adapter made (MPA connection,
+ * SCTP association, the one adapter model): the adapter frees it, after
+ * down() or with its connection; nothing is freed (end it with
+ * ddp_session_close()). DDP_ERR_BUSY when called inside one of this
+ * session's callbacks (nothing is freed; free it after the callback has
+ * returned; ddp_stream_abort() and ddp_session_close() work inside them). */
 DDP_API int ddp_session_free(ddp_session *s);
 
 /* The session's DDP streams, its MULPDU now (the largest DDP segment the
@@ -644,8 +646,39 @@ DDP_API int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t l
  * session (ddp_session) is the connection; per-session and per-stream
  * state hangs off ddp_session_set_user_data() / ddp_stream_set_user_data();
  * ddp_session_close() ends it; the adapter owns and frees the connection
- * after down() returns. A ULP switches LLP by changing the setup call only
- * (examples/echo_server.c). */
+ * (and its session: ddp_session_free() on it is refused) after down()
+ * returns. A listener's connections each own a share of the listener's
+ * setup: freeing the listener, or the end of one of them, leaves every
+ * other one hearing all its events until its own down(). A ULP switches
+ * LLP by changing the setup call only (examples/echo_server.c).
+ *
+ * One behaviour: what the one model does the same on both LLPs
+ * (tests/integration/test_one_behaviour.c runs one scenario on both and
+ * compares what each end observes):
+ *
+ *   what                        both LLPs
+ *   DDP streams of a            session.nstreams, default 1; stream_open
+ *   connection                  on both ends for each. SCTP: one SCTP
+ *                               stream each, the smaller of the two
+ *                               ends' values (ddp_sctp_config.nstreams
+ *                               when session.nstreams is 0); MPA: one
+ *                               DDP stream per connection (RFC 5044),
+ *                               more is DDP_ERR_INVAL at setup
+ *   the peer closes a stream    stream_event DDP_EV_HALF_CLOSED (status
+ *   while ours is open          0); we may still send, then close
+ *   our close is answered       stream_event DDP_EV_CLOSED only (no
+ *   (we closed first)           half-close for the side that closed first)
+ *   a graceful end              status 0 in stream_event (DDP_EV_CLOSED)
+ *                               and in down(); a posted buffer it returns
+ *                               unused: deliver with DDP_ERR_CLOSED (0
+ *                               there means a message); a send it refuses:
+ *                               DDP_ERR_CLOSED
+ *   an abortive end             DDP_ERR_ABORTED here, DDP_ERR_LLP at the
+ *                               peer (test_same_behaviour.c)
+ *   a silent peer               down(DDP_ERR_TIMEOUT); when is the LLP's
+ *                               setting: ddp_mpa_config.dead_peer_timeout_ms,
+ *                               the ddp_sctp_config failure-detection
+ *                               fields (docs/timeouts.md) */
 typedef struct ddp_listener ddp_listener;
 /* A connect in progress (ddp_mpa_connect_async / _addr, ddp_sctp_
  * connect_async / _addr): valid until that connection's up() or down() is

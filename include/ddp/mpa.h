@@ -106,7 +106,9 @@ typedef struct ddp_mpa_config {
 	                                * ddp_mpa_connect/ddp_mpa_listen with
 	                                * DDP_ERR_INVAL. Not applied by
 	                                * ddp_mpa_wrap_fd (the fd is yours). */
-	ddp_session_config session;    /* for the DDP session (nstreams is 1) */
+	ddp_session_config session;    /* for the DDP session (nstreams is 1;
+	                                * the one adapter model refuses more
+	                                * with DDP_ERR_INVAL) */
 	unsigned max_conns;            /* listener: established MPA connections
 	                                * (past the start-up, until freed) at once,
 	                                * default 4096; UINT_MAX: no cap */

@@ -109,7 +109,9 @@ typedef struct ddp_sctp_config {
 	int port;                       /* UDP port; 0 (or -1) = any, as a listener's
 	                                 * port 0 everywhere; DDP_SCTP_UDP_PORT is
 	                                 * RFC 6951's well-known port */
-	uint16_t nstreams;              /* SCTP streams in = out (default 64): the
+	uint16_t nstreams;              /* SCTP streams in = out (default 64; the
+	                                 * one adapter model: session.nstreams,
+	                                 * default 1, ddp.h "One behaviour"): the
 	                                 * most an association gets, whatever the
 	                                 * peer asks. Each costs about 300 octets of
 	                                 * DDP state at once (the core's stream: 184
@@ -216,7 +218,8 @@ typedef struct ddp_sctp_config {
  * address; port 0: any, see ddp_listener_port()). cfg: SCTP settings
  * (NULL: defaults); its addr, port, ctx, ddp, sctp and user fields are
  * ignored. A connecting side has an endpoint of its own and initiates a
- * DDP stream session on every stream (cfg->nstreams, default 64); the
+ * DDP stream session on every stream (cfg->session.nstreams, else
+ * cfg->nstreams, default 1: ddp.h "One behaviour"); the
  * listening side accepts every Initiate; each becomes cb->stream_open.
  * The adapter frees the association after cb->down (and a connecting
  * side's endpoint with it). ddp_listener_free() stops taking new

@@ -26,6 +26,7 @@
 #include <ddp/llp.h>
 #include "common/heap_trim.h"
 #include "common/peer_addr.h"
+#include "conn_glue.h"
 #include "dlist.h"
 
 mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
@@ -132,7 +133,7 @@ void mpa_tcp_destroy(ddp_mpa_conn *c)
 	c->life.closing = c->life.released = 1;
 	c->finished = 1;
 	if (c->s)
-		ddp_session_free(c->s);
+		ddp_session_free_owned(c->s);
 	mpa_proto_free(c->mc);
 	if (c->rev)
 		event_free(c->rev);
@@ -663,6 +664,7 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd, int initiato
 		conn_free_mem(c);
 		return rc;
 	}
+	ddp_session_set_owned(c->s); /* freed with the connection */
 	mpa_proto_attach(c->mc, c->s);
 	c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
 	c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
