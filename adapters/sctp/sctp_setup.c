@@ -185,9 +185,9 @@ static int sctp_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char 
 	return rc;
 }
 
-int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                         const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                         uint64_t sizes)
+int ddp_sctp_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                              const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                              uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -256,10 +256,10 @@ static int sctp_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct e
 	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_DGRAM, out);
 }
 
-int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                            const char *host, int port, const ddp_sctp_config *cfg,
-                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                            uint64_t sizes)
+int ddp_sctp_connect_async_sized(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                                 const char *host, int port, const ddp_sctp_config *cfg,
+                                 const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                 uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -289,10 +289,10 @@ static int sctp_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const str
 	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
-int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                           unsigned int salen, const ddp_sctp_config *cfg,
-                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                           uint64_t sizes)
+int ddp_sctp_connect_addr_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                                unsigned int salen, const ddp_sctp_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -356,9 +356,9 @@ static int sctp_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *
 	return rc;
 }
 
-int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                        const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                        ddp_listener **out, uint64_t sizes)
+int ddp_sctp_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                             const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                             ddp_listener **out, uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
 	ddp_conn_callbacks cb_v;

@@ -112,9 +112,9 @@ static int mpa_connect_to_in(struct event_base *base, ddp_ctx *ctx, const char *
 	return rc;
 }
 
-int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                        const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                        uint64_t sizes)
+int ddp_mpa_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                             const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                             uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -183,10 +183,10 @@ static int mpa_connect_async_in(struct event_base *base, ddp_ctx *ctx, struct ev
 	return rc ? rc : conn_async_by_name(&m->a, base, dns, host, port, SOCK_STREAM, out);
 }
 
-int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                           const char *host, int port, const ddp_mpa_config *cfg,
-                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                           uint64_t sizes)
+int ddp_mpa_connect_async_sized(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                                const char *host, int port, const ddp_mpa_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -212,9 +212,10 @@ static int mpa_connect_addr_in(struct event_base *base, ddp_ctx *ctx, const stru
 	return rc ? rc : conn_async_by_addr(&m->a, sa, salen, out);
 }
 
-int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
-                          void *user, ddp_connecting **out, uint64_t sizes)
+int ddp_mpa_connect_addr_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                               socklen_t salen, const ddp_mpa_config *cfg,
+                               const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                               uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
@@ -271,9 +272,9 @@ static int mpa_listen_on_in(struct event_base *base, ddp_ctx *ctx, const char *h
 	return rc;
 }
 
-int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                       ddp_listener **out, uint64_t sizes)
+int ddp_mpa_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                            const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                            ddp_listener **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_conn_callbacks cb_v;
