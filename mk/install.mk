@@ -50,8 +50,9 @@ includedir ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
 datarootdir ?= $(prefix)/share
 docdir ?= $(datarootdir)/doc/libddp
-# The examples install as documentation: sources and their Makefile, built
-# by the user with pkg-config (examples/Makefile).
+# Documentation: the API reference with its index (make doc:
+# $(BUILD)/doc/api.md) as $(docdir)/api.md, and the examples: sources and
+# their Makefile, built by the user with pkg-config (examples/Makefile).
 PKG_EXAMPLES := examples/Makefile examples/echo_client.c examples/echo_server.c
 # examples/pubsub (the pub/sub relay and client) goes to examples/pubsub/
 PKG_EXAMPLES_PUBSUB := $(sort $(wildcard examples/pubsub/*.c examples/pubsub/*.h)) \
@@ -201,7 +202,7 @@ $(PKG_GEN)/%.pc: pkgconfig/%.pc.in ddp-pkg-force
 		$< > $@
 
 # ------------------------------------------------------------ install
-install: $(PKG_SO) $(PKG_A) $(PKG_PC)
+install: $(PKG_SO) $(PKG_A) $(PKG_PC) $(BUILD)/doc/api.md
 	$(INSTALL) -d $(DESTDIR)$(includedir)/ddp $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir)
 	$(INSTALL) -m 644 $(PKG_HEADERS) $(DESTDIR)$(includedir)/ddp/
 	$(INSTALL) -m 644 $(PKG_A) $(DESTDIR)$(libdir)/
@@ -213,6 +214,7 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 	done
 	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
 	$(INSTALL) -d $(DESTDIR)$(docdir)/examples
+	$(INSTALL) -m 644 $(BUILD)/doc/api.md $(DESTDIR)$(docdir)/
 	$(INSTALL) -m 644 $(PKG_EXAMPLES) $(DESTDIR)$(docdir)/examples/
 	$(INSTALL) -d $(DESTDIR)$(docdir)/examples/pubsub
 	$(INSTALL) -m 644 $(PKG_EXAMPLES_PUBSUB) $(DESTDIR)$(docdir)/examples/pubsub/
@@ -228,6 +230,7 @@ uninstall:
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)
 	rm -f $(patsubst examples/%,$(DESTDIR)$(docdir)/examples/%,$(PKG_EXAMPLES) $(PKG_EXAMPLES_PUBSUB))
+	rm -f $(DESTDIR)$(docdir)/api.md
 	@rmdir $(DESTDIR)$(docdir)/examples/pubsub 2>/dev/null || true
 	@rmdir $(DESTDIR)$(includedir)/ddp 2>/dev/null || true
 	@rmdir $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir) 2>/dev/null || true

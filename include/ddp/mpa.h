@@ -5,8 +5,10 @@
  * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
  * the user pointer last, everything on the thread that runs the event_base;
  * a call that takes ddp_mpa_config, callbacks or ddp_mpa_info is a macro
- * over ddp_x_sized() with one hidden argument, the sizes of those structs
- * as the program was compiled (ddp/export.h).
+ * that adds one hidden argument, the sizes of those structs as the program
+ * was compiled, and calls the exported function of its name with _sized
+ * appended: ddp_mpa_connect_to(...) is ddp_mpa_connect_to_sized(...,
+ * sizes) (ddp/export.h).
  * Threading: MPA keeps no process-wide state; threads with their own
  * event_base and ddp_ctx run listeners and connections at once without
  * any lock (tests/integration/test_threads.c).

@@ -4,9 +4,11 @@
  * the RFC 6581 IRD/ORD word gives ird/ord) and SCTP (ddp/sctp.h, one RDMAP
  * stream per SCTP stream, the Enhanced Initiate/Accept give ird/ord).
  *
- * A call that takes a callback table or ddp_rdmap_config is a macro over
- * ddp_x_sized() with one hidden argument, the sizes of those structs as
- * the program was compiled (ddp/export.h).
+ * A call that takes a callback table or ddp_rdmap_config is a macro that
+ * adds one hidden argument, the sizes of those structs as the program was
+ * compiled, and calls the exported function of its name with _sized
+ * appended: ddp_rdmap_qp_new(...) is ddp_rdmap_qp_new_sized(..., sizes)
+ * (ddp/export.h).
  *
  * Objects
  *  - ddp_rdmap_dev: the dispatcher. The DDP callbacks of a session carry one

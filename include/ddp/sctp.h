@@ -13,8 +13,10 @@
  * (session Terminate); a stream id may then be initiated again.
  *
  * A call that takes ddp_sctp_config, callbacks or ddp_sctp_stats is a
- * macro over ddp_x_sized() with one hidden argument, the sizes of those
- * structs as the program was compiled (ddp/export.h).
+ * macro that adds one hidden argument, the sizes of those structs as the
+ * program was compiled, and calls the exported function of its name with
+ * _sized appended: ddp_sctp_connect_to(...) is
+ * ddp_sctp_connect_to_sized(..., sizes) (ddp/export.h).
  *
  * Threading: an endpoint, its associations and sessions belong to the
  * thread that runs its event_base; every callback runs there. Threads
