@@ -11,10 +11,9 @@ int ddp_rdmap_dev_new_sized(ddp_ctx *ctx, const ddp_callbacks *other, void *othe
                             ddp_rdmap_dev **out, uint64_t sizes)
 {
 	ddp_callbacks other_v;
-	int rc = DDP_ABI_IN(other_v, other, sizes, 0);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, other_v, other, sizes, 0))
 		return rc;
-	other = other ? &other_v : NULL;
 	if (!ctx || !out)
 		return DDP_ERR_INVAL;
 	ddp_rdmap_dev *d = calloc(1, sizeof(*d));

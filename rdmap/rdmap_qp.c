@@ -36,13 +36,9 @@ int ddp_rdmap_qp_new_sized(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 {
 	ddp_rdmap_config cfg_v;
 	ddp_rdmap_callbacks cb_v;
-	int rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (!rc)
-		rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
 		return rc;
-	cfg = cfg ? &cfg_v : NULL;
-	cb = cb ? &cb_v : NULL;
 	if (!dev || !s || !cfg || !cb || !cb->complete || !out ||
 	    stream >= ddp_session_nstreams(s) || cfg->ird > RDMAPI_MAX_IRD_ORD ||
 	    cfg->ord > RDMAPI_MAX_IRD_ORD)

@@ -84,6 +84,11 @@ static inline int ddp_abi_out(void *dst, size_t have, size_t min, const void *sr
 #define DDP_ABI_IN(local, arg, sizes, i)                                                           \
 	ddp_abi_in(&(local), sizeof(local), sizeof(local), (arg), ddp_abi_size((sizes), (i)),      \
 	           DDP_ABI_HOLDS(local))
+/* DDP_ABI_IN, then the parameter arg points at the local copy (NULL stays
+ * NULL): the rest of the call reads the library's own struct. 1 with the
+ * error in rc, or 0. */
+#define DDP_ABI_TAKE(rc, local, arg, sizes, i)                                                     \
+	(((rc) = DDP_ABI_IN(local, arg, sizes, i)) != 0 || ((arg) = (arg) ? &(local) : NULL, 0))
 /* DDP_ABI_IN, for a struct that holds others: it does not compile for a
  * type DDP_ABI_HOLDS does not list. */
 #define DDP_ABI_IN_HOLDER(local, arg, sizes, i)                                                    \

@@ -215,10 +215,9 @@ struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag)
 int ddp_stag_register_sized(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag, uint64_t sizes)
 {
 	ddp_mr_attr a_v;
-	int rc = DDP_ABI_IN(a_v, a, sizes, 0);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, a_v, a, sizes, 0))
 		return rc;
-	a = a ? &a_v : NULL;
 	if (!ctx || !a || !stag || !a->addr || !a->len)
 		return DDP_ERR_INVAL;
 	if (!a->pd == !a->session)

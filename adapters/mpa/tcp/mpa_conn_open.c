@@ -31,13 +31,9 @@ int ddp_mpa_wrap_fd_sized(struct event_base *base, ddp_ctx *ctx, int fd, int ini
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
-	int rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (!rc)
-		rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
 		return rc;
-	cfg = cfg ? &cfg_v : NULL;
-	cb = cb ? &cb_v : NULL;
 	if (fd < 0 || set_nonblock(fd) < 0)
 		return DDP_ERR_INVAL;
 	rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user, out);
@@ -53,13 +49,9 @@ int ddp_mpa_connect_sized(struct event_base *base, ddp_ctx *ctx, const struct so
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
-	int rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (!rc)
-		rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
 		return rc;
-	cfg = cfg ? &cfg_v : NULL;
-	cb = cb ? &cb_v : NULL;
 	if (!sa || !out)
 		return DDP_ERR_INVAL;
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

@@ -175,13 +175,9 @@ int ddp_mpa_listen_sized(struct event_base *base, ddp_ctx *ctx, const struct soc
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
-	int rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (!rc)
-		rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
 		return rc;
-	cfg = cfg ? &cfg_v : NULL;
-	cb = cb ? &cb_v : NULL;
 	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
 		return DDP_ERR_INVAL;
 	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->priv))
