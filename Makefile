@@ -18,7 +18,8 @@
 #   make check-tsan       the threaded tests under ThreadSanitizer
 #   make check-valgrind   the suite under valgrind memcheck
 #   make check-abi  the shared libraries against the ABI baseline (abi/)
-#   make doc        the API reference from the headers (build/doc/api.md)
+#   make doc        the API reference from the headers (build/doc/api.md,
+#                   installed by make install)
 #   make format     apply .clang-format to the library (make check checks it)
 
 .DEFAULT_GOAL := all
@@ -352,13 +353,20 @@ check-interop: all
 .PHONY: check-interop
 
 # The API reference, from the installed headers' own comments:
-# $(BUILD)/doc/api.md (scripts/apiref.awk); make check fails on an exported
-# function without its comment (scripts/check-api.sh).
-doc:
+# $(BUILD)/doc/api.md (scripts/apiref.awk), an index of every function,
+# call macro and type first; make install puts it in the doc directory.
+# make check fails on an exported function without its comment, and on a
+# function named in a comment or in docs/ that does not exist
+# (scripts/check-api.sh).
+APIREF_HEADERS := include/ddp/ddp.h include/ddp/export.h include/ddp/mpa.h include/ddp/sctp.h \
+		  include/ddp/rdmap.h include/ddp/llp.h
+$(BUILD)/doc/api.md: $(APIREF_HEADERS) scripts/apiref.awk
 	@mkdir -p $(BUILD)/doc
-	@{ echo "# libddp API reference ($(shell sed -n 's/^#define DDP_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' include/ddp/export.h))"; echo; \
-	  echo "Made by \`make doc\` from the comments of the installed headers; the rules that hold for every call (threads, lifetime, memory) are at the top of ddp/ddp.h."; echo; \
-	  awk -f scripts/apiref.awk include/ddp/ddp.h include/ddp/export.h include/ddp/mpa.h include/ddp/sctp.h include/ddp/rdmap.h include/ddp/llp.h; } > $(BUILD)/doc/api.md
+	$(Q){ echo "# libddp API reference ($(shell sed -n 's/^#define DDP_LIB_VERSION_STRING[[:space:]]*"\(.*\)"/\1/p' include/ddp/export.h))"; echo; \
+	  echo "Made by \`make doc\` from the comments of the installed headers; the rules that hold for every call (threads, lifetime, memory) are at the top of ddp/ddp.h. A call that takes a struct is a macro over the function of its name with \`_sized\` appended, which gets one hidden argument, the sizes of those structs (ddp/export.h)."; echo; \
+	  awk -f scripts/apiref.awk $(APIREF_HEADERS); } > $@.tmp
+	$(Q)mv $@.tmp $@
+doc: $(BUILD)/doc/api.md
 	@echo "doc: $(BUILD)/doc/api.md ($$(grep -c '^DDP_API' $(BUILD)/doc/api.md) functions)"
 .PHONY: doc
 

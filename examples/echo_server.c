@@ -270,8 +270,10 @@ int main(int argc, char **argv)
 	}
 	ddp_listener_free(mpa);
 	ddp_listener_free(sctp);
-	event_base_loop(base, EVLOOP_NONBLOCK);
-	ddp_ctx_free(ctx);
+	/* frees what the adapters left for the loop too: no extra pass */
+	rc = ddp_ctx_free(ctx);
+	if (rc != 0)
+		fprintf(stderr, "echo_server: ddp_ctx_free: %s\n", ddp_strerror(rc));
 	event_base_free(base);
-	return 0;
+	return rc == 0 ? 0 : 1;
 }

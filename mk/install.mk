@@ -49,8 +49,9 @@ includedir ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
 datarootdir ?= $(prefix)/share
 docdir ?= $(datarootdir)/doc/libddp
-# The examples install as documentation: sources and their Makefile, built
-# by the user with pkg-config (examples/Makefile).
+# Documentation: the API reference with its index (make doc:
+# $(BUILD)/doc/api.md) as $(docdir)/api.md, and the examples: sources and
+# their Makefile, built by the user with pkg-config (examples/Makefile).
 PKG_EXAMPLES := examples/Makefile examples/echo_client.c examples/echo_server.c
 # examples/pubsub (the pub/sub relay and client) goes to examples/pubsub/
 PKG_EXAMPLES_PUBSUB := $(sort $(wildcard examples/pubsub/*.c examples/pubsub/*.h)) \
@@ -103,7 +104,15 @@ endif
 # with DDP_API (include/ddp/export.h) that its objects define, one per line.
 # Both the shared library's version script (NAME.map: every symbol at
 # version LIBDDP_<SONAME major>) and the installed archive (below) take it,
-# so libNAME.so and libNAME.a export exactly the same symbols.
+# so libNAME.a exports exactly these and libNAME.so these plus NAME.compat.
+# $(PKG_GEN)/NAME.compat: the 1.0 entry points of the calls that take a
+# struct. Each such call is a macro, ddp_x(...), over ddp_x_sized(...,
+# sizes) (ddp/export.h); the 1.0 headers named the function ddp_x itself,
+# with the same parameters, so programs built against them link to
+# ddp_x@LIBDDP_1. The shared library keeps that symbol as a second name
+# of ddp_x_sized (ld --defsym: the same address, the same version node),
+# made from the headers' macros. A static link uses the headers it is
+# built with, so the archive needs no such name.
 define pkg_syms_rule
 $(PKG_GEN)/$(1).syms: $(2) $(3)
 	@mkdir -p $$(dir $$@)
@@ -114,8 +123,12 @@ $(PKG_GEN)/$(1).syms: $(2) $(3)
 	@# an empty list would keep every symbol global in the archive
 	$$(Q)test -s $$@.tmp || { echo "$$@: no public function found" >&2; rm -f $$@.tmp; exit 1; }
 	$$(Q)mv $$@.tmp $$@
-$(PKG_GEN)/$(1).map: $(PKG_GEN)/$(1).syms
-	$$(Q){ echo 'LIBDDP_$$(DDP_SOMAJOR) {'; echo 'global:'; sed 's/.*/	&;/' $$<; \
+$(PKG_GEN)/$(1).compat: $(PKG_GEN)/$(1).syms $(3)
+	$$(Q)LC_ALL=C grep -h '^#define ddp_[a-z0-9_]*(\.\.\.)' $(3) | sed 's/^#define \(ddp_[a-z0-9_]*\).*/\1/' | \
+	  LC_ALL=C sort -u | awk 'NR == FNR { have[$$$$1] = 1; next } have[$$$$1 "_sized"]' $$< - > $$@.tmp
+	$$(Q)mv $$@.tmp $$@
+$(PKG_GEN)/$(1).map: $(PKG_GEN)/$(1).syms $(PKG_GEN)/$(1).compat mk/install.mk
+	$$(Q){ echo 'LIBDDP_$$(DDP_SOMAJOR) {'; echo 'global:'; cat $(PKG_GEN)/$(1).syms $(PKG_GEN)/$(1).compat | sed 's/.*/	&;/'; \
 	  echo 'local:'; echo '	*;'; echo '};'; } > $$@.tmp
 	$$(Q)mv $$@.tmp $$@
 endef
@@ -132,6 +145,7 @@ $(call pkg_so,$(1)): $(2) $(3) $(PKG_GEN)/$(1).map
 	@mkdir -p $$(dir $$@)
 	$$(Q)$$(CC) -shared $$(LDFLAGS_ALL) -Wl,-soname,$(1).so.$$(DDP_SOMAJOR) \
 		-Wl,--version-script=$(PKG_GEN)/$(1).map $$(PKG_NOUNDEF) \
+		$$$$(sed 's/.*/-Wl,--defsym=&=&_sized/' $(PKG_GEN)/$(1).compat) \
 		-o $$@ $(2) $(3) $(4)
 	$$(Q)ln -sf $(1).so.$$(DDP_VERSION) $(PKG_LIBDIR)/$(1).so.$$(DDP_SOMAJOR)
 	$$(Q)ln -sf $(1).so.$$(DDP_SOMAJOR) $(PKG_LIBDIR)/$(1).so
@@ -187,7 +201,7 @@ $(PKG_GEN)/%.pc: pkgconfig/%.pc.in ddp-pkg-force
 		$< > $@
 
 # ------------------------------------------------------------ install
-install: $(PKG_SO) $(PKG_A) $(PKG_PC)
+install: $(PKG_SO) $(PKG_A) $(PKG_PC) $(BUILD)/doc/api.md
 	$(INSTALL) -d $(DESTDIR)$(includedir)/ddp $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir)
 	$(INSTALL) -m 644 $(PKG_HEADERS) $(DESTDIR)$(includedir)/ddp/
 	$(INSTALL) -m 644 $(PKG_A) $(DESTDIR)$(libdir)/
@@ -199,6 +213,7 @@ install: $(PKG_SO) $(PKG_A) $(PKG_PC)
 	done
 	$(INSTALL) -m 644 $(PKG_PC) $(DESTDIR)$(pkgconfigdir)/
 	$(INSTALL) -d $(DESTDIR)$(docdir)/examples
+	$(INSTALL) -m 644 $(BUILD)/doc/api.md $(DESTDIR)$(docdir)/
 	$(INSTALL) -m 644 $(PKG_EXAMPLES) $(DESTDIR)$(docdir)/examples/
 	$(INSTALL) -d $(DESTDIR)$(docdir)/examples/pubsub
 	$(INSTALL) -m 644 $(PKG_EXAMPLES_PUBSUB) $(DESTDIR)$(docdir)/examples/pubsub/
@@ -214,6 +229,7 @@ uninstall:
 		$(DESTDIR)$(libdir)/$(n).so.$(DDP_SOMAJOR) $(DESTDIR)$(libdir)/$(n).so.$(DDP_VERSION) \
 		$(DESTDIR)$(pkgconfigdir)/$(n).pc)
 	rm -f $(patsubst examples/%,$(DESTDIR)$(docdir)/examples/%,$(PKG_EXAMPLES) $(PKG_EXAMPLES_PUBSUB))
+	rm -f $(DESTDIR)$(docdir)/api.md
 	@rmdir $(DESTDIR)$(docdir)/examples/pubsub 2>/dev/null || true
 	@rmdir $(DESTDIR)$(includedir)/ddp 2>/dev/null || true
 	@rmdir $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir) 2>/dev/null || true

@@ -7,9 +7,13 @@
 #include "rdmap_int.h"
 #include "abi.h"
 
-static int rdmap_dev_new_in(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
-                            ddp_rdmap_dev **out)
+int ddp_rdmap_dev_new_sized(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+                            ddp_rdmap_dev **out, uint64_t sizes)
 {
+	ddp_callbacks other_v;
+	int rc;
+	if (DDP_ABI_TAKE(rc, other_v, other, sizes, 0))
+		return rc;
 	if (!ctx || !out)
 		return DDP_ERR_INVAL;
 	ddp_rdmap_dev *d = calloc(1, sizeof(*d));
@@ -21,17 +25,6 @@ static int rdmap_dev_new_in(ddp_ctx *ctx, const ddp_callbacks *other, void *othe
 	d->other_user = other_user;
 	*out = d;
 	return 0;
-}
-
-int(ddp_rdmap_dev_new)(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
-                       ddp_rdmap_dev **out, uint64_t sizes)
-{
-	ddp_callbacks other_v;
-	int rc;
-	rc = DDP_ABI_IN(other_v, other, sizes, 0);
-	if (rc)
-		return rc;
-	return rdmap_dev_new_in(ctx, other ? &other_v : NULL, other_user, out);
 }
 
 int ddp_rdmap_dev_free(ddp_rdmap_dev *dev)
@@ -106,24 +99,16 @@ static void on_stream_event(ddp_session *s, uint32_t stream, enum ddp_stream_eve
 		dev->other.stream_event(s, stream, ev, status, dev->other_user);
 }
 
-static void rdmap_dev_callbacks_in(ddp_callbacks *out)
+void ddp_rdmap_dev_callbacks_sized(ddp_callbacks *out, uint64_t sizes)
 {
 	if (!out)
 		return;
 	/* the whole table: a field left as the caller's stack held it would
 	 * be called (writable, which RDMAP does not use) */
-	memset(out, 0, sizeof(*out));
-	out->deliver = on_deliver;
-	out->send_done = on_send_done;
-	out->error = on_error;
-	out->stream_event = on_stream_event;
-}
-
-void(ddp_rdmap_dev_callbacks)(ddp_callbacks *out, uint64_t sizes)
-{
-	ddp_callbacks out_v;
-	memset(&out_v, 0, sizeof(out_v));
-	rdmap_dev_callbacks_in(out ? &out_v : NULL);
-	if (out)
-		(void)DDP_ABI_OUT(out, out_v, sizes, 0);
+	ddp_callbacks v = {0};
+	v.deliver = on_deliver;
+	v.send_done = on_send_done;
+	v.error = on_error;
+	v.stream_event = on_stream_event;
+	(void)DDP_ABI_OUT(out, v, sizes, 0);
 }

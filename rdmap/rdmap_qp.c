@@ -30,10 +30,15 @@ static void fail(struct ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent);
 
 /* ------------------------------------------------------------ life cycle */
 
-static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+int ddp_rdmap_qp_new_sized(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
                            const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
-                           ddp_rdmap_qp **out)
+                           ddp_rdmap_qp **out, uint64_t sizes)
 {
+	ddp_rdmap_config cfg_v;
+	ddp_rdmap_callbacks cb_v;
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
+		return rc;
 	if (!dev || !s || !cfg || !cb || !cb->complete || !out ||
 	    stream >= ddp_session_nstreams(s) || cfg->ird > RDMAPI_MAX_IRD_ORD ||
 	    cfg->ord > RDMAPI_MAX_IRD_ORD)
@@ -64,7 +69,7 @@ static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 	}
 	/* RFC 5040 §5.1..§5.3 (IRD): IRD buffers on QN 1, one on QN 2. A Read
 	 * Request beyond IRD finds no buffer: RFC 5041 §7.2 (1, 2, 0x02). */
-	int rc = 0;
+	rc = 0;
 	for (uint32_t i = 0; i < cfg->ird && !rc; i++) {
 		qp->resp[i].tag = TAG_QN1;
 		qp->resp[i].qp = qp;
@@ -82,22 +87,6 @@ static int rdmap_qp_new_in(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
 	}
 	*out = qp;
 	return 0;
-}
-
-int(ddp_rdmap_qp_new)(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
-                      const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
-                      ddp_rdmap_qp **out, uint64_t sizes)
-{
-	ddp_rdmap_config cfg_v;
-	ddp_rdmap_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return rdmap_qp_new_in(dev, s, stream, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, user, out);
 }
 
 static void wr_free(struct rdmapi_wr *w)

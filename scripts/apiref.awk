@@ -3,15 +3,29 @@
 # right before a DDP_API declaration, a typedef or a #define, with the
 # declaration itself, in the header's order, as Markdown. Declarations that
 # follow one another without a blank line share the comment above them.
+# Each function, call macro and type gets an anchor (<a id="NAME">), and
+# an index of them, header by header, comes first.
 # With -v check=1 it prints nothing but "FILE:LINE: undocumented NAME" for
 # every DDP_API function without such a comment, and exits 1 if any.
 function flush_comment() { cbuf = ""; have_c = 0 }
+# the reference is kept until the end, so that the index can come first
+function out(l) { body[++nbody] = l }
+function anchor(name, what) {
+	if (name == "" || (name in anchored)) return
+	anchored[name] = 1
+	out("<a id=\"" name "\"></a>")
+	idx[hdr] = idx[hdr] (idx[hdr] == "" ? "" : ", ") "[`" name what "`](#" name ")"
+}
 function strip(l) {
 	sub(/^[ \t]*\/\*+ ?/, "", l); sub(/[ \t]*\*+\/[ \t]*$/, "", l)
 	sub(/^[ \t]*\* ?/, "", l); return l
 }
 FNR == 1 {
-	if (!check) { if (NR > 1) print ""; n = FILENAME; sub(/.*\//, "", n); print "## ddp/" n; print "" }
+	if (!check) {
+		if (NR > 1) out("")
+		hdr = FILENAME; sub(/.*\//, "", hdr); hdr = "ddp/" hdr; hdrs[++nhdr] = hdr
+		out("## " hdr); out("")
+	}
 	flush_comment(); in_c = 0; in_decl = 0; group_ok = 0; prev_decl = 0; first = 1
 }
 {
@@ -39,7 +53,11 @@ FNR == 1 {
 		mbuf = line
 		while (line ~ /\\$/ && (getline line) > 0)
 			mbuf = mbuf "\n" line
-		if (!check) { print "```c"; print mbuf; print "```"; print "" }
+		if (!check) {
+			m = mbuf; sub(/^#define /, "", m); sub(/\(.*/, "", m)
+			anchor(m, "()")
+			out("```c"); out(mbuf); out("```"); out("")
+		}
 		next
 	}
 	if (line ~ /^DDP_API/ || line ~ /^typedef/ || (line ~ /^#define DDP_/ && line !~ /_H$/) || line ~ /^enum [a-z_]+ *\{/ || line ~ /^struct [a-z_]+ *\{/) {
@@ -54,7 +72,7 @@ FNR == 1 {
 function opening() {
 	if (!first) return
 	first = 0
-	if (!check) { print cbuf; print "" }
+	if (!check) { out(cbuf); out("") }
 	flush_comment()
 }
 function decl_end(l) {
@@ -70,9 +88,20 @@ function emit(   name) {
 		if (!documented) { undoc++; if (check) print FILENAME ":" start ": undocumented " name }
 	}
 	if (!check) {
-		if (have_c) { print cbuf; print "" }
-		print "```c"; print dbuf; print "```"; print ""
+		if (kind == "f") anchor(name, "()")
+		else if (dbuf ~ /^typedef struct [a-z0-9_]+ \{/ || dbuf ~ /^typedef enum/ || dbuf ~ /^typedef [^(]*;/) {
+			t = dbuf; sub(/;[^;]*$/, "", t); sub(/.*[ *}]/, "", t)
+			if (t ~ /^ddp_/) anchor(t, "")
+		}
+		if (have_c) { out(cbuf); out("") }
+		out("```c"); out(dbuf); out("```"); out("")
 	}
 	group_ok = documented; prev_decl = 1; flush_comment(); first = 0
 }
-END { if (check && undoc) exit 1 }
+END {
+	if (check) { if (undoc) exit 1; exit 0 }
+	print "## Index"; print ""
+	for (i = 1; i <= nhdr; i++)
+		if (idx[hdrs[i]] != "") { print "* " hdrs[i] ": " idx[hdrs[i]]; print "" }
+	for (i = 1; i <= nbody; i++) print body[i]
+}

@@ -25,17 +25,23 @@ static uint32_t pow2_at_least(uint32_t v)
 	return p;
 }
 
-static int session_new_in(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops,
-                          void *llp, const ddp_callbacks *cb, void *user, ddp_session **out)
+int ddp_session_new_sized(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops,
+                          void *llp, const ddp_callbacks *cb, void *user, ddp_session **out,
+                          uint64_t sizes)
 {
+	ddp_session_config c = {0};
+	ddp_callbacks cb_v;
+	int rc = DDP_ABI_IN(c, cfg, sizes, 0);
+	if (!rc)
+		rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
+	if (rc)
+		return rc;
+	cb = cb ? &cb_v : NULL;
 	if (!out)
 		return DDP_ERR_INVAL;
 	*out = NULL;
 	if (!ctx || !ops || !ops->send || !ops->mulpdu || !ops->close || !cb || !cb->deliver)
 		return DDP_ERR_INVAL;
-	ddp_session_config c = {0};
-	if (cfg)
-		c = *cfg;
 	if (!c.nstreams)
 		c.nstreams = 1;
 	if (!c.nqueues)
@@ -99,21 +105,6 @@ static int session_new_in(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp
 	ctx->nsessions++;
 	*out = s;
 	return 0;
-}
-
-int(ddp_session_new)(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp_llp_ops *ops, void *llp,
-                     const ddp_callbacks *cb, void *user, ddp_session **out, uint64_t sizes)
-{
-	ddp_session_config cfg_v;
-	ddp_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return session_new_in(ctx, cfg ? &cfg_v : NULL, ops, llp, cb ? &cb_v : NULL, user, out);
 }
 
 void ddp_session_set_owned(ddp_session *s)

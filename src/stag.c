@@ -30,16 +30,19 @@ uint32_t ctx_random(ddp_ctx *ctx)
 	return ctx->cfg.random(ctx->cfg.random_user);
 }
 
-static int ctx_new_in(const ddp_ctx_config *cfg, ddp_ctx **out)
+int ddp_ctx_new_sized(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes)
 {
+	ddp_ctx_config c = {0};
+	int rc = DDP_ABI_IN(c, cfg, sizes, 0);
+	if (rc)
+		return rc;
 	if (!out)
 		return DDP_ERR_INVAL;
 	*out = NULL;
 	ddp_ctx *ctx = ddp_calloc_(1, sizeof(*ctx));
 	if (!ctx)
 		return DDP_ERR_NOMEM;
-	if (cfg)
-		ctx->cfg = *cfg;
+	ctx->cfg = c;
 	if (!ctx->cfg.max_stags)
 		ctx->cfg.max_stags = DEFAULT_MAX_STAGS;
 	if (!ctx->cfg.max_pds)
@@ -59,16 +62,6 @@ static int ctx_new_in(const ddp_ctx_config *cfg, ddp_ctx **out)
 	}
 	*out = ctx;
 	return 0;
-}
-
-int(ddp_ctx_new)(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes)
-{
-	ddp_ctx_config cfg_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	return ctx_new_in(cfg ? &cfg_v : NULL, out);
 }
 
 int ddp_ctx_free(ddp_ctx *ctx)
@@ -120,25 +113,15 @@ void ddp_llp_release_done(ddp_llp_release *r)
 	r->ctx_ = NULL;
 }
 
-static int ctx_live_objects_in(const ddp_ctx *ctx, ddp_ctx_live *out)
+int ddp_ctx_live_objects_sized(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes)
 {
 	if (!ctx || !out)
 		return DDP_ERR_INVAL;
-	out->sessions = ctx->nsessions;
-	out->pds = ctx->npds;
-	out->stags = ctx->map.used + ctx->ndying;
-	return 0;
-}
-
-int(ddp_ctx_live_objects)(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes)
-{
-	ddp_ctx_live out_v;
-	int rc;
-	memset(&out_v, 0, sizeof(out_v));
-	rc = ctx_live_objects_in(ctx, out ? &out_v : NULL);
-	if (rc == 0 && out)
-		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
-	return rc;
+	ddp_ctx_live v = {0};
+	v.sessions = ctx->nsessions;
+	v.pds = ctx->npds;
+	v.stags = ctx->map.used + ctx->ndying;
+	return DDP_ABI_OUT(out, v, sizes, 0);
 }
 
 int ddp_pd_new(ddp_ctx *ctx, ddp_pd **out)
@@ -229,8 +212,12 @@ struct ddp_mr *stag_lookup(ddp_ctx *ctx, uint32_t stag)
 	return (mr && mr->stag == stag) ? mr : NULL;
 }
 
-static int stag_register_in(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
+int ddp_stag_register_sized(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag, uint64_t sizes)
 {
+	ddp_mr_attr a_v;
+	int rc;
+	if (DDP_ABI_TAKE(rc, a_v, a, sizes, 0))
+		return rc;
 	if (!ctx || !a || !stag || !a->addr || !a->len)
 		return DDP_ERR_INVAL;
 	if (!a->pd == !a->session)
@@ -294,16 +281,6 @@ static int stag_register_in(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag)
 	}
 	*stag = v;
 	return 0;
-}
-
-int(ddp_stag_register)(ddp_ctx *ctx, const ddp_mr_attr *a, uint32_t *stag, uint64_t sizes)
-{
-	ddp_mr_attr a_v;
-	int rc;
-	rc = DDP_ABI_IN(a_v, a, sizes, 0);
-	if (rc)
-		return rc;
-	return stag_register_in(ctx, a ? &a_v : NULL, stag);
 }
 
 /* The end of a region: the application's again, its hook told. */

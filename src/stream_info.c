@@ -43,46 +43,25 @@ static void add_stream(ddp_stats *out, const struct ddp_stream *st)
 	out->queued_octets += st->txq_bytes;
 }
 
-static int stream_get_stats_in(const ddp_session *s, uint32_t stream, ddp_stats *out)
+int ddp_stream_get_stats_sized(const ddp_session *s, uint32_t stream, ddp_stats *out,
+                               uint64_t sizes)
 {
 	if (!s || !out || stream >= s->cfg.nstreams)
 		return DDP_ERR_INVAL;
-	memset(out, 0, sizeof(*out));
-	add_stream(out, &s->st[stream]);
-	return 0;
+	ddp_stats v = {0};
+	add_stream(&v, &s->st[stream]);
+	return DDP_ABI_OUT(out, v, sizes, 0);
 }
 
-int(ddp_stream_get_stats)(const ddp_session *s, uint32_t stream, ddp_stats *out, uint64_t sizes)
-{
-	ddp_stats out_v;
-	int rc;
-	memset(&out_v, 0, sizeof(out_v));
-	rc = stream_get_stats_in(s, stream, out ? &out_v : NULL);
-	if (rc == 0 && out)
-		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
-	return rc;
-}
-
-static int session_get_stats_in(const ddp_session *s, ddp_stats *out)
+int ddp_session_get_stats_sized(const ddp_session *s, ddp_stats *out, uint64_t sizes)
 {
 	if (!s || !out)
 		return DDP_ERR_INVAL;
-	memset(out, 0, sizeof(*out));
+	ddp_stats v = {0};
 	for (uint32_t i = 0; i < s->cfg.nstreams; i++)
-		add_stream(out, &s->st[i]);
-	out->copied = s->copied;
-	return 0;
-}
-
-int(ddp_session_get_stats)(const ddp_session *s, ddp_stats *out, uint64_t sizes)
-{
-	ddp_stats out_v;
-	int rc;
-	memset(&out_v, 0, sizeof(out_v));
-	rc = session_get_stats_in(s, out ? &out_v : NULL);
-	if (rc == 0 && out)
-		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
-	return rc;
+		add_stream(&v, &s->st[i]);
+	v.copied = s->copied;
+	return DDP_ABI_OUT(out, v, sizes, 0);
 }
 
 uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs)

@@ -50,6 +50,24 @@ int conn_setup_outgoing(const struct conn_setup *cs)
 	return cs->outgoing;
 }
 
+/* The caller's struct sizes, checked before anything else of the call: a
+ * struct this release cannot read is refused for that alone. */
+static int setup_sizes(const struct conn_setup_ops *ops, const void *cfg,
+                       const ddp_conn_callbacks *cb, uint64_t sizes)
+{
+	ddp_conn_callbacks cb_v;
+	int rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
+	if (rc == 0 && cfg) {
+		void *tmp = malloc(ops->cfg_size);
+		if (!tmp)
+			return DDP_ERR_NOMEM;
+		rc = ddp_abi_in(tmp, ops->cfg_size, ops->cfg_size, cfg, ddp_abi_size(sizes, 0),
+		                ops->cfg_holds);
+		free(tmp);
+	}
+	return rc;
+}
+
 /* The caller's settings (into the binding's state) and callbacks as
  * this release's structs; then the binding completes the settings. */
 static int setup_new(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
@@ -60,13 +78,16 @@ static int setup_new(const struct conn_setup_ops *ops, struct event_base *base, 
 	int rc = DDP_ABI_IN_HOLDER(cb_v, cb, sizes, 1);
 	if (rc)
 		return rc;
-	if (!base || !ctx || !cb || !cb_v.ddp.deliver || !cb_v.stream_open || !cb_v.down)
-		return DDP_ERR_INVAL;
 	struct conn_setup *cs = calloc(1, sizeof(*cs) + ops->llp_size);
 	if (!cs)
 		return DDP_ERR_NOMEM;
+	/* the sizes first: a struct this release cannot read is refused for
+	 * that, whatever else the call holds */
 	rc = ddp_abi_in(cs->llp, ops->cfg_size, ops->cfg_size, cfg, ddp_abi_size(sizes, 0),
 	                ops->cfg_holds);
+	if (rc == 0 &&
+	    (!base || !ctx || !cb || !cb_v.ddp.deliver || !cb_v.stream_open || !cb_v.down))
+		rc = DDP_ERR_INVAL;
 	if (rc == 0)
 		rc = ops->init(cs, cfg != NULL);
 	if (rc) {
@@ -133,6 +154,9 @@ int conn_setup_connect_to(const struct conn_setup_ops *ops, struct event_base *b
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct conn_setup *cs;
+	int src = setup_sizes(ops, cfg, cb, sizes);
+	if (src)
+		return src;
 	if (!host || port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
@@ -173,6 +197,9 @@ int conn_setup_connect_async(const struct conn_setup_ops *ops, struct event_base
                              ddp_connecting **out, uint64_t sizes)
 {
 	struct conn_setup *cs;
+	int src = setup_sizes(ops, cfg, cb, sizes);
+	if (src)
+		return src;
 	if (!host || port <= 0 || port > 65535)
 		return DDP_ERR_INVAL;
 	int rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
@@ -191,6 +218,9 @@ int conn_setup_connect_addr(const struct conn_setup_ops *ops, struct event_base 
 	struct conn_setup *cs;
 	char num[DDP_ADDR_STRLEN];
 	struct conn_where w;
+	int src = setup_sizes(ops, cfg, cb, sizes);
+	if (src)
+		return src;
 	if (!sa || where_of(sa, salen, 1, num, sizeof(num), &w) || w.port <= 0)
 		return DDP_ERR_INVAL;
 	int rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
@@ -226,6 +256,9 @@ int conn_setup_listen_on(const struct conn_setup_ops *ops, struct event_base *ba
 	struct conn_setup *cs;
 	char num[DDP_ADDR_STRLEN];
 	struct conn_where w;
+	int src = setup_sizes(ops, cfg, cb, sizes);
+	if (src)
+		return src;
 	if (!out || port < 0 || port > 65535)
 		return DDP_ERR_INVAL;
 	int rc = ddp_addr_resolve(host, port, 1, &ss, &sl);

@@ -607,20 +607,14 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	return 0;
 }
 
-static int sctp_ep_new_in(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out)
-{
-	return ep_new(base, cfg, 0, out);
-}
-
-int(ddp_sctp_ep_new)(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out,
-                     uint64_t sizes)
+int ddp_sctp_ep_new_sized(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out,
+                          uint64_t sizes)
 {
 	ddp_sctp_config cfg_v;
-	int rc;
-	rc = DDP_ABI_IN_HOLDER(cfg_v, cfg, sizes, 0);
+	int rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
 	if (rc)
 		return rc;
-	return sctp_ep_new_in(base, cfg ? &cfg_v : NULL, out);
+	return ep_new(base, cfg ? &cfg_v : NULL, 0, out);
 }
 
 int sctp_ddp_ep_new_no_adaptation(struct event_base *base, const ddp_sctp_config *cfg,
@@ -703,21 +697,16 @@ int ddp_sctp_connect(ddp_sctp_ep *ep, const char *addr, int port, ddp_sctp_assoc
 	return 0;
 }
 
-static void sctp_get_stats_in(const ddp_sctp_assoc *a, ddp_sctp_stats *st)
+void ddp_sctp_get_stats_sized(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes)
 {
-	if (!a || !st)
+	if (!st)
 		return;
-	*st = a->stats;
-	sctp_ll_ep_stats(a->ep->ll, NULL, &st->udp_bad_crc, NULL);
-}
-
-void(ddp_sctp_get_stats)(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes)
-{
-	ddp_sctp_stats st_v;
-	memset(&st_v, 0, sizeof(st_v));
-	sctp_get_stats_in(a, st ? &st_v : NULL);
-	if (st)
-		(void)DDP_ABI_OUT(st, st_v, sizes, 0);
+	ddp_sctp_stats v = {0};
+	if (a) {
+		v = a->stats;
+		sctp_ll_ep_stats(a->ep->ll, NULL, &v.udp_bad_crc, NULL);
+	}
+	(void)DDP_ABI_OUT(st, v, sizes, 0);
 }
 
 sctp_ll_ep *sctp_ddp_ep_ll(ddp_sctp_ep *ep)

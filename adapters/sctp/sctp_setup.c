@@ -155,34 +155,34 @@ static const struct conn_setup_ops sctp_setup_ops = {
     .release = sctp_release,
 };
 
-int(ddp_sctp_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                         const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                         uint64_t sizes)
+int ddp_sctp_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                              const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                              uint64_t sizes)
 {
 	return conn_setup_connect_to(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user, sizes);
 }
 
-int(ddp_sctp_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                            const char *host, int port, const ddp_sctp_config *cfg,
-                            const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                            uint64_t sizes)
+int ddp_sctp_connect_async_sized(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                                 const char *host, int port, const ddp_sctp_config *cfg,
+                                 const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                 uint64_t sizes)
 {
 	return conn_setup_connect_async(&sctp_setup_ops, base, ctx, dns, host, port, cfg, cb, user,
 	                                out, sizes);
 }
 
-int(ddp_sctp_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                           unsigned int salen, const ddp_sctp_config *cfg,
-                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                           uint64_t sizes)
+int ddp_sctp_connect_addr_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                                unsigned int salen, const ddp_sctp_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                uint64_t sizes)
 {
 	return conn_setup_connect_addr(&sctp_setup_ops, base, ctx, sa, salen, cfg, cb, user, out,
 	                               sizes);
 }
 
-int(ddp_sctp_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                        const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                        ddp_listener **out, uint64_t sizes)
+int ddp_sctp_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                             const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                             ddp_listener **out, uint64_t sizes)
 {
 	return conn_setup_listen_on(&sctp_setup_ops, base, ctx, host, port, cfg, cb, user, out,
 	                            sizes);

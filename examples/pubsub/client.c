@@ -409,8 +409,10 @@ int main(int argc, char **argv)
 			pause(); /* until a signal ends the process */
 	}
 	event_free(t);
-	event_base_loop(app.base, EVLOOP_NONBLOCK); /* the adapters' deferred frees */
-	ddp_ctx_free(ctx);
+	/* frees what the adapter left for the loop too: no extra pass */
+	rc = ddp_ctx_free(ctx);
+	if (rc != 0)
+		fprintf(stderr, "pubsub_client: ddp_ctx_free: %s\n", ddp_strerror(rc));
 	event_base_free(app.base);
-	return app.result == 0 ? 0 : 1;
+	return app.result == 0 && rc == 0 ? 0 : 1;
 }

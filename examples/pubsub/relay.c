@@ -89,7 +89,6 @@ static void worker_stop(struct worker *w)
 	event_base_loop(w->base, EVLOOP_NONBLOCK);
 	ddp_listener_free(w->mpa);
 	ddp_listener_free(w->sctp);
-	event_base_loop(w->base, EVLOOP_NONBLOCK); /* the adapters' deferred frees */
 	printf("relay: worker %d: %llu messages in, %llu out, %llu subscribers dropped\n", w->id,
 	       (unsigned long long)w->msgs_in, (unsigned long long)w->msgs_out,
 	       (unsigned long long)w->dropped);

@@ -5,6 +5,15 @@
  *  - Opaque handles, every public symbol prefixed ddp_/DDP_.
  *  - Functions return 0 on success or a negative DDP_ERR_* code.
  *  - Callbacks take the user data pointer last.
+ *  - A call that takes or fills a public struct (ddp_ctx_new,
+ *    ddp_session_new, ddp_stag_register, the statistics, the adapters'
+ *    setup calls, ...) is a macro that adds one hidden last argument,
+ *    the sizes of those structs as your program was compiled:
+ *    ddp_ctx_new(&cfg, &ctx) is ddp_ctx_new_sized(&cfg, &ctx,
+ *    DDP_SIZES1(ddp_ctx_config)). With it a library built with more
+ *    fields still reads and fills your structs right. The function the
+ *    library exports is the _sized one: through a function pointer, call
+ *    it with DDP_SIZES1/2() yourself. ddp/export.h has the rules.
  *  - Threads: one thread owns a ddp_ctx and everything created from it
  *    (sessions, PDs, STags); the adapters' objects (MPA listeners and
  *    connections, SCTP endpoints and associations) belong to the thread
@@ -264,12 +273,12 @@ typedef struct ddp_ctx_config {
 
 /* Create a context. *out is owned by the caller; free with ddp_ctx_free().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_ctx_new(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes);
-#define ddp_ctx_new(...) ddp_ctx_new(__VA_ARGS__, DDP_SIZES1(ddp_ctx_config))
+DDP_API int ddp_ctx_new_sized(const ddp_ctx_config *cfg, ddp_ctx **out, uint64_t sizes);
+#define ddp_ctx_new(...) ddp_ctx_new_sized(__VA_ARGS__, DDP_SIZES1(ddp_ctx_config))
 
 /* Free a context. Fails with DDP_ERR_BUSY while sessions, PDs or STags
  * created from it still exist (nothing is freed then), and says which
- * through the log hook (DDP_LOG_ERROR) and ddp_ctx_live(). An adapter
+ * through the log hook (DDP_LOG_ERROR) and ddp_ctx_live_objects(). An adapter
  * object (MPA connection, SCTP endpoint) freed inside one of its
  * callbacks whose release still waits for the event loop is released
  * here first: no extra pass of the loop is needed (the released callbacks
@@ -282,8 +291,8 @@ typedef struct ddp_ctx_live {
 	uint32_t sessions, pds, stags;
 } ddp_ctx_live;
 /* Errors: DDP_ERR_INVAL (NULL). */
-DDP_API int ddp_ctx_live_objects(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes);
-#define ddp_ctx_live_objects(...) ddp_ctx_live_objects(__VA_ARGS__, DDP_SIZES1(ddp_ctx_live))
+DDP_API int ddp_ctx_live_objects_sized(const ddp_ctx *ctx, ddp_ctx_live *out, uint64_t sizes);
+#define ddp_ctx_live_objects(...) ddp_ctx_live_objects_sized(__VA_ARGS__, DDP_SIZES1(ddp_ctx_live))
 
 /* Protection domains (RFC 5041 §8, DDP-SEC-1).
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_LIMIT. */
@@ -332,9 +341,9 @@ typedef struct ddp_mr_attr {
  * Errors: DDP_ERR_INVAL (NULL, len 0, both/neither binding, bad stream,
  * addr+len wraps), DDP_ERR_LIMIT (max_stags; invalidated regions not yet
  * released count), DDP_ERR_NOMEM. */
-DDP_API int ddp_stag_register(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag,
-                              uint64_t sizes);
-#define ddp_stag_register(...) ddp_stag_register(__VA_ARGS__, DDP_SIZES1(ddp_mr_attr))
+DDP_API int ddp_stag_register_sized(ddp_ctx *ctx, const ddp_mr_attr *attr, uint32_t *stag,
+                                    uint64_t sizes);
+#define ddp_stag_register(...) ddp_stag_register_sized(__VA_ARGS__, DDP_SIZES1(ddp_mr_attr))
 
 /* Returned (a success) by the invalidate calls when the STag is invalid but
  * outgoing RDMA Read Responses still read its buffer: the buffer is the
@@ -483,11 +492,11 @@ struct ddp_llp_ops;
  * ddp/llp.h; applications normally get sessions from an adapter).
  * cb is copied; user is passed to every callback.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_session_new(ddp_ctx *ctx, const ddp_session_config *cfg,
-                            const struct ddp_llp_ops *ops, void *llp, const ddp_callbacks *cb,
-                            void *user, ddp_session **out, uint64_t sizes);
+DDP_API int ddp_session_new_sized(ddp_ctx *ctx, const ddp_session_config *cfg,
+                                  const struct ddp_llp_ops *ops, void *llp, const ddp_callbacks *cb,
+                                  void *user, ddp_session **out, uint64_t sizes);
 #define ddp_session_new(...)                                                                       \
-	ddp_session_new(__VA_ARGS__, DDP_SIZES2(ddp_session_config, ddp_callbacks))
+	ddp_session_new_sized(__VA_ARGS__, DDP_SIZES2(ddp_session_config, ddp_callbacks))
 
 /* Free a session. Outstanding sends complete with DDP_ERR_ABORTED and posted
  * buffers are returned with DDP_ERR_ABORTED (callbacks run inside this call,
@@ -536,11 +545,11 @@ typedef struct ddp_stats {
 	                                      * what ddp_stream_queued() reports */
 } ddp_stats;
 /* Errors: DDP_ERR_INVAL (NULL, bad stream). */
-DDP_API int ddp_stream_get_stats(const ddp_session *s, uint32_t stream, ddp_stats *out,
-                                 uint64_t sizes);
-#define ddp_stream_get_stats(...) ddp_stream_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
-DDP_API int ddp_session_get_stats(const ddp_session *s, ddp_stats *out, uint64_t sizes);
-#define ddp_session_get_stats(...) ddp_session_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_stats))
+DDP_API int ddp_stream_get_stats_sized(const ddp_session *s, uint32_t stream, ddp_stats *out,
+                                       uint64_t sizes);
+#define ddp_stream_get_stats(...) ddp_stream_get_stats_sized(__VA_ARGS__, DDP_SIZES1(ddp_stats))
+DDP_API int ddp_session_get_stats_sized(const ddp_session *s, ddp_stats *out, uint64_t sizes);
+#define ddp_session_get_stats(...) ddp_session_get_stats_sized(__VA_ARGS__, DDP_SIZES1(ddp_stats))
 
 /* Octets submitted on a stream with ddp_send_*() and not yet completed
  * (send_done not yet called); *msgs (may be NULL) gets the message count.

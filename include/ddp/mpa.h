@@ -3,7 +3,12 @@
  * event_base. One DDP session (one stream, index 0) per TCP connection.
  *
  * Conventions as in ddp/ddp.h: 0 or a negative DDP_ERR_*, callbacks take
- * the user pointer last, everything on the thread that runs the event_base.
+ * the user pointer last, everything on the thread that runs the event_base;
+ * a call that takes ddp_mpa_config, callbacks or ddp_mpa_info is a macro
+ * that adds one hidden argument, the sizes of those structs as the program
+ * was compiled, and calls the exported function of its name with _sized
+ * appended: ddp_mpa_connect_to(...) is ddp_mpa_connect_to_sized(...,
+ * sizes) (ddp/export.h).
  * Threading: MPA keeps no process-wide state; threads with their own
  * event_base and ddp_ctx run listeners and connections at once without
  * any lock (tests/integration/test_threads.c).
@@ -191,10 +196,12 @@ typedef void (*ddp_mpa_accept_cb)(ddp_mpa_conn *c, const ddp_mpa_info *req, void
  * caller: ddp_mpa_conn_free().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/connect failed
  * at once; errno kept). */
-DDP_API int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                            socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                            ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes);
-#define ddp_mpa_connect(...) ddp_mpa_connect(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
+DDP_API int ddp_mpa_connect_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                                  socklen_t salen, const ddp_mpa_config *cfg,
+                                  const ddp_callbacks *cb, ddp_mpa_event_cb ev, void *user,
+                                  ddp_mpa_conn **out, uint64_t sizes);
+#define ddp_mpa_connect(...)                                                                       \
+	ddp_mpa_connect_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
 
 /* Listen on sa; every accepted TCP connection becomes a Responder-side
  * ddp_mpa_conn, announced through accept (or auto-accepted) and then ev.
@@ -205,11 +212,13 @@ DDP_API int ddp_mpa_connect(struct event_base *base, ddp_ctx *ctx, const struct 
  * any callback. Connections start with the listener's user pointer; change
  * it with ddp_mpa_set_user().
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
-DDP_API int ddp_mpa_listen(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                           socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                           ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-                           ddp_mpa_listener **out, uint64_t sizes);
-#define ddp_mpa_listen(...) ddp_mpa_listen(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
+DDP_API int ddp_mpa_listen_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                                 socklen_t salen, const ddp_mpa_config *cfg,
+                                 const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
+                                 ddp_mpa_event_cb ev, void *user, ddp_mpa_listener **out,
+                                 uint64_t sizes);
+#define ddp_mpa_listen(...)                                                                        \
+	ddp_mpa_listen_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
 /* Bound TCP port (host order) of a listener, e.g. after port 0. */
 DDP_API int ddp_mpa_listener_port(const ddp_mpa_listener *l);
 /* Stop listening. Connections already accepted are not touched. */
@@ -218,11 +227,12 @@ DDP_API void ddp_mpa_listener_free(ddp_mpa_listener *l);
 /* Run MPA over an already connected TCP socket (made non-blocking; owned by
  * the connection from now on, closed by it) in either role.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. On error the fd is not closed. */
-DDP_API int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
-                            const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                            ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-                            ddp_mpa_conn **out, uint64_t sizes);
-#define ddp_mpa_wrap_fd(...) ddp_mpa_wrap_fd(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
+DDP_API int ddp_mpa_wrap_fd_sized(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+                                  const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                                  ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
+                                  ddp_mpa_conn **out, uint64_t sizes);
+#define ddp_mpa_wrap_fd(...)                                                                       \
+	ddp_mpa_wrap_fd_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_callbacks))
 
 /* The one adapter model (ddp.h): connect to host:port (numeric IPv4 /
  * IPv6 or a name, resolved with getaddrinfo, which blocks while a
@@ -234,16 +244,17 @@ DDP_API int ddp_mpa_wrap_fd(struct event_base *base, ddp_ctx *ctx, int fd, int i
  * caller's: ddp_listener_free().
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
-DDP_API int ddp_mpa_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                               const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                               uint64_t sizes);
+DDP_API int ddp_mpa_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host,
+                                     int port, const ddp_mpa_config *cfg,
+                                     const ddp_conn_callbacks *cb, void *user, uint64_t sizes);
 #define ddp_mpa_connect_to(...)                                                                    \
-	ddp_mpa_connect_to(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
-DDP_API int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                              const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                              ddp_listener **out, uint64_t sizes);
+	ddp_mpa_connect_to_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
+DDP_API int ddp_mpa_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host,
+                                    int port, const ddp_mpa_config *cfg,
+                                    const ddp_conn_callbacks *cb, void *user, ddp_listener **out,
+                                    uint64_t sizes);
 #define ddp_mpa_listen_on(...)                                                                     \
-	ddp_mpa_listen_on(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
+	ddp_mpa_listen_on_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
 
 /* The same as ddp_mpa_connect_to(), without blocking: returns at once,
  * before any callback. A name is resolved by libevent's evdns on dns (the
@@ -254,21 +265,21 @@ DDP_API int ddp_mpa_listen_on(struct event_base *base, ddp_ctx *ctx, const char 
  * cb->down. cfg's private data is copied.
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing,
  * private data over 512 octets), DDP_ERR_NOMEM. */
-DDP_API int ddp_mpa_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                                  const char *host, int port, const ddp_mpa_config *cfg,
-                                  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                                  uint64_t sizes);
+DDP_API int ddp_mpa_connect_async_sized(struct event_base *base, ddp_ctx *ctx,
+                                        struct evdns_base *dns, const char *host, int port,
+                                        const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
+                                        void *user, ddp_connecting **out, uint64_t sizes);
 #define ddp_mpa_connect_async(...)                                                                 \
-	ddp_mpa_connect_async(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
+	ddp_mpa_connect_async_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
 /* The same to an address (no resolution): the TCP connect starts in this
  * call; callbacks come from the loop. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM,
  * DDP_ERR_SYS (the socket or connect failed at once; errno kept). */
-DDP_API int ddp_mpa_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                                 socklen_t salen, const ddp_mpa_config *cfg,
-                                 const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                                 uint64_t sizes);
+DDP_API int ddp_mpa_connect_addr_sized(struct event_base *base, ddp_ctx *ctx,
+                                       const struct sockaddr *sa, socklen_t salen,
+                                       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
+                                       void *user, ddp_connecting **out, uint64_t sizes);
 #define ddp_mpa_connect_addr(...)                                                                  \
-	ddp_mpa_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
+	ddp_mpa_connect_addr_sized(__VA_ARGS__, DDP_SIZES2(ddp_mpa_config, ddp_conn_callbacks))
 
 /* Responder decision (RFC 5044 §7.1.2): accept (R=0) or reject (R=1), both
  * with optional private data (copied; <= 512 octets, 508 with rev 2). The
@@ -282,8 +293,8 @@ DDP_API int ddp_mpa_reject(ddp_mpa_conn *c, const void *priv, uint16_t len);
 DDP_API ddp_session *ddp_mpa_session(const ddp_mpa_conn *c);
 /* Negotiated parameters and the peer's private data.
  * Errors: DDP_ERR_INVAL, DDP_ERR_STATE (no start-up frame seen yet). */
-DDP_API int ddp_mpa_get_info(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes);
-#define ddp_mpa_get_info(...) ddp_mpa_get_info(__VA_ARGS__, DDP_SIZES1(ddp_mpa_info))
+DDP_API int ddp_mpa_get_info_sized(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes);
+#define ddp_mpa_get_info(...) ddp_mpa_get_info_sized(__VA_ARGS__, DDP_SIZES1(ddp_mpa_info))
 /* Change the user pointer given to the callbacks of this connection. */
 DDP_API void ddp_mpa_set_user(ddp_mpa_conn *c, void *user);
 /* Free the connection and its session; an open connection is reset (use

@@ -4,6 +4,12 @@
  * the RFC 6581 IRD/ORD word gives ird/ord) and SCTP (ddp/sctp.h, one RDMAP
  * stream per SCTP stream, the Enhanced Initiate/Accept give ird/ord).
  *
+ * A call that takes a callback table or ddp_rdmap_config is a macro that
+ * adds one hidden argument, the sizes of those structs as the program was
+ * compiled, and calls the exported function of its name with _sized
+ * appended: ddp_rdmap_qp_new(...) is ddp_rdmap_qp_new_sized(..., sizes)
+ * (ddp/export.h).
+ *
  * Objects
  *  - ddp_rdmap_dev: the dispatcher. The DDP callbacks of a session carry one
  *    user pointer for the whole session (for SCTP: the whole endpoint), so
@@ -175,16 +181,17 @@ typedef struct ddp_rdmap_config {
 /* Create a dispatcher over ctx. other/other_user (both optional) receive
  * the DDP events of streams that have no queue pair. *out is the caller's:
  * ddp_rdmap_dev_free(). Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_rdmap_dev_new(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
-                              ddp_rdmap_dev **out, uint64_t sizes);
-#define ddp_rdmap_dev_new(...) ddp_rdmap_dev_new(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
+DDP_API int ddp_rdmap_dev_new_sized(ddp_ctx *ctx, const ddp_callbacks *other, void *other_user,
+                                    ddp_rdmap_dev **out, uint64_t sizes);
+#define ddp_rdmap_dev_new(...) ddp_rdmap_dev_new_sized(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
 /* Free a dispatcher. Errors: DDP_ERR_BUSY while queue pairs exist (nothing
  * freed). NULL is a no-op (returns 0). */
 DDP_API int ddp_rdmap_dev_free(ddp_rdmap_dev *dev);
 /* The DDP callback table to give the sessions (with dev as user): every
  * field of *out is written (writable NULL). */
-DDP_API void ddp_rdmap_dev_callbacks(ddp_callbacks *out, uint64_t sizes);
-#define ddp_rdmap_dev_callbacks(...) ddp_rdmap_dev_callbacks(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
+DDP_API void ddp_rdmap_dev_callbacks_sized(ddp_callbacks *out, uint64_t sizes);
+#define ddp_rdmap_dev_callbacks(...)                                                               \
+	ddp_rdmap_dev_callbacks_sized(__VA_ARGS__, DDP_SIZES1(ddp_callbacks))
 
 /* Create a queue pair on (s, stream) with the negotiated ird/ord (MPA:
  * ddp_mpa_info.ird/.ord; SCTP: from the Enhanced Initiate/Accept). Posts ird buffers on QN 1 and
@@ -193,11 +200,11 @@ DDP_API void ddp_rdmap_dev_callbacks(ddp_callbacks *out, uint64_t sizes);
  * Errors: DDP_ERR_INVAL (NULL, bad stream, ird or ord over 16383),
  * DDP_ERR_BUSY (the stream has a queue pair), DDP_ERR_NOMEM, and the errors
  * of ddp_post_recv(). */
-DDP_API int ddp_rdmap_qp_new(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
-                             const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb, void *user,
-                             ddp_rdmap_qp **out, uint64_t sizes);
+DDP_API int ddp_rdmap_qp_new_sized(ddp_rdmap_dev *dev, ddp_session *s, uint32_t stream,
+                                   const ddp_rdmap_config *cfg, const ddp_rdmap_callbacks *cb,
+                                   void *user, ddp_rdmap_qp **out, uint64_t sizes);
 #define ddp_rdmap_qp_new(...)                                                                      \
-	ddp_rdmap_qp_new(__VA_ARGS__, DDP_SIZES2(ddp_rdmap_config, ddp_rdmap_callbacks))
+	ddp_rdmap_qp_new_sized(__VA_ARGS__, DDP_SIZES2(ddp_rdmap_config, ddp_rdmap_callbacks))
 /* Free a queue pair. Unless the stream already ended, it is aborted first
  * (ddp_stream_abort), so outstanding work completes with DDP_ERR_ABORTED
  * during this call, and the Read Responses still queued are dropped: the

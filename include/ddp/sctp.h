@@ -12,6 +12,12 @@
  * that wait in the core). ddp_stream_close() ends the stream's session
  * (session Terminate); a stream id may then be initiated again.
  *
+ * A call that takes ddp_sctp_config, callbacks or ddp_sctp_stats is a
+ * macro that adds one hidden argument, the sizes of those structs as the
+ * program was compiled, and calls the exported function of its name with
+ * _sized appended: ddp_sctp_connect_to(...) is
+ * ddp_sctp_connect_to_sized(..., sizes) (ddp/export.h).
+ *
  * Threading: an endpoint, its associations and sessions belong to the
  * thread that runs its event_base; every callback runs there. Threads
  * with their own event_base and ddp_ctx may run endpoints at once
@@ -227,43 +233,44 @@ typedef struct ddp_sctp_config {
  * the listener's UDP port stays bound until the last of them went down.
  * Errors: DDP_ERR_INVAL (NULL, port out of range, callbacks missing),
  * DDP_ERR_NOENT (host not found), DDP_ERR_NOMEM, DDP_ERR_SYS. */
-DDP_API int ddp_sctp_connect_to(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                                const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb,
-                                void *user, uint64_t sizes);
+DDP_API int ddp_sctp_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host,
+                                      int port, const ddp_sctp_config *cfg,
+                                      const ddp_conn_callbacks *cb, void *user, uint64_t sizes);
 #define ddp_sctp_connect_to(...)                                                                   \
-	ddp_sctp_connect_to(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
-DDP_API int ddp_sctp_listen_on(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                               const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                               ddp_listener **out, uint64_t sizes);
+	ddp_sctp_connect_to_sized(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+DDP_API int ddp_sctp_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host,
+                                     int port, const ddp_sctp_config *cfg,
+                                     const ddp_conn_callbacks *cb, void *user, ddp_listener **out,
+                                     uint64_t sizes);
 #define ddp_sctp_listen_on(...)                                                                    \
-	ddp_sctp_listen_on(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+	ddp_sctp_listen_on_sized(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* The same as ddp_sctp_connect_to(), without blocking: returns at once,
  * before any callback; the name is resolved by evdns on dns (NULL: one
  * made for this connect), and one it cannot resolve ends in
  * cb->down(NULL, DDP_ERR_NOENT). *out (may be NULL): the handle for
  * ddp_connect_cancel(), valid until cb->up or cb->down.
  * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM. */
-DDP_API int ddp_sctp_connect_async(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                                   const char *host, int port, const ddp_sctp_config *cfg,
-                                   const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                                   uint64_t sizes);
+DDP_API int ddp_sctp_connect_async_sized(struct event_base *base, ddp_ctx *ctx,
+                                         struct evdns_base *dns, const char *host, int port,
+                                         const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb,
+                                         void *user, ddp_connecting **out, uint64_t sizes);
 #define ddp_sctp_connect_async(...)                                                                \
-	ddp_sctp_connect_async(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+	ddp_sctp_connect_async_sized(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* The same to an address (IPv4 or IPv6, its port the peer's UDP port): the
  * association's INIT goes out from this call's endpoint; callbacks come
  * from the loop. Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS. */
-DDP_API int ddp_sctp_connect_addr(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                                  unsigned int salen, const ddp_sctp_config *cfg,
-                                  const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                                  uint64_t sizes);
+DDP_API int ddp_sctp_connect_addr_sized(struct event_base *base, ddp_ctx *ctx,
+                                        const struct sockaddr *sa, unsigned int salen,
+                                        const ddp_sctp_config *cfg, const ddp_conn_callbacks *cb,
+                                        void *user, ddp_connecting **out, uint64_t sizes);
 #define ddp_sctp_connect_addr(...)                                                                 \
-	ddp_sctp_connect_addr(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
+	ddp_sctp_connect_addr_sized(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks, cc not a ddp_sctp_cc), DDP_ERR_NOMEM,
  * DDP_ERR_SYS (socket/bind failed, see errno). */
-DDP_API int ddp_sctp_ep_new(struct event_base *base, const ddp_sctp_config *cfg, ddp_sctp_ep **out,
-                            uint64_t sizes);
-#define ddp_sctp_ep_new(...) ddp_sctp_ep_new(__VA_ARGS__, DDP_SIZES1(ddp_sctp_config))
+DDP_API int ddp_sctp_ep_new_sized(struct event_base *base, const ddp_sctp_config *cfg,
+                                  ddp_sctp_ep **out, uint64_t sizes);
+#define ddp_sctp_ep_new(...) ddp_sctp_ep_new_sized(__VA_ARGS__, DDP_SIZES1(ddp_sctp_config))
 /* Abort every association (one ABORT datagram each, sent before the UDP
  * socket closes) and free the endpoint. The sessions are freed: their
  * outstanding sends and posted buffers come back through the DDP
@@ -359,8 +366,8 @@ typedef struct ddp_sctp_stats {
 	                          * ddp_session_copied_bytes) */
 	uint64_t rx_calls;       /* usrsctp receive calls that returned data */
 } ddp_sctp_stats;
-DDP_API void ddp_sctp_get_stats(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes);
-#define ddp_sctp_get_stats(...) ddp_sctp_get_stats(__VA_ARGS__, DDP_SIZES1(ddp_sctp_stats))
+DDP_API void ddp_sctp_get_stats_sized(const ddp_sctp_assoc *a, ddp_sctp_stats *st, uint64_t sizes);
+#define ddp_sctp_get_stats(...) ddp_sctp_get_stats_sized(__VA_ARGS__, DDP_SIZES1(ddp_sctp_stats))
 
 #ifdef __cplusplus
 }

@@ -109,6 +109,26 @@ for h in $headers; do
 done
 check "test-hook header ddp/debug.h not installed" test ! -e "$D/usr/local/include/ddp/debug.h"
 
+# The API reference (make doc) in the doc directory, its index first:
+# every function the installed headers export has an entry in the index
+# whose link leads to an anchor in the reference, and no link of the index
+# leads nowhere.
+api=$D/usr/local/share/doc/libddp/api.md
+check "make install puts the API reference in share/doc/libddp/api.md" test -s "$api"
+apiref_index_ok() {
+	awk '/^## / { n++ } n == 1' "$api" | grep -o '](#[A-Za-z0-9_]*)' | sed 's/^](#//; s/)$//' |
+		LC_ALL=C sort -u > "$T/index"
+	grep -o '<a id="[A-Za-z0-9_]*">' "$api" | sed 's/^<a id="//; s/">$//' | LC_ALL=C sort -u > "$T/anchors"
+	grep -h '^DDP_API' "$D"/usr/local/include/ddp/*.h | grep -o 'ddp_[A-Za-z0-9_]* *(' | tr -d ' (' |
+		LC_ALL=C sort -u > "$T/exported"
+	[ -s "$T/exported" ] && head -1 "$api" | grep -q '^# libddp API reference' &&
+		[ "$(awk '/^## / { print; exit }' "$api")" = "## Index" ] &&
+		[ -z "$(LC_ALL=C comm -23 "$T/exported" "$T/index")" ] &&
+		[ -z "$(LC_ALL=C comm -23 "$T/index" "$T/anchors")" ]
+}
+check "its index comes first and leads to every exported function ($(grep -c '^DDP_API' "$api" 2>/dev/null) declared)" \
+	apiref_index_ok
+
 for l in $libs; do
 	so=$libdir/$l.so.$version
 	check "$l: .a, .so.$version, .pc installed" \

@@ -24,41 +24,34 @@ static int set_nonblock(int fd)
 	return 0;
 }
 
-static int mpa_wrap_fd_in(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
+int ddp_mpa_wrap_fd_sized(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
                           const ddp_mpa_config *cfg, const ddp_callbacks *cb,
                           ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-                          ddp_mpa_conn **out)
+                          ddp_mpa_conn **out, uint64_t sizes)
 {
+	ddp_mpa_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
+		return rc;
 	if (fd < 0 || set_nonblock(fd) < 0)
 		return DDP_ERR_INVAL;
-	int rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user, out);
+	rc = mpa_tcp_conn_new(base, ctx, fd, initiator, 0, cfg, cb, accept, ev, user, out);
 	if (rc < 0)
 		return rc;
 	mpa_tcp_start(*out);
 	return 0;
 }
 
-int(ddp_mpa_wrap_fd)(struct event_base *base, ddp_ctx *ctx, int fd, int initiator,
-                     const ddp_mpa_config *cfg, const ddp_callbacks *cb, ddp_mpa_accept_cb accept,
-                     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
+int ddp_mpa_connect_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
+                          ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
 {
 	ddp_mpa_config cfg_v;
 	ddp_callbacks cb_v;
 	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
 		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return mpa_wrap_fd_in(base, ctx, fd, initiator, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL,
-	                      accept, ev, user, out);
-}
-
-static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                          ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out)
-{
 	if (!sa || !out)
 		return DDP_ERR_INVAL;
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -68,7 +61,7 @@ static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx, const struct so
 		close(fd);
 		return DDP_ERR_INVAL;
 	}
-	int rc = mpa_tcp_conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
+	rc = mpa_tcp_conn_new(base, ctx, fd, 1, 0, cfg, cb, NULL, ev, user, out);
 	if (rc < 0) {
 		close(fd);
 		return rc;
@@ -93,23 +86,6 @@ static int mpa_connect_in(struct event_base *base, ddp_ctx *ctx, const struct so
 	return 0;
 }
 
-int(ddp_mpa_connect)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                     socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                     ddp_mpa_event_cb ev, void *user, ddp_mpa_conn **out, uint64_t sizes)
-{
-	ddp_mpa_config cfg_v;
-	ddp_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return mpa_connect_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, ev,
-	                      user, out);
-}
-
 ddp_session *ddp_mpa_session(const ddp_mpa_conn *c)
 {
 	return c ? c->s : NULL;
@@ -121,13 +97,9 @@ void ddp_mpa_set_user(ddp_mpa_conn *c, void *user)
 		c->user = user;
 }
 
-int(ddp_mpa_get_info)(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes)
+int ddp_mpa_get_info_sized(const ddp_mpa_conn *c, ddp_mpa_info *out, uint64_t sizes)
 {
-	ddp_mpa_info out_v;
-	int rc;
-	memset(&out_v, 0, sizeof(out_v));
-	rc = mpa_tcp_info(c, out ? &out_v : NULL);
-	if (rc == 0 && out)
-		rc = DDP_ABI_OUT(out, out_v, sizes, 0);
-	return rc;
+	ddp_mpa_info v = {0};
+	int rc = mpa_tcp_info(c, out ? &v : NULL);
+	return rc ? rc : DDP_ABI_OUT(out, v, sizes, 0);
 }

@@ -168,11 +168,16 @@ static void accept_some(ddp_mpa_listener *l)
 	}
 }
 
-static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+int ddp_mpa_listen_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
                          ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-                         ddp_mpa_listener **out)
+                         ddp_mpa_listener **out, uint64_t sizes)
 {
+	ddp_mpa_config cfg_v;
+	ddp_callbacks cb_v;
+	int rc;
+	if (DDP_ABI_TAKE(rc, cfg_v, cfg, sizes, 0) || DDP_ABI_TAKE(rc, cb_v, cb, sizes, 1))
+		return rc;
 	if (!base || !ctx || !sa || !cb || !cb->deliver || !out)
 		return DDP_ERR_INVAL;
 	if (cfg && cfg->private_data_len > sizeof(((ddp_mpa_listener *)0)->priv))
@@ -236,24 +241,6 @@ static int mpa_listen_in(struct event_base *base, ddp_ctx *ctx, const struct soc
 	}
 	*out = l;
 	return 0;
-}
-
-int(ddp_mpa_listen)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                    socklen_t salen, const ddp_mpa_config *cfg, const ddp_callbacks *cb,
-                    ddp_mpa_accept_cb accept, ddp_mpa_event_cb ev, void *user,
-                    ddp_mpa_listener **out, uint64_t sizes)
-{
-	ddp_mpa_config cfg_v;
-	ddp_callbacks cb_v;
-	int rc;
-	rc = DDP_ABI_IN(cfg_v, cfg, sizes, 0);
-	if (rc)
-		return rc;
-	rc = DDP_ABI_IN(cb_v, cb, sizes, 1);
-	if (rc)
-		return rc;
-	return mpa_listen_in(base, ctx, sa, salen, cfg ? &cfg_v : NULL, cb ? &cb_v : NULL, accept,
-	                     ev, user, out);
 }
 
 int ddp_mpa_listener_port(const ddp_mpa_listener *l)

@@ -96,6 +96,7 @@ static int mpa_port(const struct conn_setup *cs)
 static const struct conn_setup_ops mpa_setup_ops = {
     .llp_size = sizeof(struct mpa_setup),
     .cfg_size = sizeof(ddp_mpa_config),
+    .cfg_holds = 1,
     .init = mpa_init,
     .dial = mpa_dial,
     .listen = mpa_listen,
@@ -104,33 +105,34 @@ static const struct conn_setup_ops mpa_setup_ops = {
     .port = mpa_port,
 };
 
-int(ddp_mpa_connect_to)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                        const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                        uint64_t sizes)
+int ddp_mpa_connect_to_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                             const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                             uint64_t sizes)
 {
 	return conn_setup_connect_to(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user, sizes);
 }
 
-int(ddp_mpa_connect_async)(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
-                           const char *host, int port, const ddp_mpa_config *cfg,
-                           const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
-                           uint64_t sizes)
+int ddp_mpa_connect_async_sized(struct event_base *base, ddp_ctx *ctx, struct evdns_base *dns,
+                                const char *host, int port, const ddp_mpa_config *cfg,
+                                const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                                uint64_t sizes)
 {
 	return conn_setup_connect_async(&mpa_setup_ops, base, ctx, dns, host, port, cfg, cb, user,
 	                                out, sizes);
 }
 
-int(ddp_mpa_connect_addr)(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
-                          socklen_t salen, const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb,
-                          void *user, ddp_connecting **out, uint64_t sizes)
+int ddp_mpa_connect_addr_sized(struct event_base *base, ddp_ctx *ctx, const struct sockaddr *sa,
+                               socklen_t salen, const ddp_mpa_config *cfg,
+                               const ddp_conn_callbacks *cb, void *user, ddp_connecting **out,
+                               uint64_t sizes)
 {
 	return conn_setup_connect_addr(&mpa_setup_ops, base, ctx, sa, salen, cfg, cb, user, out,
 	                               sizes);
 }
 
-int(ddp_mpa_listen_on)(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
-                       const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
-                       ddp_listener **out, uint64_t sizes)
+int ddp_mpa_listen_on_sized(struct event_base *base, ddp_ctx *ctx, const char *host, int port,
+                            const ddp_mpa_config *cfg, const ddp_conn_callbacks *cb, void *user,
+                            ddp_listener **out, uint64_t sizes)
 {
 	return conn_setup_listen_on(&mpa_setup_ops, base, ctx, host, port, cfg, cb, user, out,
 	                            sizes);
