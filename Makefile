@@ -68,10 +68,32 @@ CFLAGS_ALL := -std=c11 -D_GNU_SOURCE -O2 -g -fPIC $(WARN) $(CONF_CFLAGS) $(SANFL
               -DHAVE_ISAL=$(HAVE_ISAL) -DHAVE_USRSCTP=$(HAVE_USRSCTP) -DHAVE_LIBEVENT=$(HAVE_LIBEVENT)
 LDFLAGS_ALL := $(CONF_LDFLAGS) $(SANFLAGS)
 
-EXTLIBS :=
+# usrsctp: built here from Debian's source package with the patch series of
+# adapters/sctp/usrsctp/patches (mk/usrsctp.mk) and linked into libddp_sctp,
+# or with USRSCTP_BUNDLED=0 (./configure --with-system-usrsctp) the
+# packaged libusrsctp.
+USRSCTP_BUNDLED ?= 0
+USRSCTP_VERSION := 0.9.5.0-2
+USRSCTP_TREE := $(BUILD)/usrsctp
+USRSCTP_C := user_environment.c user_mbuf.c user_recv_thread.c user_socket.c \
+             $(addprefix netinet/,sctp_asconf.c sctp_auth.c sctp_bsd_addr.c sctp_callout.c \
+               sctp_cc_functions.c sctp_crc32.c sctp_indata.c sctp_input.c sctp_output.c \
+               sctp_pcb.c sctp_peeloff.c sctp_sha1.c sctp_ss_functions.c sctp_sysctl.c \
+               sctp_timer.c sctp_userspace.c sctp_usrreq.c sctputil.c) \
+             netinet6/sctp6_usrreq.c
+USRSCTP_OBJ :=
+USRSCTP_LIBS :=
 ifeq ($(HAVE_USRSCTP),1)
-EXTLIBS += -lusrsctp
+ifeq ($(USRSCTP_BUNDLED),1)
+USRSCTP_OBJ := $(patsubst %.c,$(BUILD)/obj/usrsctp/%.o,$(USRSCTP_C))
+USRSCTP_LIBS := -pthread
+CFLAGS_ALL += -I$(USRSCTP_TREE)/include
+else
+USRSCTP_LIBS := -lusrsctp
 endif
+endif
+
+EXTLIBS := $(USRSCTP_LIBS)
 ifeq ($(HAVE_LIBEVENT),1)
 EXTLIBS += -levent_core -levent_extra
 endif

@@ -72,7 +72,7 @@ PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h src/conn_glue.h adapters/com
 PKG_CORE_DEPS := $(if $(filter 1,$(HAVE_ISAL)),-lisal)
 PKG_MPA_OBJ := $(call obj,$(MPA_SRC))
 PKG_MPA_HDR := include/ddp/mpa.h
-PKG_SCTP_OBJ := $(call obj,$(SCTP_SRC))
+PKG_SCTP_OBJ := $(call obj,$(SCTP_SRC)) $(USRSCTP_OBJ)
 PKG_SCTP_HDR := include/ddp/sctp.h
 PKG_RDMAP_OBJ := $(call obj,$(RDMAP_SRC))
 PKG_RDMAP_HDR := include/ddp/rdmap.h
@@ -152,7 +152,7 @@ $(call pkg_so,$(1)): $(2) $(3) $(PKG_GEN)/$(1).map
 endef
 $(eval $(call pkg_so_rule,libddp,$(PKG_CORE_OBJ),,$(PKG_CORE_DEPS)))
 $(eval $(call pkg_so_rule,libddp-mpa,$(PKG_MPA_OBJ),$(call pkg_so,libddp),-levent_core -levent_extra))
-$(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),-lusrsctp -levent_core -levent_extra))
+$(eval $(call pkg_so_rule,libddp-sctp,$(PKG_SCTP_OBJ),$(call pkg_so,libddp),$(USRSCTP_LIBS) -levent_core -levent_extra))
 $(eval $(call pkg_so_rule,libddp-rdmap,$(PKG_RDMAP_OBJ),$(call pkg_so,libddp),))
 
 # Static archives for installation (the build tree's own libddp.a holds src/
@@ -197,6 +197,7 @@ $(PKG_GEN)/%.pc: pkgconfig/%.pc.in ddp-pkg-force
 	$(Q)sed -e 's|@prefix@|$(prefix)|g' -e 's|@exec_prefix@|$(PKG_PC_EXEC)|g' \
 		-e 's|@libdir@|$(PKG_PC_LIBDIR)|g' -e 's|@includedir@|$(PKG_PC_INCDIR)|g' \
 		-e 's|@VERSION@|$(DDP_VERSION)|g' \
+		-e 's|@USRSCTP_LIBS@|$(if $(filter -lusrsctp,$(USRSCTP_LIBS)),-lusrsctp ,)|g' \
 		-e 's|@ISAL_REQUIRES@|$(if $(filter 1,$(HAVE_ISAL)),libisal,)|g' \
 		$< > $@
 

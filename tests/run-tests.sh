@@ -5,6 +5,7 @@
 # DDP_VALGRIND=1 runs everything under valgrind memcheck.
 # DDP_TESTS=fast (make check) leaves out the tests named in tests/long.txt,
 # DDP_TESTS=long (make check-long) runs only those, DDP_TESTS=all both.
+# DDP_PROGRAMS=0 leaves out the program tests (tests/programs).
 # Each PASS/FAIL line ends with the test's wall-clock seconds.
 set -u
 build=$1; shift
@@ -70,7 +71,9 @@ done
 # program tests: every tests/programs/test_*.sh, BUILD set, exit 0 = pass,
 # 77 = skipped (what it needs is not there)
 progs=1
-if [ ! -x "$build/bin/ddp-echo" ]; then
+if [ "${DDP_PROGRAMS:-1}" = 0 ]; then
+	progs=0
+elif [ ! -x "$build/bin/ddp-echo" ]; then
 	progs=0
 	echo "SKIP tests/programs: the programs are not built in this configuration (they need libevent and usrsctp)"
 fi

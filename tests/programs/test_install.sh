@@ -166,10 +166,25 @@ check "libddp-mpa.so links libddp.so.$major and libevent_core" \
 	       readelf -d '$libdir/libddp-mpa.so.$version' | grep -q 'NEEDED.*libevent_core'"
 check "libddp-rdmap.so links libddp.so.$major" \
 	sh -c "readelf -d '$libdir/libddp-rdmap.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]'"
-check "libddp-sctp.so links libddp.so.$major, usrsctp and libevent_core" \
+check "libddp-sctp.so links libddp.so.$major and libevent_core" \
 	sh -c "readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*\[libddp.so.$major\]' &&
-	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libusrsctp' &&
 	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libevent_core'"
+# usrsctp: built into libddp-sctp from the patched source, every symbol of
+# it local; or, with --with-system-usrsctp, the packaged libusrsctp.so
+bundled=$($MAKE -s --no-print-directory BUILD="$BUILD" \
+	--eval 'ddp-print-bundled: ; @echo $(USRSCTP_BUNDLED)' ddp-print-bundled)
+if [ "$bundled" = 1 ]; then
+	check "libddp-sctp.so carries usrsctp inside: no libusrsctp needed, no usrsctp_* exported" \
+		sh -c "! readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libusrsctp' &&
+		       ! nm -D --defined-only '$libdir/libddp-sctp.so.$version' | grep -q ' usrsctp_' &&
+		       nm '$libdir/libddp-sctp.so.$version' | grep -q ' t usrsctp_init_nothreads'"
+	check "libddp-sctp.a carries usrsctp inside, local" \
+		sh -c "nm '$libdir/libddp-sctp.a' | grep -q ' t usrsctp_init_nothreads' &&
+		       ! nm -g --defined-only '$libdir/libddp-sctp.a' | grep -q ' usrsctp_'"
+else
+	check "libddp-sctp.so links the packaged libusrsctp" \
+		sh -c "readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libusrsctp'"
+fi
 
 # ----------------------------------------------------------- pkg-config
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
@@ -208,7 +223,8 @@ check "the RDMAP program needs libddp-rdmap.so.$major" \
 check "the RDMAP program runs against the installed .so" rdmap_check "$T/rdmap_prog"
 
 # Static: the same tree without the .so files; `pkg-config --static` must
-# name every private dependency (libisal, usrsctp, pthread).
+# name every private dependency (libisal, pthread, and usrsctp unless it is
+# built in).
 cp -a "$D" "$T/sroot"
 rm -f "$T"/sroot/usr/local/lib/*.so*
 sflags=$(PKG_CONFIG_PATH="$T/sroot/usr/local/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$T/sroot" \
