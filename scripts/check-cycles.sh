@@ -29,6 +29,8 @@ for tree in "$@"; do
 	for o in $objs; do
 		f=${o#"$build/obj/"}
 		f=${f%.o}
+		# an object whose source is gone (a file moved since BUILD was made)
+		[ -f "$f.c" ] || continue
 		# defined text symbols (T: global; W: weak global) and undefined
 		$NM "$o" | awk -v f="$f" '$1 != "U" && ($2 == "T" || $2 == "W") { print $3, f }' >>"$tmp/def"
 		$NM "$o" | awk -v f="$f" '$1 == "U" { print $2, f }' >>"$tmp/und"
