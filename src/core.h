@@ -281,8 +281,8 @@ int tx_drained(const struct ddp_stream *st);
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status);
 void tx_writable_check(ddp_session *s, struct ddp_stream *st);
-/* 1 when a message can be queued on st now (below max_tx_queued and,
- * unless the queue is empty, below max_tx_octets). */
+/* 1 when a message can be queued on st now: below max_tx_queued
+ * messages, and below max_tx_octets octets behind the oldest message. */
 int tx_can_queue(const ddp_session *s, const struct ddp_stream *st);
 
 /* send.c: run the pump and act on its verdict */
