@@ -20,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -28,33 +27,34 @@
 #include <ddp/mpa.h>
 #include <ddp/rdmap.h>
 
+#include "net_helpers.h"
+
 #define LEN    (16u << 20)
 #define ROUNDS 40
-#define MAX_MS 15000
+#define MAX_S  15.0
 
+/* One end, on its own event loop (side 0's is not run while side 1
+ * queues the Response). */
 struct side {
-	struct event_base *base;
+	ddp_mpa_conn *conn; /* one per round */
+	ddp_session *s;
+	ddp_rdmap_qp *qp;
+	int nterm, term_null, term_rx, term_tx; /* the terminate callback */
+	int failed;                             /* its MPA connection ended */
+	struct event_base *base;                /* for the whole test */
 	ddp_ctx *ctx;
 	ddp_rdmap_dev *dev;
-	ddp_rdmap_qp *qp;
-	ddp_session *s;
-	ddp_mpa_conn *conn;
-	int nterm, term_null, term_rx, term_tx;
-	int failed; /* its MPA connection ended */
 };
 
 static struct {
 	struct side sd[2];
 	ddp_mpa_listener *lst;
+	ddp_callbacks cb; /* the RDMAP dispatcher's (ddp_rdmap_dev_callbacks) */
 	uint8_t *src, *sink;
 } P;
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
+/* Both ends: MPA revision 2, one Read each way at a time. */
+static const ddp_mpa_config mcfg = {.revision = 2, .ird = 1, .ord = 1};
 
 static struct side *side_of_dev(void *dev)
 {
@@ -95,21 +95,15 @@ static void mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t c
 	assert_int_equal(ddp_rdmap_qp_new(s->dev, s->s, 0, &rc, &qcb, s, &s->qp), 0);
 }
 
-/* Run the loops of the sides in mask (bit i: side i) until done() holds
- * or ms passed. Returns done(). */
-static int run(int mask, int (*done)(void), long ms)
+/* Turns of half a millisecond for the loop of each side in mask (bit i:
+ * side i) until done() holds or secs passed. Returns done(). */
+static int run(int mask, int (*done)(void), double secs)
 {
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!(done && done()) && ms_since(&t0) < ms) {
-		for (int i = 0; i < 2; i++) {
-			if (!(mask & (1 << i)))
-				continue;
-			struct timeval tv = {0, 500};
-			event_base_loopexit(P.sd[i].base, &tv);
-			event_base_dispatch(P.sd[i].base);
-		}
-	}
+	double end = net_now_s() + secs;
+	while (!(done && done()) && net_now_s() < end)
+		for (int i = 0; i < 2; i++)
+			if (mask & (1 << i))
+				net_run_for(P.sd[i].base, 0.0005);
 	return done ? done() : 1;
 }
 
@@ -138,17 +132,13 @@ static int one_round(int read_ms)
 		s->conn = NULL;
 		s->nterm = s->failed = 0;
 	}
-	ddp_mpa_config c = {.revision = 2, .ird = 1, .ord = 1};
-	ddp_callbacks cb;
-	ddp_rdmap_dev_callbacks(&cb);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	sa.sin_port = htons((uint16_t)ddp_mpa_listener_port(P.lst));
+	struct sockaddr_in sa = net_lo(ddp_mpa_listener_port(P.lst));
 	ddp_mpa_conn *conn;
-	assert_int_equal(ddp_mpa_connect(a->base, a->ctx, (struct sockaddr *)&sa, sizeof(sa), &c,
-	                                 &cb, mpa_event, a->dev, &conn),
+	assert_int_equal(ddp_mpa_connect(a->base, a->ctx, (struct sockaddr *)&sa, sizeof(sa), &mcfg,
+	                                 &P.cb, mpa_event, a->dev, &conn),
 	                 0);
 	a->conn = conn;
-	assert_true(run(3, qps_up, 5000));
+	assert_true(run(3, qps_up, 5));
 
 	uint32_t src_stag, sink_stag;
 	ddp_mr_attr m = {
@@ -158,9 +148,9 @@ static int one_round(int read_ms)
 	    .addr = P.sink, .len = LEN, .access = DDP_ACCESS_REMOTE_WRITE, .session = a->s};
 	assert_int_equal(ddp_stag_register(a->ctx, &k, &sink_stag), 0);
 	assert_int_equal(ddp_rdmap_post_read(a->qp, sink_stag, 0, src_stag, 0, LEN, NULL), 0);
-	assert_true(run(3, resp_queued, 5000));
-	run(3, NULL, read_ms); /* side 0 takes some of it */
-	run(2, NULL, 2);
+	assert_true(run(3, resp_queued, 5));
+	run(3, NULL, read_ms / 1000.0); /* side 0 takes some of it */
+	run(2, NULL, 0.002);
 	int mid = resp_queued();
 
 	/* side 0 goes away: SO_LINGER 0 and close, a TCP reset */
@@ -168,7 +158,7 @@ static int one_round(int read_ms)
 	a->qp = NULL;
 	ddp_mpa_conn_free(a->conn);
 	a->conn = NULL;
-	assert_true(run(2, side1_ended, 5000));
+	assert_true(run(2, side1_ended, 5));
 	assert_int_equal(b->nterm, 1);
 
 	ddp_rdmap_qp_free(b->qp);
@@ -177,7 +167,7 @@ static int one_round(int read_ms)
 	ddp_stag_invalidate(a->ctx, sink_stag);
 	ddp_mpa_conn_free(b->conn);
 	b->conn = NULL;
-	run(3, NULL, 1);
+	run(3, NULL, 0.001);
 	return mid;
 }
 
@@ -190,24 +180,22 @@ static void test_rdmap_reset_mid_read_response_reports_no_terminate(void **st)
 	P.sink = calloc(1, LEN);
 	assert_true(P.src && P.sink);
 	memset(P.src, 0xA5, LEN);
+	ddp_rdmap_dev_callbacks(&P.cb);
 	for (int i = 0; i < 2; i++) {
 		P.sd[i].base = event_base_new();
 		assert_non_null(P.sd[i].base);
 		assert_int_equal(ddp_ctx_new(NULL, &P.sd[i].ctx), 0);
 		assert_int_equal(ddp_rdmap_dev_new(P.sd[i].ctx, NULL, NULL, &P.sd[i].dev), 0);
 	}
-	ddp_callbacks cb;
-	ddp_rdmap_dev_callbacks(&cb);
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	ddp_mpa_config c = {.revision = 2, .ird = 1, .ord = 1};
-	assert_int_equal(ddp_mpa_listen(P.sd[1].base, P.sd[1].ctx, (struct sockaddr *)&sa,
-	                                sizeof(sa), &c, &cb, NULL, mpa_event, P.sd[1].dev, &P.lst),
+	struct sockaddr_in lo = net_lo(0);
+	assert_int_equal(ddp_mpa_listen(P.sd[1].base, P.sd[1].ctx, (struct sockaddr *)&lo,
+	                                sizeof(lo), &mcfg, &P.cb, NULL, mpa_event, P.sd[1].dev,
+	                                &P.lst),
 	                 0);
 
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = net_now_s();
 	int rounds = 0, mid = 0, null = 0, rx = 0, tx = 0;
-	while (rounds < ROUNDS && ms_since(&t0) < MAX_MS) {
+	while (rounds < ROUNDS && net_now_s() - t0 < MAX_S) {
 		mid += one_round(rounds % 3);
 		null += P.sd[1].term_null;
 		rx += P.sd[1].term_rx;
@@ -215,9 +203,9 @@ static void test_rdmap_reset_mid_read_response_reports_no_terminate(void **st)
 		P.sd[1].term_null = P.sd[1].term_rx = P.sd[1].term_tx = 0;
 		rounds++;
 	}
-	print_message("%d rounds in %ld ms, %d reset mid-Response: %d ended with t = NULL, "
+	print_message("%d rounds in %.0f ms, %d reset mid-Response: %d ended with t = NULL, "
 	              "%d with a received Terminate, %d with one sent\n",
-	              rounds, ms_since(&t0), mid, null, rx, tx);
+	              rounds, (net_now_s() - t0) * 1000, mid, null, rx, tx);
 	assert_true(rounds >= 10);
 	assert_true(mid >= rounds / 2); /* the case under test did happen */
 	assert_int_equal(rx, 0);        /* no Terminate the peer never sent */
