@@ -158,6 +158,36 @@ static void test_out_of_order_gap_or_repeat_is_refused(void **state)
 			}
 }
 
+/* DDP-SEG-9 for a segment that arrived early and before its buffer was
+ * posted (it waits in the ordering window, src/rx.c hold_untagged): it is
+ * checked when its turn comes, its MO included: MSN 2's only segment at
+ * MO 5 stops the stream with (2, 0x04) once MSN 1 was delivered, and
+ * leaves MSN 2's buffer as it was. */
+static void test_held_segment_is_checked_at_its_turn(void **state)
+{
+	(void)state;
+	for (int hf = 0; hf < 2; hf++) {
+		struct fx f;
+		fx_new(&f, hf, 0);
+		memllp_side *sd = &f.m->side[1];
+		uint8_t seg[18 + 8], pay[8], later[64];
+		memset(pay, 0x55, sizeof(pay));
+		memset(later, STALE, sizeof(later));
+		size_t n = tw_untagged(seg, 1, 1, 0x77, 0, 2, 5, pay, sizeof(pay));
+		assert_int_equal(memllp_inject(f.m, 1, 0, 1, seg, n, hf), 0); /* held */
+		assert_int_equal(ddp_post_recv(f.rx, 0, 0, later, sizeof(later), NULL), 0);
+		assert_int_equal(inj(&f, 0, 0, 10, 0x11, 1), 0); /* MSN 1, whole */
+		assert_int_equal(sd->ndlv, 1);
+		assert_int_equal(sd->dlv[0].d.msn, 1);
+		assert_int_equal(sd->nerr, 1);
+		assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+		assert_int_equal(sd->err[0].code, DDP_ECODE_U_INVALID_MO);
+		for (size_t i = 0; i < sizeof(later); i++)
+			assert_int_equal(later[i], STALE);
+		fx_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +195,7 @@ int main(void)
 		cmocka_unit_test(test_gap_or_overlap_in_order_is_refused),
 		cmocka_unit_test(test_out_of_order_with_duplicates_is_delivered_whole),
 		cmocka_unit_test(test_out_of_order_gap_or_repeat_is_refused),
+		cmocka_unit_test(test_held_segment_is_checked_at_its_turn),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
