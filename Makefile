@@ -303,11 +303,18 @@ demo-net: deps all
 scale: all
 	$(BUILD)/bin/ddp-scale $(SCALE_ARGS)
 
+# Every target runs (its corpus grows in $(FUZZ_CORPUS)/<target>/, a crash
+# lands there as crash-*); the summary lines of each run are shown, and a
+# run that ends in a finding (crash, leak, time-out: libFuzzer's exit status)
+# fails the target once every fuzzer has run.
+FUZZ_CORPUS ?= tests/fuzz/corpus
 fuzz: fuzz-build
-	@for f in $(FUZZ_BUILT); do n=$$(basename $$f); mkdir -p tests/fuzz/corpus/$$n; \
-	  echo "== $$n ($(FUZZ_SECONDS) s)"; \
-	  $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=tests/fuzz/corpus/$$n/crash- \
-	      tests/fuzz/corpus/$$n 2>&1 | grep -E 'stat::number_of_executed_units|ERROR|crash-' ; done
+	@fail=0; for f in $(FUZZ_BUILT); do n=$$(basename $$f); mkdir -p $(FUZZ_CORPUS)/$$n; \
+	  echo "== $$n ($(FUZZ_SECONDS) s)"; log=$$(mktemp); \
+	  if $$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(FUZZ_CORPUS)/$$n/crash- \
+	      $(FUZZ_CORPUS)/$$n >$$log 2>&1; then rc=0; else rc=$$?; fi; \
+	  grep -E 'stat::number_of_executed_units|ERROR|SUMMARY|crash-' $$log; rm -f $$log; \
+	  if [ $$rc -ne 0 ]; then echo "fuzz: $$n FAILED (exit $$rc)"; fail=1; fi; done; exit $$fail
 
 # CI: every target built and run for FUZZ_SECONDS on a scratch copy of its
 # corpus (the tree stays clean); any crash, leak, time-out or a target that

@@ -333,9 +333,17 @@ static int resp_flush(struct ddp_rdmap_qp *qp)
 			qp->pend_tail = NULL;
 		if (rc) {
 			resp_unhold(qp, r);
+			if (rc == DDP_ERR_CLOSED || rc == DDP_ERR_STREAM) {
+				/* the stream is gone or stopped: nothing to
+				 * tell the peer, and nothing came from it */
+				fail(qp, NULL, 0);
+				return rc;
+			}
+			/* RFC 5040 §7.1: a local catastrophic error is
+			 * reported to the peer in a Terminate of ours */
 			ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
 			                    .etype = DDP_RDMAP_ETYPE_CATASTROPHIC};
-			fail(qp, &t, 0);
+			fail(qp, &t, 1);
 			return rc;
 		}
 	}
@@ -677,11 +685,10 @@ void rdmapi_qp_send_done(struct ddp_rdmap_qp *qp, void *msg_ctx, int status)
 		if (!qp->failed && !qp->ended)
 			ddp_post_recv(qp->s, qp->stream, DDP_RDMAP_QN_READ, r->buf, sizeof(r->buf),
 			              r);
-		if (status < 0) {
-			ddp_rdmap_term t = {.layer = DDP_LAYER_RDMAP,
-			                    .etype = DDP_RDMAP_ETYPE_CATASTROPHIC};
-			fail(qp, &t, 0);
-		}
+		/* flushed: the LLP failed or the stream was aborted, and no
+		 * Terminate came from the peer (ddp/rdmap.h: t is NULL) */
+		if (status < 0)
+			fail(qp, NULL, 0);
 		submit(qp);
 		return;
 	}

@@ -101,10 +101,26 @@ struct uq { /* posted buffers of one (stream, QN), FIFO ring */
 	uint32_t cap, head, count;
 	uint32_t head_msn; /* MSN the oldest posted buffer answers to */
 	uint32_t tx_msn;   /* next MSN we send on this QN (DDP-UNT-3) */
+	/* the message whose segments are being handed up, in the order the
+	 * LLP sent them (uq_rx_segment) */
+	uint32_t rx_msn;  /* its MSN */
+	uint32_t rx_next; /* octets placed so far: the MO of its next segment */
+	uint8_t rx_open;  /* a segment of rx_msn came, its L=1 one not yet */
 };
 
 enum uq_verdict { UQ_OK = 0, UQ_NOBUF, UQ_RANGE };
+/* A queue of a new or reset stream: MSN 1 first both ways, no message
+ * being received. */
+void uq_reset(struct uq *q);
 int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx);
+/* Account one placed untagged segment of msn (payload octets at mo, last:
+ * its L=1 segment), in the order the LLP sent the segments: 0 when it
+ * starts a message at MO 0 or continues this queue's message exactly where
+ * the octets placed so far end, -1 when it would leave octets of the
+ * message unplaced or place some twice (nothing is recorded then). */
+int uq_rx_segment(struct uq *q, uint32_t msn, uint32_t mo, uint32_t payload, int last);
+/* 1 when uq_rx_segment would take a segment of msn at mo now. */
+int uq_rx_continues(const struct uq *q, uint32_t msn, uint32_t mo);
 enum uq_verdict uq_find(const struct uq *q, uint32_t msn, struct uq_ent **out);
 void uq_pop(struct uq *q, struct uq_ent *out);
 void uq_free(struct uq *q);
@@ -125,7 +141,8 @@ struct rx_held {
 };
 
 /* What delivery needs to know about a message once its L=1 segment is
- * placed (RFC 5041 §5.4). */
+ * placed (RFC 5041 §5.4); for every placed segment, what the count of
+ * placed octets needs (tagged, qn, msn, mo, payload). */
 struct dlv_rec {
 	uint8_t tagged;
 	uint64_t rsvdulp;
@@ -139,7 +156,7 @@ struct order_slot {
 	uint8_t state, last;
 	uint32_t payload;
 	union {
-		struct dlv_rec rec;   /* SLOT_PLACED and last */
+		struct dlv_rec rec;   /* SLOT_PLACED */
 		struct rx_held *held; /* SLOT_HELD */
 	};
 };
@@ -282,8 +299,8 @@ int tx_drained(const struct ddp_stream *st);
 void tx_complete_ready(ddp_session *s, struct ddp_stream *st);
 void tx_flush(ddp_session *s, struct ddp_stream *st, int status);
 void tx_writable_check(ddp_session *s, struct ddp_stream *st);
-/* 1 when a message can be queued on st now (below max_tx_queued and,
- * unless the queue is empty, below max_tx_octets). */
+/* 1 when a message can be queued on st now: below max_tx_queued
+ * messages, and below max_tx_octets octets behind the oldest message. */
 int tx_can_queue(const ddp_session *s, const struct ddp_stream *st);
 
 /* send.c: run the pump and act on its verdict */

@@ -192,7 +192,7 @@ int order_mark(struct order_win *w, uint32_t seq, uint8_t state, uint8_t last, u
 	sl->state = state;
 	sl->last = last;
 	sl->payload = payload;
-	if (last && rec)
+	if (rec)
 		sl->rec = *rec;
 	w->held++;
 	return 0;

@@ -94,9 +94,14 @@ static int hold_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp
 }
 
 /* RFC 5041 §7.1, untagged checks (DDP-VAL-U1..U5). may_hold: a missing
- * buffer may wait for the earlier messages (hold_untagged). */
+ * buffer may wait for the earlier messages (hold_untagged). in_order: the
+ * segment is the next one the LLP sent (it joins the contiguous prefix
+ * when it ends): it must then also continue its message where the octets
+ * placed so far end (placed_in_order), checked here so that a segment
+ * failing it places nothing; one placed ahead of its turn is checked when
+ * its turn comes. */
 static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct ddp_hdr *h,
-                           ddp_rx *rx, int may_hold)
+                           ddp_rx *rx, int may_hold, int in_order)
 {
 	if (h->qn >= s->cfg.nqueues) { /* DDP-VAL-U1 */
 		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_QN);
@@ -135,6 +140,12 @@ static void check_untagged(ddp_session *s, struct ddp_stream *st, const struct d
 			rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_TOO_LONG);
 			return;
 		}
+	}
+	if (in_order && !uq_rx_continues(&st->uq[h->qn], h->msn, h->mo)) {
+		/* octets of the message before MO were not placed, or would
+		 * be placed twice (uq_rx_segment) */
+		rx_fail(s, st, rx, DDP_ETYPE_UNTAGGED, DDP_ECODE_U_INVALID_MO);
+		return;
 	}
 	rx->verdict = DDP_RX_PLACE;
 	rx->dst = n ? (uint8_t *)e->buf + h->mo : NULL;
@@ -190,7 +201,7 @@ int ddp_llp_rx_begin(ddp_session *s, uint32_t stream, uint32_t seq, const uint8_
 	if (h.tagged)
 		check_tagged(s, st, &h, rx);
 	else
-		check_untagged(s, st, &h, rx, 1);
+		check_untagged(s, st, &h, rx, 1, rx->seq_ == st->win.base);
 	return 0;
 }
 
@@ -201,6 +212,38 @@ void *ddp_llp_rx_dst(ddp_session *s, ddp_rx *rx, size_t off)
 	if ((rx->gen_ & (RX_REVOKED | RX_STALE)) || !rx->dst || off > rx->payload_len)
 		return NULL;
 	return (uint8_t *)rx->dst + off;
+}
+
+/* An untagged segment's error, reported with its header rebuilt from
+ * what the ordering window kept of it (DDP-ERR-2). */
+static void report_untagged(ddp_session *s, struct ddp_stream *st, const struct dlv_rec *r,
+                            int last, uint8_t code)
+{
+	struct ddp_hdr h = {0};
+	uint8_t hb[DDP_MAX_HDR_LEN];
+	h.last = (uint8_t)(last != 0);
+	h.dv = DDP_VERSION;
+	h.rsvdulp = r->rsvdulp;
+	h.qn = r->qn;
+	h.msn = r->msn;
+	h.mo = r->mo;
+	size_t hl = wire_encode(&h, hb, sizeof(hb));
+	stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_UNTAGGED, code, hb, hl, hl + r->payload);
+}
+
+/* A placed segment joins the contiguous prefix (the order the LLP sent
+ * it): an untagged one must continue its message where the octets placed
+ * so far end (uq_rx_segment), or the message would be delivered with
+ * octets nobody placed. Such a segment is an invalid MO (2, 0x04): it
+ * names an offset at which this message's octets do not continue
+ * (docs/design.md, "Semantics chosen where RFC 5041 leaves room").
+ * Returns 0, or -1 once the stream stopped. */
+static int placed_in_order(ddp_session *s, struct ddp_stream *st, const struct dlv_rec *r, int last)
+{
+	if (r->tagged || !uq_rx_segment(&st->uq[r->qn], r->msn, r->mo, r->payload, last))
+		return 0;
+	report_untagged(s, st, r, last, DDP_ECODE_U_INVALID_MO);
+	return -1;
 }
 
 /* Hand one completed message to the ULP (DDP-DLV-1..3). */
@@ -225,17 +268,7 @@ static void deliver(ddp_session *s, struct ddp_stream *st, const struct dlv_rec 
 		 * repeats MSNs is caught here (MSN out of range). */
 		if (!q->count || q->head_msn != r->msn) {
 			/* DDP-ERR-2: report the L=1 segment's header */
-			struct ddp_hdr h = {0};
-			uint8_t hb[DDP_MAX_HDR_LEN];
-			h.last = 1;
-			h.dv = DDP_VERSION;
-			h.rsvdulp = r->rsvdulp;
-			h.qn = r->qn;
-			h.msn = r->msn;
-			h.mo = r->mo;
-			size_t hl = wire_encode(&h, hb, sizeof(hb));
-			stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_UNTAGGED,
-			             DDP_ECODE_U_MSN_RANGE, hb, hl, hl + r->payload);
+			report_untagged(s, st, r, 1, DDP_ECODE_U_MSN_RANGE);
 			return;
 		}
 		struct uq_ent e;
@@ -267,7 +300,7 @@ static int hold_place(ddp_session *s, struct ddp_stream *st, struct order_slot *
 	r.hdr_len_ = hd->hdr_len;
 	memcpy(r.hdr_, hd->hdr, hd->hdr_len);
 	wire_decode(&h, hd->hdr, hd->hdr_len);
-	check_untagged(s, st, &h, &r, 0);
+	check_untagged(s, st, &h, &r, 0, 1); /* its turn: the next in order */
 	if (r.verdict != DDP_RX_PLACE) {
 		order_hold_free(&st->win, hd);
 		rx_report(s, st, &r);
@@ -280,8 +313,7 @@ static int hold_place(ddp_session *s, struct ddp_stream *st, struct order_slot *
 	sl->state = SLOT_PLACED;
 	sl->payload = hd->len;
 	order_hold_free(&st->win, hd);
-	if (sl->last)
-		rec_from_hdr(&sl->rec, &h, r.payload_len);
+	rec_from_hdr(&sl->rec, &h, r.payload_len);
 	return 0;
 }
 
@@ -302,6 +334,8 @@ void rx_deliver_ready(ddp_session *s, struct ddp_stream *st)
 			break; /* reported: the stream stopped */
 		if (cur.state != SLOT_PLACED)
 			continue;
+		if (placed_in_order(s, st, &cur.rec, cur.last) < 0)
+			break; /* reported: the stream stopped */
 		w->msg_bytes += cur.payload;
 		if (cur.last) {
 			uint64_t n = w->msg_bytes;
@@ -382,13 +416,14 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 	struct ddp_hdr h;
 	wire_decode(&h, rx->hdr_, rx->hdr_len_);
 	struct dlv_rec rec;
-	if (h.last)
-		rec_from_hdr(&rec, &h, rx->payload_len);
+	rec_from_hdr(&rec, &h, rx->payload_len);
 	uint32_t payload = (uint32_t)rx->payload_len;
 	struct order_win *w = &st->win;
 	if (rx->seq_ == w->base && w->held == 0) {
 		/* fast path: in order, nothing held back */
 		w->base++;
+		if (placed_in_order(s, st, &rec, h.last) < 0)
+			return 0;
 		w->msg_bytes += payload;
 		if (h.last) {
 			uint64_t n = w->msg_bytes;
@@ -397,7 +432,7 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 		}
 		return 0;
 	}
-	int rc = order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, h.last ? &rec : NULL);
+	int rc = order_mark(w, rx->seq_, SLOT_PLACED, h.last, payload, &rec);
 	if (rc) {
 		reorder_refused(s, st, rx, rc);
 		return 0;

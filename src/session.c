@@ -85,10 +85,8 @@ int ddp_session_new_sized(ddp_ctx *ctx, const ddp_session_config *cfg, const ddp
 			free(s);
 			return DDP_ERR_NOMEM;
 		}
-		for (uint32_t q = 0; q < c.nqueues; q++) {
-			st->uq[q].head_msn = 1; /* RFC 5041 §4.3: first MSN is 1 */
-			st->uq[q].tx_msn = 1;
-		}
+		for (uint32_t q = 0; q < c.nqueues; q++)
+			uq_reset(&st->uq[q]);
 	}
 	if (c.pd)
 		c.pd->refs += c.nstreams;
@@ -445,10 +443,8 @@ int ddp_llp_stream_reset(ddp_session *s, uint32_t stream)
 		return DDP_ERR_INVAL;
 	struct ddp_stream *st = &s->st[stream];
 	stream_flush(s, st, DDP_ERR_ABORTED);
-	for (uint32_t q = 0; q < s->cfg.nqueues; q++) {
-		st->uq[q].head_msn = 1;
-		st->uq[q].tx_msn = 1;
-	}
+	for (uint32_t q = 0; q < s->cfg.nqueues; q++)
+		uq_reset(&st->uq[q]);
 	order_reset(&st->win);
 	st->tx_state = TX_OPEN;
 	st->rx_state = RX_OPEN;

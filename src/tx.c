@@ -47,9 +47,7 @@ int tx_submit(ddp_session *s, uint32_t stream, const struct ddp_hdr *tmpl, const
 		return DDP_ERR_CLOSED;
 	if (st->errored && !st->sends_after_error)
 		return DDP_ERR_STREAM;
-	if (st->txq_len >= s->cfg.max_tx_queued ||
-	    (st->txq_len > 0 && (st->txq_bytes >= s->cfg.max_tx_octets ||
-	                         total > s->cfg.max_tx_octets - st->txq_bytes))) {
+	if (!tx_can_queue(s, st)) {
 		/* backpressure in messages and octets: writable once the
 		 * queue drained to half its octets (tx_writable_check) */
 		uint64_t lowat = s->cfg.max_tx_octets / 2;
@@ -211,10 +209,21 @@ void tx_complete_ready(ddp_session *s, struct ddp_stream *st)
 	tx_writable_check(s, st);
 }
 
+/* The octet limit (ddp_session_config.max_tx_octets) counts the octets
+ * queued behind the oldest message, the one the LLP is working on: a
+ * message of any size goes on an empty queue, and the next one (a small
+ * notification behind a large write) is never refused for it. A message
+ * is taken while the counted octets are below the limit, so the one that
+ * crosses it is taken too; the queue thus holds at most the oldest
+ * message, fewer than max_tx_octets octets and one more message. */
+static uint64_t tx_counted_octets(const struct ddp_stream *st)
+{
+	return st->txq ? st->txq_bytes - st->txq->total : 0;
+}
+
 int tx_can_queue(const ddp_session *s, const struct ddp_stream *st)
 {
-	return st->txq_len < s->cfg.max_tx_queued &&
-	       (st->txq_len == 0 || st->txq_bytes < s->cfg.max_tx_octets);
+	return st->txq_len < s->cfg.max_tx_queued && tx_counted_octets(st) < s->cfg.max_tx_octets;
 }
 
 /* The writable callback, once per arming, when the stream can take a

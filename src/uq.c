@@ -5,6 +5,13 @@
 #include "alloc.h"
 #include "core.h"
 
+void uq_reset(struct uq *q)
+{
+	q->head_msn = 1; /* RFC 5041 §4.3: the first MSN is 1 */
+	q->tx_msn = 1;
+	q->rx_open = 0;
+}
+
 int uq_push(struct uq *q, uint32_t max, void *buf, size_t len, void *ctx)
 {
 	if (q->count >= max)
@@ -62,4 +69,30 @@ void uq_free(struct uq *q)
 	free(q->ring);
 	q->ring = NULL;
 	q->cap = q->count = q->head = 0;
+}
+
+/* RFC 5041 §5.2 (DDP-SEG-3, DDP-UNT-4): the source sends every octet of a
+ * message, in segments whose MO starts at 0 and grows by each segment's
+ * payload, the L=1 segment last. The sink does not have to check that a
+ * message arrived whole (DDP-SEG-9), but delivering one whose octets were
+ * not all placed would hand the ULP whatever its buffer held before (a
+ * previous peer's data): so every untagged segment is accounted here in
+ * the order the LLP sent it (the ordering window's order over SCTP, where
+ * placement itself may come in any order; duplicates never get here), and
+ * a message only counts as placed when its segments cover 0 .. MO + length
+ * of its L=1 segment exactly once. rx_next <= MO + payload of a placed
+ * segment, which check_untagged bounds by the buffer (< 2^32). */
+int uq_rx_continues(const struct uq *q, uint32_t msn, uint32_t mo)
+{
+	return mo == ((q->rx_open && q->rx_msn == msn) ? q->rx_next : 0);
+}
+
+int uq_rx_segment(struct uq *q, uint32_t msn, uint32_t mo, uint32_t payload, int last)
+{
+	if (!uq_rx_continues(q, msn, mo))
+		return -1;
+	q->rx_msn = msn;
+	q->rx_next = mo + payload;
+	q->rx_open = !last;
+	return 0;
 }

@@ -23,6 +23,30 @@ struct echo_conn {
 	struct ebuf **bufs; /* per stream: nqueues * depth, NULL until started */
 };
 
+/* Receive buffers of every session (a peer opens streams at will: each
+ * SCTP Initiate or MPA connection asks for one stream's worth). */
+static uint64_t mem_used, mem_cap;
+
+void echo_set_memory_cap(uint64_t bytes)
+{
+	mem_cap = bytes;
+}
+
+uint64_t echo_memory_cap(void)
+{
+	return mem_cap;
+}
+
+uint64_t echo_memory_used(void)
+{
+	return mem_used;
+}
+
+uint64_t echo_stream_bytes(const struct echo_conn *c)
+{
+	return (uint64_t)c->nqueues * c->depth * c->buf_size;
+}
+
 /* The session's user-data slot names its echo_conn: no lookup. NULL once
  * echo_conn_free() ran (the session is being torn down). */
 struct echo_conn *echo_find(const ddp_session *s)
@@ -144,16 +168,20 @@ int echo_stream_start(struct echo_conn *c, uint32_t stream)
 		}
 		return 0;
 	}
+	uint64_t need = echo_stream_bytes(c);
+	if (mem_cap && (mem_used > mem_cap || need > mem_cap - mem_used))
+		return DDP_ERR_LIMIT;
 	unsigned n = c->nqueues * c->depth;
 	struct ebuf *b = calloc(n, sizeof(*b));
 	if (!b)
 		return DDP_ERR_NOMEM;
 	c->bufs[stream] = b;
+	mem_used += need; /* given back whole by echo_conn_free */
 	for (unsigned i = 0; i < n; i++) {
 		b[i].c = c;
 		b[i].stream = stream;
 		b[i].qn = i / c->depth;
-		b[i].data = malloc(c->buf_size);
+		b[i].data = calloc(1, c->buf_size); /* no earlier session's octets */
 		if (!b[i].data)
 			return DDP_ERR_NOMEM;
 		int rc = ddp_post_recv(c->s, stream, b[i].qn, b[i].data, c->buf_size, &b[i]);
@@ -175,6 +203,7 @@ void echo_conn_free(struct echo_conn *c)
 		for (unsigned k = 0; k < c->nqueues * c->depth; k++)
 			free(c->bufs[i][k].data);
 		free(c->bufs[i]);
+		mem_used -= echo_stream_bytes(c);
 	}
 	c->st->active--;
 	free(c->bufs);

@@ -5,7 +5,14 @@
  *
  *   ddp-echo [--mpa-listen ADDR:PORT] [--sctp-listen ADDR:PORT]
  *            [--http-listen ADDR:PORT] [--buf-size N] [--depth N]
- *            [--max-assocs N] [--idle-timeout MS] [-q|--quiet]
+ *            [--max-assocs N] [--idle-timeout MS] [--max-buffer-bytes N]
+ *            [-q|--quiet]
+ *
+ * Receive buffers: --buf-size octets (64 KiB), --depth per untagged queue
+ * and stream (4), 3 queues: 768 KiB per stream at the defaults. Their total
+ * over all sessions is capped by --max-buffer-bytes (64 MiB, 0 = no cap): an
+ * MPA connection or SCTP stream Initiate that would go past it is refused
+ * (MPA Reject, SCTP Reject) and logged.
  *
  * Runs in the foreground until SIGINT/SIGTERM; one log line per session and
  * per error on stderr. What the library reports through the context's log
@@ -38,7 +45,18 @@ static struct {
 	int quiet;		/* -q: library log lines of level ERROR only */
 	uint32_t max_assocs;	/* ddp_sctp_config (0: the library's default) */
 	uint32_t idle_ms;
-} srv = { .buf_size = 65536, .depth = 4 };
+	uint64_t max_buffer_bytes;
+} srv = { .buf_size = 65536, .depth = 4, .max_buffer_bytes = 64ull << 20 };
+
+/* One line when the buffer cap refuses a stream (echo_stream_start). */
+static void log_cap(const char *label, uint32_t stream, const struct echo_conn *e)
+{
+	fprintf(stderr,
+		"ddp-echo: %s stream %u: refused: buffer memory cap reached (%llu of %llu octets "
+		"in use, a stream needs %llu; --max-buffer-bytes)\n",
+		label, stream, (unsigned long long)echo_memory_used(),
+		(unsigned long long)echo_memory_cap(), (unsigned long long)echo_stream_bytes(e));
+}
 
 /* The context's log hook: the library's refusals, evictions, time-outs
  * and dropped peer messages, one stderr line each with a UTC timestamp. */
@@ -79,9 +97,15 @@ static void mpa_on_request(ddp_mpa_conn *c, const ddp_mpa_info *req, void *user)
 	snprintf(label, sizeof(label), "mpa#%llu", (unsigned long long)srv.mpa.sessions + 1);
 	struct echo_conn *e = echo_conn_new(ddp_mpa_session(c), label, &srv.mpa, srv.buf_size,
 					    srv.depth);
-	if (!e || echo_stream_start(e, 0) != 0) {
+	int rc = e ? echo_stream_start(e, 0) : DDP_ERR_NOMEM;
+	if (rc != 0) {
+		if (rc == DDP_ERR_LIMIT)
+			log_cap(label, 0, e);
 		echo_conn_free(e);
-		ddp_mpa_reject(c, "no memory", 9);
+		if (rc == DDP_ERR_LIMIT)
+			ddp_mpa_reject(c, "busy", 4);
+		else
+			ddp_mpa_reject(c, "no memory", 9);
 		return;
 	}
 	fprintf(stderr, "ddp-echo: %s: MPA request rev %u, %u octets of private data, %s\n",
@@ -143,8 +167,14 @@ static void sctp_on_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event 
 		return;
 	}
 	struct echo_conn *e = echo_find(s);
-	if (!e || echo_stream_start(e, stream) != 0) {
-		ddp_sctp_reject(a, stream, "no memory", 9);
+	int rc = e ? echo_stream_start(e, stream) : DDP_ERR_NOMEM;
+	if (rc != 0) {
+		if (rc == DDP_ERR_LIMIT) {
+			log_cap(echo_label(s), stream, e);
+			ddp_sctp_reject(a, stream, "busy", 4);
+		} else {
+			ddp_sctp_reject(a, stream, "no memory", 9);
+		}
 		return;
 	}
 	ddp_sctp_accept(a, stream, NULL, 0);
@@ -160,12 +190,15 @@ static void http_status(struct evhttp_request *req, void *arg)
 	evbuffer_add_printf(b,
 			    "ddp-echo status\n"
 			    "mpa:  sessions %llu active %llu messages %llu bytes %llu errors %llu\n"
-			    "sctp: sessions %llu active %llu messages %llu bytes %llu errors %llu\n",
+			    "sctp: sessions %llu active %llu messages %llu bytes %llu errors %llu\n"
+			    "buffers: %llu of %llu octets\n",
 			    (unsigned long long)srv.mpa.sessions, (unsigned long long)srv.mpa.active,
 			    (unsigned long long)srv.mpa.msgs, (unsigned long long)srv.mpa.bytes,
 			    (unsigned long long)srv.mpa.errors, (unsigned long long)srv.sctp.sessions,
 			    (unsigned long long)srv.sctp.active, (unsigned long long)srv.sctp.msgs,
-			    (unsigned long long)srv.sctp.bytes, (unsigned long long)srv.sctp.errors);
+			    (unsigned long long)srv.sctp.bytes, (unsigned long long)srv.sctp.errors,
+			    (unsigned long long)echo_memory_used(),
+			    (unsigned long long)echo_memory_cap());
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/plain");
 	evhttp_send_reply(req, 200, "OK", b);
 	evbuffer_free(b);
@@ -186,6 +219,7 @@ int main(int argc, char **argv)
 					      { "depth", 1, 0, 'd' },
 					      { "max-assocs", 1, 0, 'A' },
 					      { "idle-timeout", 1, 0, 'I' },
+					      { "max-buffer-bytes", 1, 0, 'B' },
 					      { "quiet", 0, 0, 'q' },
 					      { 0, 0, 0, 0 } };
 	const char *mpa = NULL, *sctp = NULL, *http = NULL;
@@ -199,11 +233,13 @@ int main(int argc, char **argv)
 		case 'd': srv.depth = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'A': srv.max_assocs = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'I': srv.idle_ms = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'B': srv.max_buffer_bytes = strtoull(optarg, NULL, 0); break;
 		case 'q': srv.quiet = 1; break;
 		default:
 			fprintf(stderr, "usage: ddp-echo [--mpa-listen A:P] [--sctp-listen A:P] "
 					"[--http-listen A:P] [--buf-size N] [--depth N] "
-					"[--max-assocs N] [--idle-timeout MS] [-q|--quiet]\n");
+					"[--max-assocs N] [--idle-timeout MS] [--max-buffer-bytes N] "
+					"[-q|--quiet]\n");
 			return 2;
 		}
 	}
@@ -212,6 +248,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	echo_set_memory_cap(srv.max_buffer_bytes);
 	srv.base = event_base_new();
 	/* without a log hook the library's refusals and evictions are silent */
 	ddp_ctx_config cc = { .log = on_log };

@@ -463,10 +463,11 @@ typedef struct ddp_callbacks {
 	/* Backpressure: the stream can take more again. Called once per
 	 * arming, outside any ddp_send_*() call: armed by a send refused
 	 * with DDP_ERR_LIMIT (the stream's queue held max_tx_queued messages
-	 * or max_tx_octets octets; called when both are below their limit
-	 * and the queued octets at most half of max_tx_octets) and by
-	 * ddp_stream_notify_writable(). The memory a sender can pin per
-	 * stream is thus max_tx_octets plus one message. Optional. */
+	 * or max_tx_octets octets behind its oldest message; called when a
+	 * message can be queued again and the queued octets are at most half
+	 * of max_tx_octets) and by ddp_stream_notify_writable(). What a
+	 * sender can pin per stream is bounded in ddp_session_config.
+	 * Optional. */
 	void (*writable)(ddp_session *s, uint32_t stream, void *user);
 } ddp_callbacks;
 
@@ -476,10 +477,22 @@ typedef struct ddp_session_config {
 	uint32_t max_posted;     /* posted buffers per (stream, QN), def. 1024 */
 	uint32_t max_tx_queued;  /* queued send messages per stream, def 4096 */
 	uint64_t max_tx_octets;  /* queued send octets per stream, default
-	                          * 4 MiB: a send that would go past it is
-	                          * refused (DDP_ERR_LIMIT) unless the queue
-	                          * is empty, so any one message can go;
-	                          * writable then fires at half of it */
+	                          * 4 MiB. Counted: the payload octets of the
+	                          * messages queued behind the oldest one not
+	                          * yet completed (the one the LLP is working
+	                          * on). A send is refused (DDP_ERR_LIMIT)
+	                          * once they reach the limit; below it a
+	                          * message of any size is taken, so an empty
+	                          * queue takes any one message and the one
+	                          * behind it (a small notification after a
+	                          * large write) is never refused for its
+	                          * size. Worst case per stream: the oldest
+	                          * message, max_tx_octets - 1 octets and the
+	                          * message that crossed the limit, i.e.
+	                          * max_tx_octets - 1 + 2 * (2^32 - 1) octets
+	                          * of the caller's memory (and max_tx_queued
+	                          * messages). writable fires once the queue
+	                          * holds at most half of it */
 	uint32_t reorder_window; /* segments held for out-of-order LLPs,
 	                          * default 1024, max 32768 */
 	ddp_pd *pd;              /* PD of every stream, or NULL */
@@ -553,8 +566,8 @@ DDP_API int ddp_session_get_stats_sized(const ddp_session *s, ddp_stats *out, ui
 
 /* Octets submitted on a stream with ddp_send_*() and not yet completed
  * (send_done not yet called); *msgs (may be NULL) gets the message count.
- * Both are bounded by ddp_session_config (max_tx_octets plus one message,
- * max_tx_queued). 0 for a NULL session or a bad stream. */
+ * Both are bounded by ddp_session_config (max_tx_octets plus two
+ * messages, max_tx_queued). 0 for a NULL session or a bad stream. */
 DDP_API uint64_t ddp_stream_queued(const ddp_session *s, uint32_t stream, uint32_t *msgs);
 
 /* Ask for the writable callback once the stream's queued octets are at
@@ -594,7 +607,8 @@ DDP_API int ddp_post_recv(ddp_session *s, uint32_t stream, uint32_t qn, void *bu
  * DDP_ERR_TOOBIG (total >= 2^32, DDP-SEG-2), DDP_ERR_CLOSED (after close,
  * DDP-TRD-2), DDP_ERR_STREAM (stream stopped and its one extra message was
  * already sent), DDP_ERR_LIMIT (the stream's queue is at max_tx_queued
- * messages or max_tx_octets octets: wait for writable), DDP_ERR_NOMEM.
+ * messages or holds max_tx_octets octets behind its oldest message: wait
+ * for writable), DDP_ERR_NOMEM.
  * Never DDP_ERR_AGAIN (an LLP-level code the core handles itself). */
 DDP_API int ddp_send_untagged(ddp_session *s, uint32_t stream, uint32_t qn, uint64_t rsvdulp,
                               const struct iovec *iov, int iovcnt, void *msg_ctx);

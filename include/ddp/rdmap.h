@@ -165,10 +165,12 @@ typedef struct ddp_rdmap_callbacks {
 	 * in order per queue (send queue / receive queue). Required. */
 	void (*complete)(ddp_rdmap_qp *qp, const ddp_rdmap_wc *wc, void *user);
 	/* The stream stopped: t is the Terminate we sent (sent = 1) or the
-	 * one we received (sent = 0); t is NULL when the LLP failed, the
-	 * stream was aborted without a Terminate, or the peer closed its
-	 * sending half (FIN / SCTP stream reset: nothing more can arrive).
-	 * Runs once, before the flush completions. Optional. */
+	 * one we received (sent = 0: only a Terminate that arrived); t is
+	 * NULL when the LLP failed (a reset or lost connection, also in the
+	 * middle of a Read Response or any other send), the stream was
+	 * aborted without a Terminate, or the peer closed its sending half
+	 * (FIN / SCTP stream reset: nothing more can arrive). Runs once,
+	 * before the flush completions. Optional. */
 	void (*terminate)(ddp_rdmap_qp *qp, const ddp_rdmap_term *t, int sent, void *user);
 } ddp_rdmap_callbacks;
 

@@ -19,7 +19,7 @@
  *
  * Pass: no keeper lost (zw_keep_lost == 0, all ZW_KEEP up at the end), the
  * caps acted (zw_capped > 0), no connection ever had more queued than
- * ZW_TX_OCTETS plus one message (zw_over == 0), RSS flat.
+ * ZW_TX_OCTETS plus two messages (zw_over == 0), RSS flat.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -309,7 +309,7 @@ void soak_mpa_zerowin_tick(void)
 		long q = (long)ddp_stream_queued(ddp_mpa_session(z->c), 0, NULL);
 		if (q > soak_st->zw_queued_max)
 			soak_st->zw_queued_max = q;
-		if (q > (long)(ZW_TX_OCTETS + ZW_MSG))
+		if (q > (long)(ZW_TX_OCTETS + 2 * ZW_MSG))
 			soak_st->zw_over++;
 	}
 	if (!soak_attacker)

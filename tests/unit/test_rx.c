@@ -162,11 +162,15 @@ static const struct row rows[] = {
 	{ "DDP-HDR-8 untagged DV 0", 0, 0, 0, 0, 0, 1, 0, 4, 1, 0x2, 0x06, -1 },
 	{ "DDP-HDR-8 untagged DV 3", 0, 3, 0, 0, 0, 1, 0, 4, 1, 0x2, 0x06, -1 },
 	{ "DDP-ERR-8 zero-length untagged, no buffer", 0, 1, 0, 0, 1, 1, 0, 0, 1, 0x2, 0x02, -1 },
-	{ "untagged last octet fits", 0, 1, 0, 0, 0, 1, ULEN - 1, 1, 1, ACCEPT },
+	/* DDP-SEG-9: a segment at MO > 0 with no octet of its message placed
+	 * before it would complete a message with octets nobody placed */
+	{ "DDP-SEG-9 last octet alone, MO ULEN-1", 0, 1, 0, 0, 0, 1, ULEN - 1, 1, 1, 0x2, 0x04, -1 },
+	{ "DDP-SEG-9 L=0 alone at MO 1", 0, 1, 0, 0, 0, 1, 1, 4, 0, 0x2, 0x04, -1 },
 	/* MSN 2 placed before MSN 1 completed (L=0: with an in-order LLP a
 	 * completed MSN 2 ahead of MSN 1 is a peer error at delivery) */
 	{ "untagged whole buffer", 0, 1, 0, 0, 0, 2, 0, ULEN, 0, ACCEPT },
-	{ "DDP-ERR-8 zero-length untagged, MO unchecked", 0, 1, 0, 0, 0, 1, 0xFFFFFFF0u, 0, 0, ACCEPT },
+	{ "DDP-ERR-8 zero-length untagged L=0 at MO 0", 0, 1, 0, 0, 0, 1, 0, 0, 0, ACCEPT },
+	{ "DDP-SEG-9 zero-length untagged at MO 0xFFFFFFF0", 0, 1, 0, 0, 0, 1, 0xFFFFFFF0u, 0, 0, 0x2, 0x04, -1 },
 	/* tagged */
 	{ "DDP-VAL-T1 unknown STag", 1, 1, S_UNKNOWN, TBASE, 0, 0, 0, 4, 1, 0x1, 0x00, -1 },
 	{ "DDP-VAL-T1 key mismatch", 1, 1, S_BADKEY, TBASE, 0, 0, 0, 4, 1, 0x1, 0x00, -1 },
@@ -553,9 +557,11 @@ static void test_err8_zero_length_untagged_consumes_a_buffer(void **state)
 }
 
 /* DDP-LLP-7: DDP has no length field; the payload length is what the LLP
- * says. DDP-SEG-9, DDP-SEG-10: the sink does not verify that the whole
- * message arrived: an untagged message whose only segment is the L=1 one
- * at MO 10 is delivered with length MO + payload. */
+ * says. DDP-SEG-9: the sink does not verify that a whole tagged message
+ * arrived (each cut is delivered with what was placed); an untagged message
+ * whose only segment is the L=1 one at MO 10 would be delivered with 10
+ * octets nobody placed (DDP-SEG-10: its length is MO + payload), so it is
+ * refused as an invalid MO (2, 0x04) and places nothing. */
 static void test_llp7_seg9_length_comes_from_the_llp(void **state)
 {
 	for (int hf = 0; hf < 2; hf++) {
@@ -574,11 +580,12 @@ static void test_llp7_seg9_length_comes_from_the_llp(void **state)
 		}
 		n = tw_untagged(seg, 1, 1, 0, 0, 1, 10, p, 6);
 		assert_int_equal(inject(&f, 0, seg, n), 0);
-		assert_int_equal(sd->ndlv, 4);
-		assert_int_equal(sd->dlv[3].d.len, 16);
+		assert_int_equal(sd->ndlv, 3);
 		assert_int_equal(f.arena[U1OFF + 9], CANARY);
-		assert_int_equal(f.arena[U1OFF + 10], 0x21);
-		assert_int_equal(sd->nerr, 0);
+		assert_int_equal(f.arena[U1OFF + 10], CANARY);
+		assert_int_equal(sd->nerr, 1);
+		assert_int_equal(sd->err[0].etype, DDP_ETYPE_UNTAGGED);
+		assert_int_equal(sd->err[0].code, DDP_ECODE_U_INVALID_MO);
 		fx_free(&f);
 	}
 }

@@ -426,10 +426,11 @@ static void test_ord1_backpressure_keeps_submission_order(void **state)
 }
 
 /* Backpressure in octets (ddp_session_config.max_tx_octets): an empty
- * queue takes any one message, however large; a send that would go past
- * the limit is refused with DDP_ERR_LIMIT; the queue never holds more
- * than the limit plus that one message. */
-static void test_tx_octet_limit_refuses_past_it(void **state)
+ * queue takes any one message, however large, and the limit counts the
+ * octets behind the oldest message: a small message behind a large one is
+ * taken; a message is taken while those octets are below the limit (the
+ * one that crosses it too) and refused with DDP_ERR_LIMIT after. */
+static void test_tx_octet_limit_counts_behind_the_oldest(void **state)
 {
 	(void)state;
 	memllp_cfg cfg = { .seed = 5, .mulpdu = 1500, .pending = 1 };
@@ -440,17 +441,20 @@ static void test_tx_octet_limit_refuses_past_it(void **state)
 	ddp_session *s = memllp_session(m, 0);
 	struct iovec b = { big, sizeof(big) }, v = { small, sizeof(small) };
 	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &b, 1, NULL), 0); /* empty: taken */
-	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT);
-	assert_int_equal(ddp_stream_queued(s, 0, NULL), sizeof(big));
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0); /* 0 behind it */
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0); /* 400 */
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0); /* 800: crosses */
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT); /* 1200 */
+	assert_int_equal(ddp_stream_queued(s, 0, NULL), sizeof(big) + 3 * sizeof(small));
 	memllp_free(m);
 
 	memllp *m2 = NULL;
 	assert_int_equal(memllp_new(&cfg, &m2), 0);
 	s = memllp_session(m2, 0);
-	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0);
-	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0);
-	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT); /* 1200 > 1000 */
-	assert_int_equal(ddp_stream_queued(s, 0, NULL), 800);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), 0);
+	assert_int_equal(ddp_send_untagged(s, 0, 0, 0, &v, 1, NULL), DDP_ERR_LIMIT);
+	assert_int_equal(ddp_stream_queued(s, 0, NULL), 4 * sizeof(small));
 	memllp_free(m2);
 }
 
@@ -625,7 +629,7 @@ int main(void)
 		cmocka_unit_test(test_unt1_rsvdulp_over_40_bits_refused),
 		cmocka_unit_test(test_llp2_shrinking_mulpdu_does_not_resegment),
 		cmocka_unit_test(test_ord1_backpressure_keeps_submission_order),
-		cmocka_unit_test(test_tx_octet_limit_refuses_past_it),
+		cmocka_unit_test(test_tx_octet_limit_counts_behind_the_oldest),
 		cmocka_unit_test(test_dlv4_send_done_does_not_nest),
 		cmocka_unit_test(test_llp_send_error_keeps_the_llps_code),
 	};
