@@ -273,6 +273,9 @@ typedef struct sctp_ll_path {
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);
+/* Octets of user messages usrsctp holds for a: queued or sent and not yet
+ * acknowledged (its send buffer's use). -1: this usrsctp cannot tell. */
+long sctp_ll_queued_octets(sctp_ll_assoc *a);
 
 /* Graceful SHUTDOWN (abortive == 0) or ABORT. The association is freed
  * later (after SCTP_LL_EV_DOWN); no callback runs after sctp_ll_free. */
