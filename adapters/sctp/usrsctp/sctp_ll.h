@@ -128,11 +128,13 @@ typedef struct sctp_ll_io_stats {
 	uint64_t conn_addrs;                   /* of them, registered with usrsctp
 	                                        * (used by an association) */
 	uint64_t rx_unproven;                  /* datagrams from unknown sources that
-	                                        * were not a valid lone INIT: dropped
-	                                        * without any state */
+	                                        * were neither a valid lone INIT nor a
+	                                        * COOKIE ECHO: dropped without any
+	                                        * state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
-	uint64_t init_limited;                 /* lone INITs from unknown sources
-	                                        * dropped past the new-peer budget */
+	uint64_t init_limited;                 /* INITs / COOKIE ECHOs from unknown
+	                                        * sources dropped: too many peers on
+	                                        * probation at once */
 	uint64_t tx_copied;                    /* octets of multi-piece messages copied
 	                                        * into one buffer (no gather send: see
 	                                        * sctp_ll_send_gathers) */
