@@ -37,7 +37,7 @@ struct sctp_udp_peer {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	uint32_t mtu;              /* IP path MTU (link MTU on a direct route) */
-	uint32_t route_mtu;        /* the kernel route's MTU when it fell below our
+	uint32_t route_mtu;        /* the interface MTU toward it when below our
 	                            * floor (then datagrams over it go with DF
 	                            * off), else 0 */
 	uint64_t route_ms;         /* when route_mtu was read */
