@@ -439,14 +439,17 @@ int sctp_udp_proves_peer(const uint8_t *b, size_t n)
 
 int sctp_udp_is_cookie_ack(const uint8_t *b, size_t n)
 {
-	size_t off = SCTP_COMMON_HDR;
-	while (off + SCTP_CHUNK_HDR <= n) {
-		size_t clen = (size_t)b[off + 2] << 8 | b[off + 3];
-		if (b[off] == SCTP_CHUNK_COOKIE_ACK)
+	struct rcur c = rc_init(b, n);
+	uint64_t type, flags, clen;
+	if (rc_skip(&c, SCTP_COMMON_HDR))
+		return 0;
+	while (!rc_get_be(&c, 1, &type) && !rc_get_be(&c, 1, &flags) && !rc_get_be(&c, 2, &clen)) {
+		if (type == SCTP_CHUNK_COOKIE_ACK)
 			return 1;
-		if (clen < SCTP_CHUNK_HDR)
+		/* the chunk's value and padding (RFC 9260 §3.2) */
+		if (clen < SCTP_CHUNK_HDR ||
+		    rc_skip(&c, (((size_t)clen + 3) & ~(size_t)3) - SCTP_CHUNK_HDR))
 			return 0;
-		off += (clen + 3) & ~(size_t)3;
 	}
 	return 0;
 }
