@@ -189,6 +189,9 @@ const char *sctp_ll_peer_fmt(const sctp_ll_assoc *a, char *buf);
 const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf);
 /* Tests: the peer's path MTU drops to mtu (as ICMP would report it). */
 void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
+/* Tests: addr:port becomes a peer of ep without an association (as one
+ * whose COOKIE ECHO was answered). 0 or DDP_ERR_NOMEM / DDP_ERR_INVAL. */
+int sctp_ll_ep_add_peer(sctp_ll_ep *ep, const char *addr, int port);
 /* The reason text of the ABORT that ended the association (the peer's
  * User-Initiated Abort cause, RFC 4960 §3.3.10.12), "" if none; valid
  * during the SCTP_LL_EV_DOWN event. */
