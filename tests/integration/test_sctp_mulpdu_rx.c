@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "sctp/sctp_ddp.h"
+#include "loop_wait.h"
 #include "sctp_end.h"
 
 #define PATH_MTU 9000
@@ -108,34 +109,6 @@ static void peer_init(struct peer *p, int listen)
 	assert_int_equal(sctp_end_open(base, &c, listen, &p->ep), 0);
 }
 
-static void run_until(const uint64_t *n, uint64_t want, int ms)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (*n < want) {
-		struct timeval tv = {0, 5000};
-		event_base_loopexit(base, &tv);
-		event_base_dispatch(base);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			break;
-	}
-}
-
-static void run_flag(const int *flag, int ms)
-{
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!*flag) {
-		struct timeval tv = {0, 5000};
-		event_base_loopexit(base, &tv);
-		event_base_dispatch(base);
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			break;
-	}
-}
-
 static void test_sctp_rx_limit_is_what_was_advertised(void **state)
 {
 	static uint8_t msg[BUFLEN];
@@ -146,11 +119,11 @@ static void test_sctp_rx_limit_is_what_was_advertised(void **state)
 	peer_init(&cli, 0);
 	assert_int_equal(ddp_sctp_connect(cli.ep, "127.0.0.1", ddp_sctp_ep_port(srv.ep), &cli.as.a),
 	                 0);
-	run_flag(&cli.as.up, 5000);
-	run_flag(&srv.as.up, 5000);
+	loop_wait_flag(base, &cli.as.up, 5);
+	loop_wait_flag(base, &srv.as.up, 5);
 	assert_true(cli.as.up && srv.as.up);
 	assert_int_equal(ddp_sctp_initiate(cli.as.a, 0, NULL, 0), 0);
-	run_flag(&cli.opened, 5000);
+	loop_wait_flag(base, &cli.opened, 5);
 	assert_true(cli.opened);
 
 	/* what the receiver advertised, and the peer's MULPDU: the largest
@@ -168,7 +141,7 @@ static void test_sctp_rx_limit_is_what_was_advertised(void **state)
 		msg[j] = pat(j);
 	struct iovec small = {msg, 100};
 	assert_int_equal(ddp_send_untagged(srv.as.s, 0, 0, 0, &small, 1, NULL), 0);
-	run_until(&cli.got, 1, 3000);
+	loop_wait_count(base, &cli.got, 1, 3);
 	assert_int_equal(cli.got, 1);
 	print_message("after the drop: receiver's MULPDU for sending %u\n",
 	              ddp_session_mulpdu(srv.as.s));
@@ -180,7 +153,7 @@ static void test_sctp_rx_limit_is_what_was_advertised(void **state)
 		msg[j] = pat(j);
 	struct iovec v = {msg, plen};
 	assert_int_equal(ddp_send_untagged(cli.as.s, 0, 0, 0, &v, 1, NULL), 0);
-	run_until(&srv.got, 1, 3000);
+	loop_wait_count(base, &srv.got, 1, 3);
 	if (srv.nerr)
 		print_message("receiver error: layer %u etype %u code 0x%02x, segment %u\n",
 		              srv.err.layer, srv.err.etype, srv.err.code, srv.err.seg_len);
