@@ -67,6 +67,9 @@ void sctp_ll_set_filter(sctp_ll_ep *ep, sctp_ll_filter rx, void *user);
 void sctp_ll_set_offload(sctp_ll_ep *ep, int gso, int gro);
 /* The peer's path MTU drops to mtu (as a verified ICMP would report it). */
 void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu);
+/* addr:port becomes a peer of ep without an association (as one whose
+ * COOKIE ECHO was answered). 0 or DDP_ERR_NOMEM / DDP_ERR_INVAL. */
+int sctp_ll_ep_add_peer(sctp_ll_ep *ep, const char *addr, int port);
 /* Force the copying send path (1) or not (0), process-wide. */
 void sctp_ll_test_force_copy(int on);
 /* Receive staging areas (one per association that reads small segments

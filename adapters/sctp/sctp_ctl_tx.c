@@ -13,10 +13,14 @@
  *    64 KiB) the association stops reading (sctp_ddp_readable): what the
  *    peer sends stays in usrsctp's receive buffer and SCTP's flow control
  *    (the advertised receive window) stops the peer. Reading resumes when
- *    usrsctp has taken the queue down to half of the bound. A peer that
- *    never reads thus holds at most the bound plus usrsctp's buffers; the
- *    heartbeat keeps such an association alive, the idle reaper and the
- *    association cap (sctp_slots.c) end it.
+ *    usrsctp has taken the queue down to half of the bound;
+ *  - usrsctp gets at most SCTP_CTL_LLP_MAX control messages that it may
+ *    still hold (llp_room): its send buffer is bounded in
+ *    payload octets, not in messages, and a message costs it far more
+ *    than its payload. A peer that never reads thus holds at most the
+ *    bound, SCTP_CTL_LLP_MAX messages in usrsctp and usrsctp's receive
+ *    buffer; the heartbeat keeps such an association alive, the idle
+ *    reaper and the association cap (sctp_slots.c) end it.
  * The ULP's own answers (Accept, Reject, Terminate on close) are always
  * queued: each answers an Initiate that max_pending_initiates counted.
  */
@@ -37,19 +41,56 @@ static void pc_pop(struct ddp_sctp_assoc *a)
 	free(p);
 }
 
+/* May another control message go to usrsctp? usrsctp takes messages
+ * until its send buffer holds sndbuf octets of payload: a peer that never
+ * reads would have it keep about two million 4-octet Terminates, each
+ * with its own message and mbuf. So at most SCTP_CTL_LLP_MAX control
+ * messages go to usrsctp that it may still hold; more wait in our own
+ * queue, whose bound stops reading (max_ctl_queue_bytes). The count drops
+ * to 0 at SENDER_DRY and, at the cap, to what usrsctp's send buffer can
+ * hold at most (its octets over the shortest control message): SENDER_DRY
+ * is a notification, read in order with the peer's messages, so it does
+ * not come while reading is paused. A usrsctp that cannot tell its send
+ * buffer's use leaves usrsctp's own bound alone. */
+static int llp_room(struct ddp_sctp_assoc *a)
+{
+	long q;
+	if (a->ctl_llp < SCTP_CTL_LLP_MAX)
+		return 1;
+	q = sctp_ll_queued_octets(a->ll);
+	if (q < 0)
+		return 1;
+	if ((unsigned long)q / SCTP_CTL_HDR_LEN < a->ctl_llp)
+		a->ctl_llp = (uint32_t)((unsigned long)q / SCTP_CTL_HDR_LEN);
+	return a->ctl_llp < SCTP_CTL_LLP_MAX;
+}
+
 void sctp_ctl_flush(struct ddp_sctp_assoc *a)
 {
 	while (a->pc_head) {
 		struct pend_ctl *p = a->pc_head;
-		int rc = sctp_ll_send(a->ll, p->sid, SCTP_PPID_CTL, p->buf, p->len);
+		int rc;
+		if (!llp_room(a)) {
+			/* again when a SACK frees send space */
+			sctp_ll_want_writable(a->ll);
+			return;
+		}
+		rc = sctp_ll_send(a->ll, p->sid, SCTP_PPID_CTL, p->buf, p->len);
 		if (rc == DDP_ERR_AGAIN) {
 			sctp_ll_want_writable(a->ll);
 			return;
 		}
-		if (rc == 0)
+		if (rc == 0) {
 			a->stats.tx_ctl++;
+			a->ctl_llp++;
+		}
 		pc_pop(a);
 	}
+}
+
+void sctp_ctl_llp_dry(struct ddp_sctp_assoc *a)
+{
+	a->ctl_llp = 0;
 }
 
 int sctp_ctl_queue_full(const struct ddp_sctp_assoc *a)

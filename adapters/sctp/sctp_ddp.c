@@ -427,6 +427,7 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int statu
 		/* everything sent was acknowledged: the streams with state
 		 * (a->live: a ULP callback may add to it during the walk;
 		 * the array never moves), and those without (idle_tx) */
+		sctp_ctl_llp_dry(a);
 		if (a->any_idle_tx) {
 			memset(a->idle_tx, 0, (a->nstreams + 7) / 8);
 			a->any_idle_tx = 0;

@@ -97,6 +97,12 @@ struct pend_ctl {
 };
 /* What a queued control message counts against max_ctl_queue_bytes. */
 #define SCTP_PC_COST(len) (sizeof(struct pend_ctl) + (len))
+/* Control messages handed to usrsctp and not known to be acknowledged
+ * (sctp_ctl_tx.c): past this many the association's control queue waits
+ * for usrsctp to free them. usrsctp bounds its send buffer in payload octets, so a
+ * 4-octet Terminate costs it 4 octets of the bound but a few hundred of
+ * memory (its message and mbuf); this count bounds that memory instead. */
+#define SCTP_CTL_LLP_MAX 4096
 
 struct ddp_sctp_assoc {
 	struct ddp_sctp_assoc *next, *prev;
@@ -128,8 +134,10 @@ struct ddp_sctp_assoc {
 	                   * SENDER_DRY (RFC 5043 §6 rule 3) */
 	int any_idle_tx;  /* some idle_tx bit is set */
 	struct pend_ctl *pc_head, *pc_tail;
-	size_t pc_bytes; /* SCTP_PC_COST of the queued control messages */
-	int rx_paused;   /* not reading: pc_bytes reached the bound */
+	size_t pc_bytes;  /* SCTP_PC_COST of the queued control messages */
+	uint32_t ctl_llp; /* control messages handed to usrsctp since it was
+	                   * last dry (SCTP_CTL_LLP_MAX) */
+	int rx_paused;    /* not reading: pc_bytes reached the bound */
 	struct sctp_rxm rxm;
 	ddp_sctp_stats stats;
 	uint8_t *stage; /* max_msg octets: tx build, rx staging, discard */
@@ -225,6 +233,9 @@ int sctp_ctl_send_io(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint
 int sctp_ctl_send(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t code, uint16_t ssn,
                   const void *priv, size_t priv_len);
 void sctp_ctl_flush(struct ddp_sctp_assoc *a);
+/* usrsctp reported everything sent acknowledged (SENDER_DRY): the control
+ * messages it held are gone (SCTP_CTL_LLP_MAX). */
+void sctp_ctl_llp_dry(struct ddp_sctp_assoc *a);
 /* The queue of control messages has reached cfg.max_ctl_queue_bytes: the
  * association stops reading (sctp_ddp_readable) until it is half empty. */
 int sctp_ctl_queue_full(const struct ddp_sctp_assoc *a);

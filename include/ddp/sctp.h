@@ -140,14 +140,17 @@ typedef struct ddp_sctp_config {
 	                                 * waiting for room in SCTP, per association
 	                                 * (default 65536; each costs its length + 16
 	                                 * octets, a Terminate 20; one Terminate per
-	                                 * stream at most): at the bound the
+	                                 * stream at most), behind the 4,096 that
+	                                 * SCTP may still hold: at the bound the
 	                                 * association stops reading until half of it
 	                                 * was sent, so a peer that sends Initiates and
 	                                 * never reads our answers is stopped by SCTP's
 	                                 * flow control, not by our memory */
 	uint32_t path_mtu;              /* IP path MTU cap: a link MTU as `ip link`
-	                                 * shows it (1500 on Ethernet); 0 = each
-	                                 * peer's route alone. Datagrams fit it
+	                                 * shows it (1500 on Ethernet); 0 = the MTU
+	                                 * of the interface toward each peer (not
+	                                 * the route's MTU, which forged ICMP can
+	                                 * lower). Datagrams fit it
 	                                 * unfragmented (RFC 5043 §9): largest UDP
 	                                 * payload = MTU - 28 (IPv4) / - 48 (IPv6),
 	                                 * MULPDU = payload - 62 (- payload % 4);

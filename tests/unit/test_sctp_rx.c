@@ -135,6 +135,7 @@ const char *sctp_ll_local_fmt(const sctp_ll_assoc *a, char *buf)
 }
 void sctp_ll_want_writable(sctp_ll_assoc *a) { (void)a; }
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out) { (void)a; (void)out; return DDP_ERR_SYS; }
+long sctp_ll_queued_octets(sctp_ll_assoc *a) { (void)a; return -1; }
 uint16_t sctp_ll_nstreams(const sctp_ll_assoc *a) { (void)a; return 4; }
 uint32_t sctp_ll_max_msg(const sctp_ll_assoc *a) { (void)a; return 1100; }
 uint32_t sctp_ll_max_msg_rx(const sctp_ll_assoc *a) { (void)a; return 1100; }

@@ -1,8 +1,11 @@
 /* The SCTP UDP layer's defences against spoofed lone INITs
- * (sctp_udp_peers.c): each new peer is an AF_CONN address usrsctp walks for
- * every INIT it answers, so
- *  - new peers from lone INITs are budgeted: PEER_NEW_BURST at once, then
- *    PEER_NEW_PER_S; past it an INIT is dropped without state and counted;
+ * (sctp_udp_peers.c): the listener stays stateless until a COOKIE ECHO
+ * checks out (RFC 9260 §5.1), so
+ *  - a lone INIT or COOKIE ECHO from an unknown source gets a peer on
+ *    probation only for its read batch (at most PEER_TRANSIENT_MAX at once,
+ *    past it dropped without state and counted): when the batch ends
+ *    (sctp_udp_peers_settle) it is freed unless usrsctp answered with a
+ *    COOKIE ACK; spoofed INITs thus use up nothing a real client needs;
  *  - a peer no association ever used expires after PEER_HANDSHAKE_MS, one
  *    that had an association after the socket's idle time.
  * The table is driven directly (sctp_udp_classify, sctp_udp_peers_sweep),
@@ -85,32 +88,82 @@ static enum sctp_udp_verdict from(struct sctp_udp *u, uint32_t i, struct sctp_ud
 	return sctp_udp_classify(u, &ss, sl, b, n, p);
 }
 
-static void test_new_peers_are_budgeted(void **state)
+/* A COOKIE ECHO (RFC 9260 §3.3.11) with tag and a 16-octet cookie */
+static size_t cookie_echo(uint8_t *b, uint32_t tag)
+{
+	memset(b, 0, 32);
+	b[0] = 0x13, b[1] = 0x88;
+	b[2] = 0x13, b[3] = 0x89;
+	memcpy(b + 4, &tag, 4);
+	b[12] = 10; /* COOKIE ECHO */
+	b[15] = 20;
+	ddp_crc32c_put_wire(b + 8, ddp_crc32c(0, b, 32));
+	return 32;
+}
+
+static void test_spoofed_inits_leave_nothing_and_spend_nothing(void **state)
 {
 	(void)state;
 	struct sctp_udp *u = table();
 	struct sctp_udp_peer *p;
-	uint64_t t0 = sctp_udp_now_ms();
 	unsigned made = 0, past = 0, extra = 1000;
-	for (uint32_t i = 0; i < PEER_NEW_BURST + extra; i++) {
+	for (uint32_t i = 0; i < PEER_TRANSIENT_MAX + extra; i++) {
 		enum sctp_udp_verdict v = from(u, i, &p);
 		if (v == SCTP_UDP_NEW)
 			made++;
 		else if (v == SCTP_UDP_UNPROVEN)
 			past++;
 	}
-	uint64_t ms = sctp_udp_now_ms() - t0;
-	unsigned refill = (unsigned)(ms * PEER_NEW_PER_S / 1000) + 1;
-	print_message("%u lone INITs in %llu ms: %u peers made, %u past the budget\n",
-	              PEER_NEW_BURST + extra, (unsigned long long)ms, made, past);
-	assert_true(made >= PEER_NEW_BURST);
-	assert_true(made <= PEER_NEW_BURST + refill);
-	assert_int_equal(made + past, PEER_NEW_BURST + extra);
+	/* within one batch: at most PEER_TRANSIENT_MAX on probation */
+	assert_int_equal(made, PEER_TRANSIENT_MAX);
+	assert_int_equal(past, extra);
 	assert_int_equal(u->c.init_limited, past);
-	/* a known source needs no budget: the first one is still a peer
-	 * unless the idle cap evicted it; a source that is a peer now is */
-	struct sctp_udp_peer *q;
-	assert_int_equal(from(u, PEER_NEW_BURST - 1, &q), SCTP_UDP_KNOWN);
+	/* the batch ends: none was proven, none stays */
+	sctp_udp_peers_settle(u);
+	assert_int_equal(u->npeers, 0);
+	assert_int_equal(u->ntrans, 0);
+	/* and the next batch has the whole room again: no budget was spent */
+	for (int round = 0; round < 3; round++) {
+		for (uint32_t i = 0; i < PEER_TRANSIENT_MAX; i++)
+			assert_int_equal(from(u, 100000 + i, &p), SCTP_UDP_NEW);
+		sctp_udp_peers_settle(u);
+		assert_int_equal(u->npeers, 0);
+	}
+	assert_int_equal(u->c.init_limited, past);
+	table_free(u);
+}
+
+static void test_cookie_ack_keeps_the_peer(void **state)
+{
+	(void)state;
+	struct sctp_udp *u = table();
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	uint8_t b[32];
+	struct sctp_udp_peer *forged, *real, *p;
+	source(7, &ss, &sl);
+	assert_int_equal(sctp_udp_classify(u, &ss, sl, b, cookie_echo(b, 0x1234), &forged),
+	                 SCTP_UDP_NEW);
+	source(8, &ss, &sl);
+	assert_int_equal(sctp_udp_classify(u, &ss, sl, b, cookie_echo(b, 0x5678), &real),
+	                 SCTP_UDP_NEW);
+	/* a COOKIE ECHO with tag 0 is no COOKIE ECHO of a handshake */
+	source(9, &ss, &sl);
+	assert_int_equal(sctp_udp_classify(u, &ss, sl, b, cookie_echo(b, 0), &p),
+	                 SCTP_UDP_UNPROVEN);
+	/* what usrsctp answers the real one: COOKIE ACK bundled after a SACK */
+	uint8_t ack[12 + 16 + 4];
+	memset(ack, 0, sizeof(ack));
+	ack[12] = 3, ack[15] = 16; /* SACK */
+	ack[28] = 11, ack[31] = 4; /* COOKIE ACK */
+	assert_true(sctp_udp_is_cookie_ack(ack, sizeof(ack)));
+	assert_false(sctp_udp_is_cookie_ack(ack, 28));
+	real->proven = 1;
+	sctp_udp_peers_settle(u);
+	assert_int_equal(u->npeers, 1);
+	source(8, &ss, &sl);
+	assert_ptr_equal(sctp_udp_peer_find(u, &ss, sl), real);
+	assert_false(real->transient);
 	table_free(u);
 }
 
@@ -141,7 +194,8 @@ static void test_handshake_peers_expire_first(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_new_peers_are_budgeted),
+	    cmocka_unit_test(test_spoofed_inits_leave_nothing_and_spend_nothing),
+	    cmocka_unit_test(test_cookie_ack_keeps_the_peer),
 	    cmocka_unit_test(test_handshake_peers_expire_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

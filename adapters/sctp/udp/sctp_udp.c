@@ -56,6 +56,10 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len, int df,
 	/* what a genuine ICMP error for this packet will quote */
 	sctp_udp_tags_note(&p->tags, k->data, len);
 	pthread_mutex_unlock(&u->qlock);
+	/* a peer on probation is kept when its cookie checked out (only
+	 * the owner thread's input of its packet answers it) */
+	if (local && p->transient && sctp_udp_is_cookie_ack(k->data, len))
+		p->proven = 1;
 	/* everything queued in this loop iteration leaves in one flush */
 	if (local)
 		sctp_udp_arm_flush(u);

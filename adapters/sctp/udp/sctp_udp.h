@@ -37,18 +37,24 @@ struct sctp_udp_peer {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	uint32_t mtu;              /* IP path MTU (link MTU on a direct route) */
-	uint32_t route_mtu;        /* the kernel route's MTU when it fell below our
+	uint32_t route_mtu;        /* the interface MTU toward it when below our
 	                            * floor (then datagrams over it go with DF
 	                            * off), else 0 */
 	uint64_t route_ms;         /* when route_mtu was read */
 	struct sctp_udp_tags tags; /* proof tags of what we sent (ICMP);
 	                            * under the socket's qlock */
-	uintptr_t id;              /* usrsctp's AF_CONN address, never reused */
+	uintptr_t id;              /* usrsctp's AF_CONN address: the source
+	                            * address's keyed hash (sctp_udp_peers.c) */
 	unsigned refs;             /* associations using it */
 	int ever_ref;              /* an association has used it */
-	int conn_registered;       /* usrsctp knows its address (set and read
-	                            * by the usrsctp glue, under its lock) */
-	uint64_t last_ms;          /* last datagram in / last reference dropped */
+	/* on probation (sctp_udp_peers.c): made for an unknown source's lone
+	 * INIT or COOKIE ECHO, freed once that packet was answered unless
+	 * usrsctp's answer was a COOKIE ACK (proven) */
+	int transient, proven;
+	struct sctp_udp_peer *trans_prev, *trans_next;
+	int conn_registered; /* usrsctp knows its address (set and read
+	                      * by the usrsctp glue, under its lock) */
+	uint64_t last_ms;    /* last datagram in / last reference dropped */
 };
 
 /* Counters (packets, not batches, unless named *_calls). */
@@ -63,10 +69,13 @@ struct sctp_udp_counters {
 	                                        * (IP_RECVERR) and sent again */
 	uint64_t mtu_drops;                    /* path MTU decreases applied */
 	uint64_t tx_frag;                      /* datagrams sent with DF off (RFC 4960 §7.3) */
-	uint64_t rx_unproven;                  /* from unknown sources, not a lone INIT:
-	                                        * dropped without state */
+	uint64_t rx_unproven;                  /* from unknown sources, neither a lone INIT
+	                                        * nor a COOKIE ECHO: dropped without
+	                                        * state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
-	uint64_t init_limited;                 /* lone INITs past the new-peer budget */
+	uint64_t init_limited;                 /* INITs / COOKIE ECHOs from unknown sources
+	                                        * past PEER_TRANSIENT_MAX peers on
+	                                        * probation at once */
 	uint64_t peers;                        /* peers now */
 	/* the peer table: lookups (one per datagram whose CRC32c checked
 	 * out, and per new association) and the entries they compared */

@@ -33,15 +33,16 @@ struct ddp_ctx;
 #define TX_PKTS         1024  /* packets (iovecs) per sendmmsg */
 #define RX_MSGS         32    /* datagrams (or GRO trains) per recvmmsg */
 #define PEER_IDLE_MS    10000 /* unreferenced peer lifetime (default) */
-/* lifetime of a peer no association ever used (its lone INIT was answered
- * and nothing came of it yet): a real peer's COOKIE ECHO comes a round
- * trip later, a spoofed source's never */
+/* lifetime of a peer no association ever used (its COOKIE ECHO was
+ * answered with a COOKIE ACK and the listener has not taken the
+ * association yet) */
 #define PEER_HANDSHAKE_MS 2000
 #define PEER_IDLE_MAX     4096 /* unreferenced peers at most (oldest goes) */
-/* New peers a socket makes from lone INITs: a budget of PEER_NEW_BURST
- * refilled at PEER_NEW_PER_S (sctp_udp_classify). */
-#define PEER_NEW_BURST 4096
-#define PEER_NEW_PER_S 256
+/* Peers on probation at once (sctp_udp_classify): made for an unknown
+ * source's INIT or COOKIE ECHO and freed when the read batch that brought
+ * it ends (sctp_udp_peers_settle), so at most a batch's worth exist; the
+ * bound holds for callers that deliver outside a batch too. */
+#define PEER_TRANSIENT_MAX 4096
 
 struct pkt {
 	struct pkt *next;
@@ -63,9 +64,10 @@ struct sctp_udp {
 	size_t pcap, npeers, nidle;
 	struct sctp_udp_peer *idle_head, *idle_tail;
 	uint32_t peer_idle_ms;
-	uint32_t new_budget; /* new peers allowed now (PEER_NEW_*) */
-	uint64_t new_ms;     /* when the budget was last refilled */
-	uint64_t new_milli;  /* refill carried over, thousandths of a peer */
+	struct sctp_udp_peer *trans_head; /* peers on probation */
+	size_t ntrans;
+	uint64_t drop_sec;    /* second of the last drop notice */
+	uint64_t drop_logged; /* drops counted by it */
 	struct event *sweep;
 	/* the send queue: usrsctp's output callback may run on another
 	 * thread (a timer of this endpoint's association fired by another
@@ -113,16 +115,25 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockadd
 void sctp_udp_peer_touch(struct sctp_udp *u, struct sctp_udp_peer *p, uint64_t now);
 void sctp_udp_peers_sweep(struct sctp_udp *u, uint64_t now);
 void sctp_udp_peers_free_all(struct sctp_udp *u);
-/* A lone INIT with verification tag 0: may create a peer. */
+/* A lone INIT with verification tag 0, or a packet that starts with a
+ * COOKIE ECHO: may create a peer on probation. */
 int sctp_udp_proves_peer(const uint8_t *b, size_t n);
+/* Does usrsctp's packet b[0..n) carry a COOKIE ACK (its cookie checked
+ * out: an association exists)? */
+int sctp_udp_is_cookie_ack(const uint8_t *b, size_t n);
+/* End of a read batch: what usrsctp answered goes out (sctp_udp_flush),
+ * then each peer on probation that no COOKIE ACK proved is freed. */
+void sctp_udp_peers_settle(struct sctp_udp *u);
 int sctp_udp_crc_ok(uint8_t *b, size_t n);
 enum sctp_udp_verdict {
 	SCTP_UDP_BAD_CRC,  /* dropped before any lookup */
-	SCTP_UDP_UNPROVEN, /* unknown source, not a lone INIT (or not a
-	                    * listener): dropped without state */
+	SCTP_UDP_UNPROVEN, /* unknown source, neither a lone INIT nor a
+	                    * COOKIE ECHO (or not a listener, or too many
+	                    * on probation): dropped without state */
 	SCTP_UDP_NOMEM,    /* a new peer could not be allocated */
 	SCTP_UDP_KNOWN,    /* *out: the source's peer */
-	SCTP_UDP_NEW,      /* *out: a peer created by this lone INIT */
+	SCTP_UDP_NEW,      /* *out: a peer on probation, made by this lone
+	                    * INIT or COOKIE ECHO */
 };
 /* One received SCTP packet b[0..n) from sa: CRC32c, then the peer table
  * (sctp_udp_peers.c). b's checksum field is left as it was. */

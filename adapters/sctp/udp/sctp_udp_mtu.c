@@ -2,19 +2,28 @@
  * Path MTU of each UDP peer (RFC 5043 §9: a DDP segment needs neither
  * SCTP nor IP fragmentation, so the SCTP packet must fit the IP path).
  * The value is the IP-level MTU (what `ip link` shows on a direct route):
- * taken from the kernel's route for the peer (a UDP socket connect()ed to
- * it with IP_PMTUDISC_DO, getsockopt IP_MTU / IPV6_MTU), capped by the
- * configured path_mtu, lowered on EMSGSIZE from a send (the route read
- * again) and on an ICMP "fragmentation needed" / ICMPv6 "packet too big"
- * whose quote proves it answers a packet of ours (IP_RECVERR, ee_info =
- * the next-hop MTU), never below floor_mtu(). It only goes down during
- * the peer's life (no probing upwards, RFC 1191 §6.3 style increases are
- * not tracked).
+ * a new peer starts from the MTU of the interface the kernel's route to it
+ * goes out of (link_mtu: the route's output interface from rtnetlink, its
+ * MTU from SIOCGIFMTU), capped by the configured path_mtu. Not from the
+ * route's own MTU: that holds the path MTU the kernel cached from ICMP
+ * "fragmentation needed", which anyone can forge for ten minutes at a
+ * time, and our sends ignore it anyway (IP_PMTUDISC_PROBE). Only where
+ * rtnetlink cannot tell is the route's MTU taken (a UDP socket connect()ed
+ * to the peer, getsockopt IP_MTU / IPV6_MTU). The value goes down on
+ * EMSGSIZE from a send (the interface is read again) and on an ICMP
+ * "fragmentation needed" / ICMPv6 "packet too big" whose quote proves it
+ * answers a packet of ours (IP_RECVERR, ee_info = the next-hop MTU), never
+ * below floor_mtu(). It only goes down during the peer's life (no probing
+ * upwards, RFC 1191 §6.3 style increases are not tracked).
  */
 #include "sctp/udp/sctp_udp_int.h"
 
 #include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +117,97 @@ static uint32_t route_mtu(const struct sockaddr_storage *sa, socklen_t sl)
 	return mtu > 0 ? (uint32_t)mtu : 0;
 }
 
+/* The index of the interface the kernel's route to sa goes out of
+ * (RTM_GETROUTE, RTA_OIF), 0 if it cannot tell. */
+static int route_oif(const struct sockaddr_storage *sa)
+{
+	struct {
+		struct nlmsghdr n;
+		struct rtmsg r;
+		uint8_t attr[RTA_SPACE(16)];
+	} req;
+	union {
+		struct nlmsghdr n;
+		uint8_t b[4096];
+	} rsp;
+	struct rtattr *ra;
+	const void *addr;
+	size_t alen;
+	ssize_t got;
+	int fd, oif = 0;
+
+	if (sa->ss_family == AF_INET) {
+		addr = &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+		alen = 4;
+	} else {
+		addr = &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+		alen = 16;
+	}
+	memset(&req, 0, sizeof(req));
+	req.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)) + RTA_SPACE(alen);
+	req.n.nlmsg_type = RTM_GETROUTE;
+	req.n.nlmsg_flags = NLM_F_REQUEST;
+	req.n.nlmsg_seq = 1;
+	req.r.rtm_family = (unsigned char)sa->ss_family;
+	req.r.rtm_dst_len = (unsigned char)(alen * 8);
+	ra = (struct rtattr *)(void *)req.attr;
+	ra->rta_type = RTA_DST;
+	ra->rta_len = (unsigned short)RTA_LENGTH(alen);
+	memcpy(RTA_DATA(ra), addr, alen);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return 0;
+	if (send(fd, &req, req.n.nlmsg_len, 0) < 0 || (got = recv(fd, &rsp, sizeof(rsp), 0)) < 0) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	for (struct nlmsghdr *n = &rsp.n; NLMSG_OK(n, (size_t)got); n = NLMSG_NEXT(n, got)) {
+		struct rtmsg *r;
+		int left;
+		if (n->nlmsg_type != RTM_NEWROUTE ||
+		    n->nlmsg_len < NLMSG_LENGTH(sizeof(struct rtmsg)))
+			break;
+		r = NLMSG_DATA(n);
+		left = (int)RTM_PAYLOAD(n);
+		for (ra = RTM_RTA(r); RTA_OK(ra, left); ra = RTA_NEXT(ra, left))
+			if (ra->rta_type == RTA_OIF && RTA_PAYLOAD(ra) >= sizeof(int))
+				memcpy(&oif, RTA_DATA(ra), sizeof(int));
+		break;
+	}
+	return oif;
+}
+
+/* The MTU of the interface the route to sa goes out of (0 if the kernel
+ * cannot tell): the path MTU a new peer starts from. */
+static uint32_t link_mtu(const struct sockaddr_storage *sa)
+{
+	struct ifreq ifr;
+	int fd, oif = route_oif(sa);
+	uint32_t mtu = 0;
+	if (oif <= 0)
+		return 0;
+	fd = socket(sa->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_ifindex = oif;
+	if (ioctl(fd, SIOCGIFNAME, &ifr) == 0 && ioctl(fd, SIOCGIFMTU, &ifr) == 0 &&
+	    ifr.ifr_mtu > 0)
+		mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/* What a new peer's path starts from, or a send's EMSGSIZE is read
+ * against: the interface's MTU, else the route's. */
+static uint32_t start_mtu(const struct sockaddr_storage *sa, socklen_t sl)
+{
+	uint32_t m = link_mtu(sa);
+	return m ? m : route_mtu(sa, sl);
+}
+
 static uint32_t capped(const struct sctp_udp *u, int family, uint32_t mtu)
 {
 	if (u->mtu_cap && mtu > u->mtu_cap)
@@ -119,7 +219,7 @@ static uint32_t capped(const struct sctp_udp *u, int family, uint32_t mtu)
 
 void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
-	uint32_t m = route_mtu(&p->sa, p->salen);
+	uint32_t m = start_mtu(&p->sa, p->salen);
 	/* no route (yet): the minimum every path carries */
 	p->mtu = capped(u, p->sa.ss_family, m ? m : floor_mtu(p->sa.ss_family));
 }
@@ -150,15 +250,14 @@ static void lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 		u->ops.peer_mtu(u->user, p);
 }
 
-/* The send failed with EMSGSIZE: the kernel's route to p is shorter than
- * p->mtu (one route read, for this peer only). A route below our floor
- * (an ICMP "fragmentation needed" with a tiny MTU locks it at the kernel's
- * min_pmtu for ten minutes) would refuse every datagram at the floor size
- * for good: those between the route's size and the floor go with DF off
+/* The send failed with EMSGSIZE: with IP_PMTUDISC_PROBE that is the
+ * interface's own MTU, below p->mtu (one read, for this peer only;
+ * start_mtu). An MTU below our floor would refuse every datagram at the
+ * floor size for good: those between it and the floor go with DF off
  * (sctp_udp_mtu_route_short) so the association keeps moving. */
 void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
-	uint32_t m = route_mtu(&p->sa, p->salen);
+	uint32_t m = start_mtu(&p->sa, p->salen);
 	if (!m)
 		return;
 	if (m < floor_mtu(p->sa.ss_family)) {

@@ -1,20 +1,33 @@
 /*
  * The peer table of our UDP socket: state only for proven peers.
  *
- * A remote UDP endpoint becomes a peer (calloc, route MTU, an id that
- * usrsctp will know it by) only when one of its datagrams is a
- * valid SCTP packet that may start an association: long enough, CRC32c
- * correct (checked by the caller) and a lone INIT chunk with verification
- * tag 0 (RFC 4960 §8.5.1, §3.3.2: INIT MUST be alone and carry tag 0). A
- * packet with any other tag from an unknown source cannot belong to one of
- * our associations (in AF_CONN mode each association has exactly the one
- * address its UDP source gave it), so it is dropped without state.
+ * SCTP's handshake keeps the listener stateless until the COOKIE ECHO
+ * returns its signed cookie (RFC 9260 §5.1, §5.1.3): an INIT costs the
+ * answer and nothing that stays. This table keeps to that. A datagram
+ * from an unknown source goes up to usrsctp only when it is a valid SCTP
+ * packet that may start an association: long enough, CRC32c correct
+ * (checked by the caller) and either a lone INIT chunk with verification
+ * tag 0 (RFC 9260 §8.5.1, §3.3.2: INIT MUST be alone and carry tag 0) or a
+ * packet that starts with a COOKIE ECHO. It gets a peer on probation (an
+ * id that usrsctp's answer is addressed to) for the length of the read
+ * batch; then the answer is sent and the peer freed, unless usrsctp
+ * answered with a COOKIE ACK (the cookie checked out: the association
+ * exists). So spoofed INITs and forged cookies leave nothing behind and
+ * spend nothing a real client needs. A packet with any other tag from an
+ * unknown source cannot belong to one of our associations (in AF_CONN
+ * mode each association has exactly the one address its UDP source gave
+ * it), so it is dropped without state.
  *
  * Lookup by address and by id is O(1) (two hash tables that double as
- * they fill). usrsctp knows a peer by its id, a number never reused, not by
- * its pointer: an SCTP packet usrsctp still emits for a peer we freed
- * (graceful shutdown finishing inside usrsctp) finds no peer and is dropped
- * instead of touching freed memory. Ids are process-wide because usrsctp's
+ * they fill). usrsctp knows a peer by its id, not by its pointer: an SCTP
+ * packet usrsctp still emits for a peer we freed (graceful shutdown
+ * finishing inside usrsctp) finds no peer and is dropped instead of
+ * touching freed memory. The id is the source address's keyed hash, so a
+ * source has the same id whenever it is a peer (peer_id): usrsctp's
+ * cookie names the INIT's source by it, and the COOKIE ECHO, which comes
+ * to a new peer after the INIT's peer was freed, must come from the same
+ * one; a packet usrsctp emits for a freed peer whose source has become a
+ * peer again goes to that same address. Ids are process-wide because usrsctp's
  * output callback is (several endpoints share one usrsctp stack); so is
  * the id table, behind g_ids.lock: usrsctp's output callback looks peers
  * up from whichever thread called into usrsctp. A peer found there stays
@@ -26,8 +39,7 @@
  * Peers are referenced by associations (sctp_udp_peer_ref); an
  * unreferenced peer sits on an LRU idle list and expires PEER_IDLE_MS after
  * its last datagram or reference; at most PEER_IDLE_MAX idle peers exist
- * (the oldest is freed first), so a flood of valid INITs from ever new
- * sources costs bounded memory too.
+ * (the oldest is freed first).
  */
 #include "sctp/udp/sctp_udp_int.h"
 
@@ -41,14 +53,16 @@
 #include "common/siphash.h"
 #include "cursor.h"
 
-#define SCTP_CHUNK_INIT 1
-#define SCTP_INIT_LEN   20 /* RFC 4960 §3.3.2: fixed part of INIT */
+#define SCTP_CHUNK_INIT        1
+#define SCTP_CHUNK_COOKIE_ECHO 10
+#define SCTP_CHUNK_COOKIE_ACK  11
+#define SCTP_INIT_LEN          20 /* RFC 4960 §3.3.2: fixed part of INIT */
+#define SCTP_CHUNK_HDR         4
 
 static struct {
 	pthread_mutex_t lock;
 	struct sctp_udp_peer **tab;
 	size_t cap, n;
-	uintptr_t last;
 } g_ids = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 uint64_t sctp_udp_now_ms(void)
@@ -240,6 +254,19 @@ static void unlink_tables(struct sctp_udp *u, struct sctp_udp_peer *p)
 	pthread_mutex_unlock(&g_ids.lock);
 }
 
+static void trans_unlink(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	if (p->trans_prev)
+		p->trans_prev->trans_next = p->trans_next;
+	else
+		u->trans_head = p->trans_next;
+	if (p->trans_next)
+		p->trans_next->trans_prev = p->trans_prev;
+	p->trans_prev = p->trans_next = NULL;
+	p->transient = 0;
+	u->ntrans--;
+}
+
 /* Free p: usrsctp forgets its address (ops->peer_free), then queued
  * datagrams to it are dropped (they would name a freed address). In that
  * order: once unlinked and deregistered no thread can queue more for it. */
@@ -248,6 +275,8 @@ static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 	struct pkt **kp;
 	if (!p->refs)
 		idle_unlink(u, p);
+	if (p->transient)
+		trans_unlink(u, p);
 	unlink_tables(u, p);
 	if (u->ops.peer_free)
 		u->ops.peer_free(u->user, p);
@@ -271,6 +300,23 @@ static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 		u->held = NULL;
 	}
 	free(p);
+}
+
+/* Under g_ids.lock: the id of a peer at sa, the address's keyed hash
+ * (never 0, unique: a hash that names another socket's peer is moved on). */
+static uintptr_t peer_id(const struct sctp_udp *u, const struct sockaddr_storage *sa)
+{
+	uintptr_t id = (uintptr_t)hash_addr(u, sa);
+	for (;;) {
+		struct sctp_udp_peer *q = NULL;
+		if (id)
+			for (q = g_ids.tab[hash_id(id) & (g_ids.cap - 1)]; q; q = q->id_next)
+				if (q->id == id)
+					break;
+		if (id && !q)
+			return id;
+		id++;
+	}
 }
 
 struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockaddr_storage *sa,
@@ -299,7 +345,7 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockadd
 		free(p);
 		return NULL;
 	}
-	p->id = ++g_ids.last ? g_ids.last : ++g_ids.last;
+	p->id = peer_id(u, sa);
 	h = hash_id(p->id) & (g_ids.cap - 1);
 	p->id_next = g_ids.tab[h];
 	g_ids.tab[h] = p;
@@ -315,6 +361,8 @@ struct sctp_udp_peer *sctp_udp_peer_add(struct sctp_udp *u, const struct sockadd
 
 void sctp_udp_peer_ref(struct sctp_udp_peer *p)
 {
+	if (p->transient && p->u)
+		trans_unlink(p->u, p);
 	p->ever_ref = 1;
 	if (p->u && p->refs++ == 0)
 		idle_unlink(p->u, p);
@@ -364,12 +412,14 @@ void sctp_udp_peers_free_all(struct sctp_udp *u)
 	u->pcap = 0;
 }
 
-/* RFC 4960 §8.5.1 / §3.3.2: may this packet (CRC already verified) from an
- * unknown source create a peer? Only a lone INIT with verification tag 0. */
+/* RFC 4960 §8.5.1 / §3.3.2 / §5.1: may this packet (CRC already
+ * verified) from an unknown source go up to usrsctp on probation? Only a
+ * lone INIT with verification tag 0, or a COOKIE ECHO first (usrsctp
+ * checks its signature; RFC 9260 §5.1 allows DATA bundled after it). */
 int sctp_udp_proves_peer(const uint8_t *b, size_t n)
 {
 	uint64_t ports, vtag, csum, type, flags, clen;
-	if (n < SCTP_COMMON_HDR + SCTP_INIT_LEN)
+	if (n < SCTP_COMMON_HDR + SCTP_CHUNK_HDR)
 		return 0;
 	/* common header: ports, verification tag, checksum; then a chunk
 	 * header: type, flags, length */
@@ -377,11 +427,31 @@ int sctp_udp_proves_peer(const uint8_t *b, size_t n)
 	if (rc_get_be(&c, 4, &ports) || rc_get_be(&c, 4, &vtag) || rc_get_be(&c, 4, &csum) ||
 	    rc_get_be(&c, 1, &type) || rc_get_be(&c, 1, &flags) || rc_get_be(&c, 2, &clen))
 		return 0;
-	if (vtag != 0 || type != SCTP_CHUNK_INIT || clen < SCTP_INIT_LEN ||
-	    clen > n - SCTP_COMMON_HDR)
+	if (clen < SCTP_CHUNK_HDR || clen > n - SCTP_COMMON_HDR)
+		return 0;
+	if (type == SCTP_CHUNK_COOKIE_ECHO)
+		return vtag != 0 && clen > SCTP_CHUNK_HDR;
+	if (vtag != 0 || type != SCTP_CHUNK_INIT || clen < SCTP_INIT_LEN)
 		return 0;
 	/* nothing but padding after the INIT chunk */
 	return n - SCTP_COMMON_HDR - clen < 4;
+}
+
+int sctp_udp_is_cookie_ack(const uint8_t *b, size_t n)
+{
+	struct rcur c = rc_init(b, n);
+	uint64_t type, flags, clen;
+	if (rc_skip(&c, SCTP_COMMON_HDR))
+		return 0;
+	while (!rc_get_be(&c, 1, &type) && !rc_get_be(&c, 1, &flags) && !rc_get_be(&c, 2, &clen)) {
+		if (type == SCTP_CHUNK_COOKIE_ACK)
+			return 1;
+		/* the chunk's value and padding (RFC 9260 §3.2) */
+		if (clen < SCTP_CHUNK_HDR ||
+		    rc_skip(&c, (((size_t)clen + 3) & ~(size_t)3) - SCTP_CHUNK_HDR))
+			return 0;
+	}
+	return 0;
 }
 
 /* CRC32c check (RFC 4960 §6.8); the checksum field is left as it was. */
@@ -397,39 +467,35 @@ int sctp_udp_crc_ok(uint8_t *b, size_t n)
 	return got == want;
 }
 
-/* May one more lone INIT make a peer now? Each costs a peer (memory, a
- * route lookup) and usrsctp's answer (an INIT ACK with a signed cookie),
- * so a flood of spoofed INITs, each from a new source, buys that work per
- * packet. The budget bounds it: PEER_NEW_BURST at once (a server's burst of
- * set-ups), PEER_NEW_PER_S sustained. An INIT past it is dropped without
- * state and counted; a real peer sends it again (T1-init, RFC 9260 §5.1),
- * like a TCP SYN dropped under a flood. Known sources need no budget. */
-static int new_peer_ok(struct sctp_udp *u)
+static void trans_append(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
-	uint64_t now = sctp_udp_now_ms();
-	if (!u->new_ms) {
-		u->new_budget = PEER_NEW_BURST;
-	} else if (now > u->new_ms && u->new_budget < PEER_NEW_BURST) {
-		/* in thousandths of a peer, so no fraction is lost */
-		uint64_t milli = u->new_milli + (now - u->new_ms) * PEER_NEW_PER_S;
-		uint64_t add = milli / 1000;
-		u->new_milli = milli % 1000;
-		u->new_budget = add >= PEER_NEW_BURST - u->new_budget
-		                    ? PEER_NEW_BURST
-		                    : u->new_budget + (uint32_t)add;
+	p->transient = 1;
+	p->trans_prev = NULL;
+	p->trans_next = u->trans_head;
+	if (u->trans_head)
+		u->trans_head->trans_prev = p;
+	u->trans_head = p;
+	u->ntrans++;
+}
+
+void sctp_udp_peers_settle(struct sctp_udp *u)
+{
+	if (!u->trans_head)
+		return;
+	sctp_udp_flush(u); /* the answers leave before their peers go */
+	while (u->trans_head) {
+		struct sctp_udp_peer *p = u->trans_head;
+		trans_unlink(u, p);
+		if (!p->proven && !p->refs && !p->ever_ref)
+			peer_free(u, p);
 	}
-	if (now > u->new_ms || !u->new_ms)
-		u->new_ms = now;
-	if (!u->new_budget)
-		return 0;
-	u->new_budget--;
-	return 1;
 }
 
 /* Every datagram, in this order (RFC 4960 §6.8): the CRC32c
  * first, so junk costs a CRC and nothing else (no lookup, no state); then
- * the source's peer (one keyed-hash lookup); an unknown source becomes a
- * peer only with a lone INIT on a socket that learns. */
+ * the source's peer (one keyed-hash lookup); an unknown source gets a peer
+ * on probation only with a lone INIT or a COOKIE ECHO on a socket that
+ * learns. */
 enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockaddr_storage *sa,
                                         socklen_t salen, uint8_t *b, size_t n,
                                         struct sctp_udp_peer **out)
@@ -451,7 +517,7 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockadd
 		u->c.rx_unproven++;
 		return SCTP_UDP_UNPROVEN;
 	}
-	if (!new_peer_ok(u)) {
+	if (u->ntrans >= PEER_TRANSIENT_MAX) {
 		u->c.init_limited++;
 		return SCTP_UDP_UNPROVEN;
 	}
@@ -460,6 +526,7 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockadd
 		u->c.rx_unproven++;
 		return SCTP_UDP_NOMEM;
 	}
+	trans_append(u, p);
 	*out = p;
 	return SCTP_UDP_NEW;
 }

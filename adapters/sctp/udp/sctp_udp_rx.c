@@ -183,36 +183,6 @@ static void one_datagram(struct sctp_udp *u, int i, size_t n)
 	}
 }
 
-void sctp_udp_read(struct sctp_udp *u)
-{
-	for (int call = 0; call < READ_CALLS; call++) {
-		int r;
-		for (int i = 0; i < RX_MSGS; i++) {
-			struct msghdr *mh = &u->rx_mv[i].msg_hdr;
-			mh->msg_name = &u->rx_sa[i];
-			mh->msg_namelen = sizeof(u->rx_sa[i]);
-			mh->msg_iov = &u->rx_iov[i];
-			mh->msg_iovlen = 1;
-			mh->msg_control = u->rx_ctl + (size_t)i * CTL_LEN;
-			mh->msg_controllen = CTL_LEN;
-			mh->msg_flags = 0;
-		}
-		r = recvmmsg(u->fd, u->rx_mv, RX_MSGS, MSG_DONTWAIT, NULL);
-		if (r < 0) {
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				break;
-			(void)sctp_udp_errqueue(u); /* a pending ICMP error */
-			continue;
-		}
-		u->c.rx_calls++;
-		for (int i = 0; i < r; i++)
-			one_datagram(u, i, u->rx_mv[i].msg_len);
-		if (r < RX_MSGS)
-			break;
-	}
-	(void)sctp_udp_errqueue(u);
-}
-
 #define NOTICES_PER_SEC 4
 
 /* Through the context's log hook: at most NOTICES_PER_SEC lines a second,
@@ -249,6 +219,55 @@ static void notice(struct sctp_udp *u, const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	ddp_llp_log(u->log_ctx, DDP_LOG_WARN, "ddp-sctp udp %d: %s", u->port, line);
+}
+
+/* Datagrams from unknown sources that were dropped (neither a lone INIT
+ * nor a COOKIE ECHO, or too many on probation): one line a second at
+ * most, with the count since the last one. */
+static void drop_notice(struct sctp_udp *u)
+{
+	uint64_t n = u->c.rx_unproven + u->c.init_limited, sec;
+	if (n == u->drop_logged)
+		return;
+	sec = sctp_udp_now_ms() / 1000;
+	if (sec == u->drop_sec)
+		return;
+	notice(u, "%llu datagrams from unknown sources dropped without state (%llu in all)",
+	       (unsigned long long)(n - u->drop_logged), (unsigned long long)n);
+	u->drop_sec = sec;
+	u->drop_logged = n;
+}
+
+void sctp_udp_read(struct sctp_udp *u)
+{
+	for (int call = 0; call < READ_CALLS; call++) {
+		int r;
+		for (int i = 0; i < RX_MSGS; i++) {
+			struct msghdr *mh = &u->rx_mv[i].msg_hdr;
+			mh->msg_name = &u->rx_sa[i];
+			mh->msg_namelen = sizeof(u->rx_sa[i]);
+			mh->msg_iov = &u->rx_iov[i];
+			mh->msg_iovlen = 1;
+			mh->msg_control = u->rx_ctl + (size_t)i * CTL_LEN;
+			mh->msg_controllen = CTL_LEN;
+			mh->msg_flags = 0;
+		}
+		r = recvmmsg(u->fd, u->rx_mv, RX_MSGS, MSG_DONTWAIT, NULL);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			(void)sctp_udp_errqueue(u); /* a pending ICMP error */
+			continue;
+		}
+		u->c.rx_calls++;
+		for (int i = 0; i < r; i++)
+			one_datagram(u, i, u->rx_mv[i].msg_len);
+		if (r < RX_MSGS)
+			break;
+	}
+	(void)sctp_udp_errqueue(u);
+	sctp_udp_peers_settle(u);
+	drop_notice(u);
 }
 
 static const char *kind_name(const struct sctp_icmp_out *o)

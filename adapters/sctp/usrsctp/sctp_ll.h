@@ -118,11 +118,13 @@ typedef struct sctp_ll_io_stats {
 	uint64_t conn_addrs;                   /* of them, registered with usrsctp
 	                                        * (used by an association) */
 	uint64_t rx_unproven;                  /* datagrams from unknown sources that
-	                                        * were not a valid lone INIT: dropped
-	                                        * without any state */
+	                                        * were neither a valid lone INIT nor a
+	                                        * COOKIE ECHO: dropped without any
+	                                        * state */
 	uint64_t peers_expired, peers_evicted; /* idle peers freed */
-	uint64_t init_limited;                 /* lone INITs from unknown sources
-	                                        * dropped past the new-peer budget */
+	uint64_t init_limited;                 /* INITs / COOKIE ECHOs from unknown
+	                                        * sources dropped: too many peers on
+	                                        * probation at once */
 	uint64_t tx_copied;                    /* octets of multi-piece messages copied
 	                                        * into one buffer (no gather send: see
 	                                        * sctp_ll_send_gathers) */
@@ -252,6 +254,9 @@ typedef struct sctp_ll_path {
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);
+/* Octets of user messages usrsctp holds for a: queued or sent and not yet
+ * acknowledged (its send buffer's use). -1: this usrsctp cannot tell. */
+long sctp_ll_queued_octets(sctp_ll_assoc *a);
 
 /* Graceful SHUTDOWN (abortive == 0) or ABORT. The association is freed
  * later (after SCTP_LL_EV_DOWN); no callback runs after sctp_ll_free. */

@@ -152,3 +152,10 @@ void sctp_ll_defer_cancel(sctp_ll_defer *d)
 	event_free(d->ev);
 	free(d);
 }
+
+int sctp_ll_ep_add_peer(sctp_ll_ep *ep, const char *addr, int port)
+{
+	if (!ep || !addr)
+		return DDP_ERR_INVAL;
+	return sctp_udp_peer_get(ep->udp, addr, port) ? 0 : DDP_ERR_NOMEM;
+}
