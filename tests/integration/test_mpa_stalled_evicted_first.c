@@ -213,20 +213,21 @@ static int alive(struct client *k)
 }
 
 /* One wave of the flood: NATTACK connections as fast as the loop takes
- * them, stalling and half-open in turn. Returns how many were let in. */
-static int flood(struct client *a, int port)
+ * them, stalling and half-open in turn (or all stalling). Returns how
+ * many were let in. */
+static int flood(struct client *a, int port, int half_open)
 {
 	int in = 0;
 	for (int i = 0; i < NATTACK; i++)
-		in += client_open(&a[i], port, 3, 0, i % 2 == 0);
+		in += client_open(&a[i], port, 3, 0, !half_open || i % 2 == 0);
 	pump(0.05);
 	return in;
 }
 
-static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
+static void run(int half_open)
 {
-	(void)st;
 	alarm(40);
+	nup = nlimit = nstalled_logged = nlegit_named = 0;
 	base = event_base_new();
 	ddp_ctx_config cc = {.log = on_log};
 	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
@@ -247,7 +248,7 @@ static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
 	 * for longer than the idle time */
 	for (int i = 0; i < NLEGIT; i++)
 		assert_true(client_open(&legit[i], port, 2, 1, 1));
-	pump(1.5);
+	pump(1.2);
 	for (int i = 0; i < NLEGIT; i++)
 		assert_true(legit[i].got >= GREET * MSG);
 	assert_int_equal(nup, NLEGIT);
@@ -255,13 +256,22 @@ static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
 	/* wave 1 fills the cap while none of its connections is known to be
 	 * stalled yet; wave 2 comes once they are */
 	static struct client w1[NATTACK], w2[NATTACK];
-	int in1 = flood(w1, port);
-	pump(2.0);
-	int in2 = flood(w2, port);
+	int in1 = flood(w1, port, half_open);
+	pump(1.8);
+	int in2 = flood(w2, port, half_open);
 	pump(0.3);
 
 	/* a legitimate newcomer is served: a stalled connection makes room */
-	assert_true(client_open(&legit[NLEGIT], port, 4, 1, 1));
+	/* (refused while every attacker's connection is still being judged) */
+	double t_new = net_now_s();
+	int tries = 1;
+	while (!client_open(&legit[NLEGIT], port, 4, 1, 1) && net_now_s() - t_new < 3.0) {
+		close(legit[NLEGIT].fd);
+		pump(0.2);
+		tries++;
+	}
+	assert_true(legit[NLEGIT].up);
+	t_new = net_now_s() - t_new;
 	pump(0.3);
 
 	int legit_alive = 0, attack_alive = 0;
@@ -269,14 +279,17 @@ static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
 		legit_alive += alive(&legit[i]);
 	for (int i = 0; i < NATTACK; i++)
 		attack_alive += alive(&w1[i]) + alive(&w2[i]);
-	print_message("cap %d, %d legitimate + 2 x %d attacking (%d and %d through the start-up "
-	              "or half-open): %d legitimate alive, %d attacking alive, %d ended with "
-	              "DDP_ERR_LIMIT, %d stalled evictions logged\n",
-	              CAP, NLEGIT + 1, NATTACK, in1, in2, legit_alive, attack_alive, nlimit,
-	              nstalled_logged);
+	print_message("cap %d, %d legitimate + 2 x %d attacking (%s; %d and %d let in): %d "
+	              "legitimate alive, %d attacking alive, %d ended with "
+	              "DDP_ERR_LIMIT, %d stalled evictions logged; the newcomer served at try %d "
+	              "after %.2f s\n",
+	              CAP, NLEGIT + 1, NATTACK,
+	              half_open ? "half stalling, half half-open" : "all stalling", in1, in2,
+	              legit_alive, attack_alive, nlimit, nstalled_logged, tries, t_new);
 	assert_int_equal(legit_alive, NLEGIT + 1);
 	assert_int_equal(nlegit_named, 0);
-	assert_true(nstalled_logged >= 1);
+	/* DDP_ERR_LIMIT ends only established connections: with every
+	 * legitimate one alive, these were stalled ones */
 	assert_true(nlimit >= 1);
 	assert_true(attack_alive <= CAP - (NLEGIT + 1));
 
@@ -291,10 +304,27 @@ static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
 	alarm(0);
 }
 
+/* stalling and half-open connections: the half-open ones make room
+ * while the stalling ones are judged */
+static void test_mpa_cap_evicts_stalled_never_quiet_legit(void **st)
+{
+	(void)st;
+	run(1);
+}
+
+/* stalling ones alone: while they are judged the newcomers are refused;
+ * once they are stalled they make room */
+static void test_mpa_cap_refuses_while_judging_never_quiet_legit(void **st)
+{
+	(void)st;
+	run(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mpa_cap_evicts_stalled_never_quiet_legit),
+	    cmocka_unit_test(test_mpa_cap_refuses_while_judging_never_quiet_legit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
