@@ -67,7 +67,7 @@ PKG_GEN := $(BUILD)/pkgconfig
 # ------------------------------------------------------------ what exists
 # name | objects | public headers whose functions it exports | link deps
 PKG_CORE_OBJ := $(call obj,$(CORE_SRC) $(COMMON_SRC))
-PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h src/conn_glue.h adapters/common/crc32c.h \
+PKG_CORE_HDR := include/ddp/ddp.h include/ddp/llp.h src/conn_glue.h src/log_limit.h adapters/common/crc32c.h \
 		adapters/common/peer_addr.h adapters/common/siphash.h
 PKG_CORE_DEPS := $(if $(filter 1,$(HAVE_ISAL)),-lisal)
 PKG_MPA_OBJ := $(call obj,$(MPA_SRC))

@@ -6,6 +6,7 @@
 #include <ddp/llp.h>
 #include <stdint.h>
 
+#include "log_limit.h"
 #include "wire.h"
 
 /* ------------------------------------------------------------ STag table */
@@ -71,6 +72,7 @@ struct ddp_ctx {
 	uint32_t revoked_pos, revoked_n;
 	uint32_t revoked_set[2 * REVOKED_RING]; /* the same values, hashed */
 	struct ooo_budget ooo;
+	struct ddp_log_limit log; /* rate-limited lines (log_limit.h) */
 };
 
 struct ddp_pd {

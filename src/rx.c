@@ -447,14 +447,14 @@ int ddp_llp_rx_end(ddp_session *s, ddp_rx *rx, int ok)
 static void reorder_refused(ddp_session *s, struct ddp_stream *st, ddp_rx *rx, int rc)
 {
 	if (rc == DDP_ERR_LIMIT)
-		ddp_llp_log(s->ctx, DDP_LOG_WARN,
-		            "reorder budget: stream %u refused a ring: its session "
-		            "holds %llu octets (share %llu), the context %llu of %llu",
-		            st->idx, (unsigned long long)s->ooo.used,
-		            (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
-		                                 (s->ctx->ooo.nactive + !s->ooo.used)),
-		            (unsigned long long)s->ctx->ooo.used,
-		            (unsigned long long)s->ctx->ooo.max);
+		ddp_llp_log_limited(s->ctx, DDP_LOGK_REORDER_REFUSED, DDP_LOG_WARN,
+		                    "reorder budget: stream %u refused a ring: its session "
+		                    "holds %llu octets (share %llu), the context %llu of %llu",
+		                    st->idx, (unsigned long long)s->ooo.used,
+		                    (unsigned long long)((s->ctx->ooo.max - s->ctx->ooo.max / 8) /
+		                                         (s->ctx->ooo.nactive + !s->ooo.used)),
+		                    (unsigned long long)s->ctx->ooo.used,
+		                    (unsigned long long)s->ctx->ooo.max);
 	stream_error(s, st, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0, rx->hdr_, rx->hdr_len_,
 	             rx->hdr_len_ + rx->payload_len);
 }

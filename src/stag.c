@@ -82,6 +82,7 @@ int ddp_ctx_free(ddp_ctx *ctx)
 		            ctx->nsessions ? " (sessions of live adapter objects)" : "");
 		return DDP_ERR_BUSY;
 	}
+	log_limit_final(ctx);
 	stag_map_free(&ctx->map);
 	free(ctx);
 	return 0;

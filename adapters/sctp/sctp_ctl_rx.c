@@ -8,6 +8,7 @@
  * own control messages are not being taken (sctp_ctl_tx.c).
  */
 #include "sctp/sctp_ddp_int.h"
+#include "log_limit.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -44,10 +45,11 @@ static int rx_skip(struct ddp_sctp_assoc *a, uint16_t sid, uint16_t ssn)
 	int rc = ddp_llp_rx_skip(a->s, sid, ssn);
 	if (rc == 0)
 		return 0;
-	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_ERROR,
-	            "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): "
-	            "stream stopped",
-	            sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn, ddp_strerror(rc));
+	ddp_llp_log_limited(
+	    a->ep->cfg.ctx, DDP_LOGK_SCTP_SSN_SKIP, DDP_LOG_ERROR,
+	    "ddp-sctp: peer %s stream %u: DDP-SSN %u of a control chunk not recorded (%s): "
+	    "stream stopped",
+	    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, (unsigned)ssn, ddp_strerror(rc));
 	/* the core stopped it already; this only makes sure (no-op then) */
 	ddp_llp_error(a->s, sid, DDP_LAYER_DDP, DDP_ETYPE_CATASTROPHIC, 0);
 	return rc;
@@ -273,8 +275,8 @@ void sctp_ddp_readable(struct ddp_sctp_assoc *a)
 			               : "ordered (U=0) DDP segment chunk accepted");
 			break;
 		case SCTP_RX_FATAL:
-			ddp_llp_log(
-			    a->ep->cfg.ctx, DDP_LOG_WARN,
+			ddp_llp_log_limited(
+			    a->ep->cfg.ctx, DDP_LOGK_SCTP_NOT_DDP, DDP_LOG_WARN,
 			    "ddp-sctp: peer %s stream %u: PPID %u is not DDP (16/17): ABORT",
 			    sctp_ll_peer_fmt(a->ll, peer), (unsigned)o.sid, (unsigned)o.ppid);
 			fatal(a, o.err);

@@ -18,6 +18,7 @@
 #include "dlist.h"
 #include "abi.h"
 #include "conn_glue.h"
+#include "log_limit.h"
 
 /* ------------------------------------------------------------ LLP ops */
 
@@ -448,9 +449,9 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int statu
 	case SCTP_LL_EV_DOWN:
 		/* errors say what happened */
 		if (*sctp_ll_assoc_peer_abort(a->ll))
-			ddp_llp_log(c->ctx, DDP_LOG_WARN,
-			            "SCTP association aborted by the peer: %s",
-			            sctp_ll_assoc_peer_abort(a->ll));
+			ddp_llp_log_limited(c->ctx, DDP_LOGK_SCTP_PEER_ABORT, DDP_LOG_WARN,
+			                    "SCTP association aborted by the peer: %s",
+			                    sctp_ll_assoc_peer_abort(a->ll));
 		if (a->s) {
 			if (status == DDP_ERR_CLOSED)
 				ddp_llp_closed(a->s, UINT32_MAX);
@@ -547,9 +548,9 @@ static void ep_tick(void *user)
 			continue;
 		}
 		a->close_by_ms = 0;
-		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-		            "SCTP graceful close to %s not done by its deadline: ABORT",
-		            sctp_ll_assoc_peer(a->ll, who));
+		ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_CLOSE_DEADLINE, DDP_LOG_WARN,
+		                    "SCTP graceful close to %s not done by its deadline: ABORT",
+		                    sctp_ll_assoc_peer(a->ll, who));
 		if (a->s)
 			ddp_session_close(a->s, 1);
 		else

@@ -27,6 +27,7 @@
  * (ep->nleaving). Driven by the endpoint's timer (sctp_ll_set_tick).
  */
 #include "sctp/sctp_ddp_int.h"
+#include "log_limit.h"
 
 #include <time.h>
 
@@ -108,18 +109,18 @@ int sctp_slots_admit(ddp_sctp_ep *ep, sctp_ll_assoc *ll)
 	uint64_t now = sctp_slots_now_ms();
 	struct ddp_sctp_assoc *v = oldest_unproductive(ep, now, NULL);
 	if (!v) {
-		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-		            "SCTP association cap %u reached, every association "
-		            "has a DDP stream session: refused %s",
-		            ep->cfg.max_assocs, sctp_ll_assoc_peer(ll, who));
+		ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_ASSOC_CAP, DDP_LOG_WARN,
+		                    "SCTP association cap %u reached, every association "
+		                    "has a DDP stream session: refused %s",
+		                    ep->cfg.max_assocs, sctp_ll_assoc_peer(ll, who));
 		return -1;
 	}
-	ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-	            "SCTP association cap %u reached: evicted %s (up %llu ms, no "
-	            "DDP stream session for %llu ms) for %s",
-	            ep->cfg.max_assocs, sctp_ll_assoc_peer(v->ll, old),
-	            (unsigned long long)(now - v->born_ms), (unsigned long long)(now - v->idle_ms),
-	            sctp_ll_assoc_peer(ll, who));
+	ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_ASSOC_CAP, DDP_LOG_WARN,
+	                    "SCTP association cap %u reached: evicted %s (up %llu ms, no "
+	                    "DDP stream session for %llu ms) for %s",
+	                    ep->cfg.max_assocs, sctp_ll_assoc_peer(v->ll, old),
+	                    (unsigned long long)(now - v->born_ms),
+	                    (unsigned long long)(now - v->idle_ms), sctp_ll_assoc_peer(ll, who));
 	end_assoc(v, 1, now);
 	return 0;
 }
@@ -131,19 +132,20 @@ int sctp_slots_admit_streams(ddp_sctp_ep *ep, struct ddp_sctp_assoc *a, uint32_t
 	while (a->inbound && ep->nstreams_used + nstreams > max) {
 		struct ddp_sctp_assoc *v = nstreams <= max ? oldest_unproductive(ep, now, a) : NULL;
 		if (!v) {
-			ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-			            "SCTP stream cap %llu reached (%llu in use): refused "
-			            "%s with %u streams",
-			            (unsigned long long)max, (unsigned long long)ep->nstreams_used,
-			            sctp_ll_assoc_peer(a->ll, who), nstreams);
+			ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_STREAM_CAP, DDP_LOG_WARN,
+			                    "SCTP stream cap %llu reached (%llu in use): refused "
+			                    "%s with %u streams",
+			                    (unsigned long long)max,
+			                    (unsigned long long)ep->nstreams_used,
+			                    sctp_ll_assoc_peer(a->ll, who), nstreams);
 			return -1;
 		}
-		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-		            "SCTP stream cap %llu reached: evicted %s (%u streams, no DDP "
-		            "stream session for %llu ms) for %s with %u streams",
-		            (unsigned long long)max, sctp_ll_assoc_peer(v->ll, old), v->nstreams,
-		            (unsigned long long)(now - v->idle_ms), sctp_ll_assoc_peer(a->ll, who),
-		            nstreams);
+		ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_STREAM_CAP, DDP_LOG_WARN,
+		                    "SCTP stream cap %llu reached: evicted %s (%u streams, no DDP "
+		                    "stream session for %llu ms) for %s with %u streams",
+		                    (unsigned long long)max, sctp_ll_assoc_peer(v->ll, old),
+		                    v->nstreams, (unsigned long long)(now - v->idle_ms),
+		                    sctp_ll_assoc_peer(a->ll, who), nstreams);
 		end_assoc(v, 1, now);
 	}
 	a->nstreams = nstreams;
@@ -165,10 +167,11 @@ void sctp_slots_tick(void *user)
 			/* a peer that does not complete the SHUTDOWN */
 			if (!a->aborting && now - a->leave_ms >= SHUTDOWN_GRACE_MS) {
 				a->aborting = 1;
-				ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-				            "SCTP association from %s: SHUTDOWN not "
-				            "finished after %u ms: ABORT",
-				            sctp_ll_assoc_peer(a->ll, who), SHUTDOWN_GRACE_MS);
+				ddp_llp_log_limited(
+				    ep->cfg.ctx, DDP_LOGK_SCTP_SHUTDOWN_ABORT, DDP_LOG_WARN,
+				    "SCTP association from %s: SHUTDOWN not "
+				    "finished after %u ms: ABORT",
+				    sctp_ll_assoc_peer(a->ll, who), SHUTDOWN_GRACE_MS);
 				sctp_ll_close(a->ll, 1);
 			}
 			continue;
@@ -179,11 +182,11 @@ void sctp_slots_tick(void *user)
 		}
 		if (to == DDP_SCTP_IDLE_NEVER || now - a->idle_ms < to)
 			continue;
-		ddp_llp_log(ep->cfg.ctx, DDP_LOG_WARN,
-		            "SCTP association from %s timed out: no DDP stream "
-		            "session for %llu ms (idle_assoc_timeout_ms %u): SHUTDOWN",
-		            sctp_ll_assoc_peer(a->ll, who), (unsigned long long)(now - a->idle_ms),
-		            to);
+		ddp_llp_log_limited(ep->cfg.ctx, DDP_LOGK_SCTP_IDLE, DDP_LOG_WARN,
+		                    "SCTP association from %s timed out: no DDP stream "
+		                    "session for %llu ms (idle_assoc_timeout_ms %u): SHUTDOWN",
+		                    sctp_ll_assoc_peer(a->ll, who),
+		                    (unsigned long long)(now - a->idle_ms), to);
 		end_assoc(a, 0, now);
 	}
 }

@@ -7,6 +7,7 @@
  * per association. Called by sctp_ddp.c only.
  */
 #include "sctp/sctp_ddp_int.h"
+#include "log_limit.h"
 
 void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what)
 {
@@ -14,17 +15,18 @@ void sctp_trace(struct ddp_sctp_assoc *a, uint16_t sid, const char *what)
 	ddp_ctx *ctx = a->ep->cfg.ctx;
 	a->trace_n++;
 	if (a->trace_n <= SCTP_TRACE_FIRST) {
-		ddp_llp_log(ctx, DDP_LOG_WARN, "ddp-sctp: peer %s stream %u: %s%s",
-		            sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
-		            a->trace_n == SCTP_TRACE_FIRST
-		                ? " (further ones on this association are counted)"
-		                : "");
+		ddp_llp_log_limited(ctx, DDP_LOGK_SCTP_CONTROL, DDP_LOG_WARN,
+		                    "ddp-sctp: peer %s stream %u: %s%s",
+		                    sctp_ll_peer_fmt(a->ll, peer), (unsigned)sid, what,
+		                    a->trace_n == SCTP_TRACE_FIRST
+		                        ? " (further ones on this association are counted)"
+		                        : "");
 		return;
 	}
 	if ((a->trace_n - SCTP_TRACE_FIRST) % SCTP_TRACE_EVERY == 0)
-		ddp_llp_log(ctx, DDP_LOG_WARN,
-		            "ddp-sctp: peer %s: %llu control-plane anomalies so far",
-		            sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n);
+		ddp_llp_log_limited(ctx, DDP_LOGK_SCTP_CONTROL, DDP_LOG_WARN,
+		                    "ddp-sctp: peer %s: %llu control-plane anomalies so far",
+		                    sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n);
 }
 
 /* The count of the ones not logged, when the association goes. */
@@ -33,8 +35,9 @@ void sctp_trace_summary(struct ddp_sctp_assoc *a)
 	char peer[SCTP_LL_ADDR_STRLEN];
 	if (a->trace_n <= SCTP_TRACE_FIRST)
 		return;
-	ddp_llp_log(a->ep->cfg.ctx, DDP_LOG_WARN,
-	            "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
-	            sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
-	            (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
+	ddp_llp_log_limited(
+	    a->ep->cfg.ctx, DDP_LOGK_SCTP_CONTROL, DDP_LOG_WARN,
+	    "ddp-sctp: peer %s: %llu control-plane anomalies in all, %llu not logged",
+	    sctp_ll_peer_fmt(a->ll, peer), (unsigned long long)a->trace_n,
+	    (unsigned long long)(a->trace_n - SCTP_TRACE_FIRST));
 }

@@ -264,7 +264,10 @@ typedef struct ddp_ctx_config {
 	/* Diagnostics of the context and of the adapters built on it (MPA
 	 * listener and connections, SCTP endpoints): every refusal at a cap,
 	 * eviction, time-out and dropped peer message, with the peer's
-	 * address where there is one. msg is one line without a newline,
+	 * address where there is one. What a peer can trigger is
+	 * rate-limited per kind (at most 10 lines in any second in all);
+	 * the lines left out are counted in one line "<kind>: N more like
+	 * this suppressed in the last T ms". msg is one line without a newline,
 	 * valid during the call only; called on the thread that runs the
 	 * event loop / the LLP. NULL (the default): silent. */
 	void (*log)(void *user, enum ddp_log_level level, const char *msg);

@@ -95,7 +95,9 @@ typedef struct ddp_mpa_config {
 	                                * reset to make room (slowloris floods cannot
 	                                * lock new clients out); only when every one
 	                                * waits for the application is the new one
-	                                * reset. Either is logged (ctx log hook) */
+	                                * reset. Either is logged (ctx log hook,
+	                                * rate-limited: past a few lines a second, a
+	                                * count of the lines left out) */
 	size_t tx_queue_cap;           /* queued octets before DDP is told to wait,
 	                                * default 1 MiB; DDP also waits at 128 queued
 	                                * FPDUs (64 KiB of bookkeeping: a peer that
@@ -114,24 +116,28 @@ typedef struct ddp_mpa_config {
 	ddp_session_config session;    /* for the DDP session (nstreams is 1;
 	                                * the one adapter model refuses more
 	                                * with DDP_ERR_INVAL) */
-	unsigned max_conns;            /* listener: established MPA connections
-	                                * (past the start-up, until freed) at once,
+	unsigned max_conns;            /* listener: MPA connections (in start-up or
+	                                * established, until freed) at once,
 	                                * default 4096; UINT_MAX: no cap */
 	unsigned max_conns_per_addr;   /* listener: the same for each source
 	                                * address (IPv4, or IPv6 address; the port
 	                                * does not count), default 1024; UINT_MAX: no
 	                                * cap. When a new TCP connection arrives at
-	                                * either cap, the least recently active idle
-	                                * connection (nothing read or written for
-	                                * 1 s; of that source for the per-source cap)
-	                                * is ended to make room: DDP_MPA_FAILED with
-	                                * DDP_ERR_LIMIT, TCP reset. When none is
-	                                * idle, the new connection is reset. Either
-	                                * is logged (ctx log hook, with the
-	                                * addresses). Connections in start-up are
-	                                * capped by max_startup and counted once they
-	                                * are established, so up to max_startup more
-	                                * may be established at a moment */
+	                                * either cap, one connection (of that source
+	                                * for the per-source cap) makes room, least
+	                                * recently active first: one in start-up
+	                                * whose Request the application has not seen
+	                                * (TCP reset), or a stalled one (octets wait
+	                                * for its peer, which took none of them for
+	                                * 1 s) that is idle (nothing read or written
+	                                * for 1 s): DDP_MPA_FAILED with DDP_ERR_LIMIT,
+	                                * TCP reset. Only when no connection is
+	                                * stalled, nor sent octets it has not yet
+	                                * been seen to take, is an idle one that
+	                                * reads what it is sent ended the same way.
+	                                * Otherwise the new connection is reset.
+	                                * Either is logged (ctx log hook, with the
+	                                * addresses, rate-limited) */
 	unsigned tcp_sndbuf;           /* listener: SO_SNDBUF of the accepted sockets
 	                                * (set on the listening socket), octets; 0 =
 	                                * the kernel's autotuning (default). What a

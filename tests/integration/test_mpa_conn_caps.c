@@ -2,8 +2,8 @@
  * (ddp_mpa_config.max_conns, max_conns_per_addr): at a cap the least
  * recently active idle connection (of that source, for the per-source
  * cap) is ended to make room (DDP_MPA_FAILED with DDP_ERR_LIMIT, TCP
- * reset, logged with its address); when none is idle the new connection
- * is reset (logged). Clients are plain sockets speaking MPA by hand from
+ * reset, logged with its address); when none is idle (or stalled) the
+ * new connection is reset (logged). Clients are plain sockets speaking MPA by hand from
  * different loopback source addresses (127.0.0.2, .3, ...); "activity" is
  * one more octet of an FPDU that never completes. Before the caps every
  * connection was kept. */
@@ -166,8 +166,9 @@ static void test_mpa_listener_caps_evict_idle_or_refuse(void **st)
 	assert_false(client_open(&a[4], port, 2));
 	assert_true(client_reset(&a[4]));
 	assert_int_equal(nlimit, 1);
-	assert_non_null(strstr(logbuf, "per-source connection cap 3 reached, none idle: refused "
-	                               "127.0.0.2:"));
+	assert_non_null(strstr(logbuf,
+	                       "per-source connection cap 3 reached, none idle or stalled: refused "
+	                       "127.0.0.2:"));
 
 	/* in total: 3 of .2, two of .3, one of .4 = 6; all but b[0] active:
 	 * a seventh (from .5) evicts b[0] */
@@ -231,7 +232,8 @@ static void test_mpa_listen_on_per_source_cap_ends_idle_with_limit(void **st)
 	mc.revision = 1;
 	mc.max_conns_per_addr = 1;
 	ddp_conn_callbacks ccb = {.ddp = {.deliver = on_deliver, .stream_event = on_stream_event},
-	                          .stream_open = on_stream_open, .down = on_down};
+	                          .stream_open = on_stream_open,
+	                          .down = on_down};
 	ddp_listener *l;
 	assert_int_equal(ddp_mpa_listen_on(base, ctx, "127.0.0.1", 0, &mc, &ccb, NULL, &l), 0);
 	int port = ddp_listener_port(l);

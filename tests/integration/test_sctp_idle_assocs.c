@@ -58,6 +58,7 @@ static int srv_port, srv_up, srv_down, srv_dlv;
 static long srv_dlv_ms;
 static struct cli C[MAXC];
 static long n_evicted, n_timedout, n_refused, n_with_addr;
+static long n_counted; /* lines left out by the rate limit (src/log_limit.h) */
 static uint8_t srv_buf[MAXC * 4][64];
 static int srv_nbuf;
 
@@ -78,9 +79,16 @@ static void step(long ms)
 static void on_log(void *user, enum ddp_log_level level, const char *msg)
 {
 	(void)user;
+	const char *c;
 	if (level != DDP_LOG_WARN || !strstr(msg, "SCTP association"))
 		return;
 	print_message("log: %s\n", msg);
+	if ((c = strstr(msg, " more like this suppressed")) != NULL) {
+		while (c > msg && c[-1] >= '0' && c[-1] <= '9')
+			c--;
+		n_counted += strtol(c, NULL, 10);
+		return;
+	}
 	if (strstr(msg, "evicted"))
 		n_evicted++;
 	else if (strstr(msg, "timed out"))
@@ -124,8 +132,8 @@ static void srv_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, 
 	if (ev != DDP_SCTP_INITIATE)
 		return;
 	assert_true(srv_nbuf < MAXC * 4);
-	assert_int_equal(ddp_post_recv(ddp_sctp_session(a), stream, 0, srv_buf[srv_nbuf++], 64, NULL),
-	                 0);
+	assert_int_equal(
+	    ddp_post_recv(ddp_sctp_session(a), stream, 0, srv_buf[srv_nbuf++], 64, NULL), 0);
 	assert_int_equal(ddp_sctp_accept(a, stream, NULL, 0), 0);
 }
 
@@ -170,7 +178,7 @@ static void cli_ctl(ddp_sctp_assoc *a, uint32_t stream, enum ddp_sctp_event ev, 
 static void world_new(uint32_t cap, uint32_t idle_ms)
 {
 	memset(C, 0, sizeof C);
-	n_evicted = n_timedout = n_refused = n_with_addr = 0;
+	n_evicted = n_timedout = n_refused = n_with_addr = n_counted = 0;
 	srv_up = srv_down = srv_dlv = srv_nbuf = 0;
 	base = event_base_new();
 	assert_non_null(base);
@@ -319,10 +327,13 @@ static void test_sctp_idle_assocs_reaped_after_timeout(void **st)
 		assert_true(C[i].down_ms - C[i].up_ms >= IDLE_MS - 50);
 	}
 	assert_true(worst <= IDLE_MS + 5000);
-	assert_int_equal(n_timedout, CAP - 1);
-	assert_int_equal(n_with_addr, CAP - 1);
+	assert_true(n_timedout >= 1);
+	assert_int_equal(n_with_addr, n_timedout);
 	assert_true(g->up && !g->down);
 	world_free();
+	/* past the rate limit, the time-outs are counted: the counts come
+	 * out with the context at the latest */
+	assert_int_equal(n_timedout + n_counted, CAP - 1);
 	alarm(0);
 }
 

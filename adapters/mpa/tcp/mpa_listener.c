@@ -1,9 +1,10 @@
 /*
  * MPA/TCP listener on a libevent event_base: accepts TCP connections and
  * starts each as an MPA Responder, with a cap on connections still in
- * start-up (half-open floods), caps on established connections in total
- * and per source address (idle ones make room), and a pause when
- * descriptors run out.
+ * start-up (half-open floods), caps on connections in total and per
+ * source address (stalled ones make room first, idle ones only when none
+ * is stalled: mpa_conn_set.c), and a pause when descriptors run out.
+ * Every line a peer can trigger is rate-limited (src/log_limit.h).
  */
 #include "mpa/tcp/mpa_tcp_int.h"
 
@@ -18,6 +19,7 @@
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
 #include "abi.h"
+#include "log_limit.h"
 
 struct ddp_mpa_listener {
 	struct event_base *base;
@@ -54,11 +56,11 @@ static int evict_oldest(ddp_mpa_listener *l)
 	char a[DDP_ADDR_STRLEN];
 	if (!old)
 		return 0;
-	ddp_llp_log(l->ctx, DDP_LOG_WARN,
-	            "MPA start-up cap %u reached: evicted %s (no MPA Request "
-	            "after %llu ms)",
-	            l->cfg.max_startup, ddp_fd_peer_fmt(old->fd, a),
-	            (unsigned long long)(mpa_tcp_now_ms() - old->born_ms));
+	ddp_llp_log_limited(l->ctx, DDP_LOGK_MPA_STARTUP_EVICT, DDP_LOG_WARN,
+	                    "MPA start-up cap %u reached: evicted %s (no MPA Request "
+	                    "after %llu ms)",
+	                    l->cfg.max_startup, ddp_fd_peer_fmt(old->fd, a),
+	                    (unsigned long long)(mpa_tcp_now_ms() - old->born_ms));
 	mpa_tcp_evict(old);
 	return 1;
 }
@@ -72,31 +74,50 @@ static void refuse(int fd)
 }
 
 /* A connection cap (max_conns, or max_conns_per_addr for src) is reached
- * as fd arrives: the least recently active idle connection (of src)
- * makes room. Returns 1 when one was ended, 0 when none is idle (the
- * caller refuses fd); either is logged. */
-static int evict_idle(ddp_mpa_listener *l, const struct mpa_src *src, unsigned cap, int fd)
+ * as fd arrives: the victim mpa_conns_victim names makes room. Returns 1
+ * when one was ended, 0 when none may go (the caller refuses fd); either
+ * is logged. */
+static int make_room(ddp_mpa_listener *l, const struct mpa_src *src, unsigned cap, int fd)
 {
 	char a[DDP_ADDR_STRLEN];
 	const char *what = src ? "per-source connection" : "connection";
 	uint64_t now = mpa_tcp_mono_ms();
-	ddp_mpa_conn *old = mpa_conns_idle(l->sc, src, now);
+	enum mpa_victim why;
+	ddp_mpa_conn *old = mpa_conns_victim(l->sc, src, now, &why);
 	ddp_fd_peer_fmt(fd, a);
 	if (!old) {
-		ddp_llp_log(l->ctx, DDP_LOG_WARN, "MPA %s cap %u reached, none idle: refused %s",
-		            what, cap, a);
+		ddp_llp_log_limited(l->ctx, DDP_LOGK_MPA_CONN_REFUSE, DDP_LOG_WARN,
+		                    "MPA %s cap %u reached, none idle or stalled: refused %s", what,
+		                    cap, a);
 		return 0;
 	}
-	ddp_llp_log(l->ctx, DDP_LOG_WARN,
-	            "MPA %s cap %u reached: evicted %s (idle for %llu ms) for %s", what, cap,
-	            old->peer[0] ? old->peer : "?", (unsigned long long)(now - old->active_ms), a);
+	const char *op = old->peer[0] ? old->peer : "?";
+	unsigned long long q = (unsigned long long)(now - old->active_ms);
+	if (why == MPA_VICTIM_STARTUP)
+		ddp_llp_log_limited(
+		    l->ctx, DDP_LOGK_MPA_CONN_EVICT, DDP_LOG_WARN,
+		    "MPA %s cap %u reached: evicted %s (in MPA start-up for %llu ms) "
+		    "for %s",
+		    what, cap, op, (unsigned long long)(now - old->born_ms), a);
+	else if (why == MPA_VICTIM_STALLED)
+		ddp_llp_log_limited(l->ctx, DDP_LOGK_MPA_CONN_EVICT, DDP_LOG_WARN,
+		                    "MPA %s cap %u reached: evicted %s (stalled: took nothing of "
+		                    "what we send for %llu ms, idle for %llu ms) for %s",
+		                    what, cap, op, (unsigned long long)(now - old->took_ms), q, a);
+	else
+		ddp_llp_log_limited(l->ctx, DDP_LOGK_MPA_CONN_EVICT, DDP_LOG_WARN,
+		                    "MPA %s cap %u reached: evicted %s (idle for %llu ms) for %s",
+		                    what, cap, op, q, a);
+	if (why == MPA_VICTIM_STARTUP) {
+		mpa_tcp_evict(old); /* the application never saw it */
+		return 1;
+	}
 	mpa_tcp_startup_put(mpa_conns_remove(old));
 	mpa_tcp_fail(old, DDP_ERR_LIMIT);
 	return 1;
 }
 
-/* The caps on established connections let fd in (after evicting an idle
- * one if need be). */
+/* The caps on connections let fd in (after ending one if need be). */
 static int admit(ddp_mpa_listener *l, int fd, struct mpa_src *src)
 {
 	struct sockaddr_storage ss;
@@ -106,9 +127,9 @@ static int admit(ddp_mpa_listener *l, int fd, struct mpa_src *src)
 		mpa_conns_src((struct sockaddr *)&ss, src);
 	unsigned per = l->cfg.max_conns_per_addr, all = l->cfg.max_conns;
 	if (per != UINT_MAX && src->len && mpa_conns_count(l->sc, src) >= per &&
-	    !evict_idle(l, src, per, fd))
+	    !make_room(l, src, per, fd))
 		return 0;
-	if (all != UINT_MAX && mpa_conns_count(l->sc, NULL) >= all && !evict_idle(l, NULL, all, fd))
+	if (all != UINT_MAX && mpa_conns_count(l->sc, NULL) >= all && !make_room(l, NULL, all, fd))
 		return 0;
 	return 1;
 }
@@ -149,10 +170,10 @@ static void accept_some(ddp_mpa_listener *l)
 			/* every start-up slot holds a connection whose
 			 * Request waits for the application: refuse */
 			char a[DDP_ADDR_STRLEN];
-			ddp_llp_log(l->ctx, DDP_LOG_WARN,
-			            "MPA start-up cap %u reached, all waiting "
-			            "for the application: refused %s",
-			            l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
+			ddp_llp_log_limited(l->ctx, DDP_LOGK_MPA_STARTUP_REFUSE, DDP_LOG_WARN,
+			                    "MPA start-up cap %u reached, all waiting "
+			                    "for the application: refused %s",
+			                    l->cfg.max_startup, ddp_fd_peer_fmt(fd, a));
 			refuse(fd);
 			continue;
 		}

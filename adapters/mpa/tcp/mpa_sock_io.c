@@ -10,11 +10,13 @@
 #include <netinet/tcp.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include <ddp/llp.h>
 #include "common/peer_addr.h"
+#include "log_limit.h"
 
 uint64_t mpa_tcp_mono_ms(void)
 {
@@ -26,10 +28,10 @@ uint64_t mpa_tcp_mono_ms(void)
 void mpa_tcp_log_unresponsive(ddp_mpa_conn *c, unsigned ms)
 {
 	/* the address was taken at start: a timed-out socket has none */
-	ddp_llp_log(c->ctx, DDP_LOG_WARN,
-	            "MPA peer %s unresponsive for %u.%u s (no ACK; "
-	            "dead_peer_timeout_ms %u): connection failed",
-	            c->peer[0] ? c->peer : "?", ms / 1000, ms % 1000 / 100, c->dead_ms);
+	ddp_llp_log_limited(c->ctx, DDP_LOGK_MPA_UNRESPONSIVE, DDP_LOG_WARN,
+	                    "MPA peer %s unresponsive for %u.%u s (no ACK; "
+	                    "dead_peer_timeout_ms %u): connection failed",
+	                    c->peer[0] ? c->peer : "?", ms / 1000, ms % 1000 / 100, c->dead_ms);
 }
 
 /* A failed recv/sendmsg. ETIMEDOUT is the kernel's dead-peer verdict
@@ -100,14 +102,24 @@ ssize_t mpa_tcp_writev(void *io, const struct iovec *iov, int cnt)
 	mh.msg_iovlen = (size_t)cnt;
 	for (;;) {
 		ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
-		if (w >= 0)
+		if (w >= 0) {
+			c->tx_octets += (uint64_t)w;
 			return w;
+		}
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
 		return sock_err(c);
 	}
+}
+
+uint64_t mpa_tcp_outq(const ddp_mpa_conn *c)
+{
+	int outq = 0;
+	if (c->fd < 0 || ioctl(c->fd, TIOCOUTQ, &outq) != 0 || outq < 0)
+		return 0;
+	return (uint64_t)outq;
 }
 
 /* Dead-peer detection for a connection whose peer stops acknowledging:

@@ -28,6 +28,7 @@
 #include "common/peer_addr.h"
 #include "conn_glue.h"
 #include "dlist.h"
+#include "log_limit.h"
 
 mpa_proto *ev_mpa_core(const ddp_mpa_conn *c)
 {
@@ -410,8 +411,8 @@ static void on_close_deadline(evutil_socket_t fd, short what, void *arg)
 	(void)fd, (void)what;
 	if (c->finished || !c->s)
 		return;
-	ddp_llp_log(c->ctx, DDP_LOG_WARN,
-	            "MPA graceful close to %s not done by its deadline: reset", c->peer);
+	ddp_llp_log_limited(c->ctx, DDP_LOGK_MPA_CLOSE_DEADLINE, DDP_LOG_WARN,
+	                    "MPA graceful close to %s not done by its deadline: reset", c->peer);
 	enter(c);
 	ddp_session_close(c->s, 1);
 	leave(c);
@@ -547,6 +548,8 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 static void on_live(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
+	/* counts of suppressed log lines come out after a flood too */
+	ddp_llp_log_flush(c->ctx);
 	if (c->finished || !c->mc || c->fd < 0 || mpa_proto_starting(c->mc))
 		return;
 	/* nothing read or written for a whole period: the receive ring and
@@ -563,6 +566,8 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) != 0 ||
 	    ioctl(c->fd, TIOCOUTQ, &outq) != 0)
 		return;
+	uint64_t now = mpa_tcp_mono_ms();
+	mpa_conns_check_drain(c, (uint64_t)outq, now);
 	int waiting = outq > 0;
 	if (waiting != c->uto_off) {
 		mpa_tcp_set_user_timeout(c->fd, waiting ? 0 : c->dead_ms);
@@ -571,7 +576,6 @@ static void on_live(evutil_socket_t fd, short what, void *arg)
 	/* asked and not (yet) answered: a window probe is out (the kernel
 	 * clears the count at every ACK), or data left after the last ACK */
 	int asked = ti.tcpi_probes > 0 || ti.tcpi_last_data_sent < ti.tcpi_last_ack_recv;
-	uint64_t now = mpa_tcp_mono_ms();
 	if (!waiting || !asked) {
 		c->probe_since = 0;
 		return;
@@ -600,8 +604,9 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	ddp_mpa_conn *c = arg;
 	char a[DDP_ADDR_STRLEN];
-	ddp_llp_log(c->ctx, DDP_LOG_WARN, "MPA start-up timed out after %u ms: peer %s",
-	            c->timeout_ms, ddp_fd_peer_fmt(c->fd, a));
+	ddp_llp_log_limited(c->ctx, DDP_LOGK_MPA_STARTUP_TIMEOUT, DDP_LOG_WARN,
+	                    "MPA start-up timed out after %u ms: peer %s", c->timeout_ms,
+	                    ddp_fd_peer_fmt(c->fd, a));
 	enter(c);
 	/* RFC 5044 §7.1: SHOULD time out waiting for start-up frames */
 	mpa_proto_on_timeout(c->mc);

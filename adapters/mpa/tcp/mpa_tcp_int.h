@@ -40,6 +40,22 @@ struct mpa_src {
  * the connection caps may evict. */
 #define MPA_TCP_IDLE_MS 1000u
 
+/* What the liveness check last saw of the octets we send a connection
+ * (mpa_conns_check_drain). */
+enum mpa_drain {
+	MPA_DRAIN_EMPTY, /* nothing waited for the peer */
+	MPA_DRAIN_NEW,   /* octets waited, first seen: not judged yet */
+	MPA_DRAIN_OK,    /* the peer took octets since the check before */
+	MPA_DRAIN_NONE,  /* octets wait and it took none since took_ms */
+};
+
+/* Why a connection cap ended a connection (mpa_conns_victim). */
+enum mpa_victim {
+	MPA_VICTIM_STARTUP, /* MPA start-up not finished, not seen by the application */
+	MPA_VICTIM_STALLED, /* stalled and quiet */
+	MPA_VICTIM_IDLE,    /* well-behaved and quiet, none stalled or being judged */
+};
+
 /* Octets one readable event reads at most before it returns to the loop:
  * a peer that keeps the socket full (a sender on another CPU) must not
  * hold the event loop in one callback, where the application's timers and
@@ -66,18 +82,26 @@ struct ddp_mpa_conn {
 	struct ddp_mpa_conn *lru_prev, *lru_next; /* lc's activity list */
 	struct mpa_src src;                       /* the peer's address, for the per-source cap */
 	uint64_t active_ms;                       /* last read or write (mpa_tcp_mono_ms) */
-	ddp_ctx *ctx;                             /* log hook */
-	uint64_t born_ms;                         /* accepted / connected (monotonic ms) */
-	unsigned dead_ms;                         /* dead-peer timeout */
-	struct event *live;                       /* liveness check (mpa_tcp_live_period_ms) */
-	struct event *dl;                         /* graceful close deadline (close_deadline) */
-	int uto_off;                              /* TCP_USER_TIMEOUT lifted: octets wait in the
-	                                           * kernel, on_live judges the peer */
-	uint64_t probe_since;                     /* ms: when the oldest transmission (data or a
-	                                           * window probe) the peer has not answered left,
-	                                           * or 0 */
-	char peer[64];                            /* the peer's address for log lines, taken when
-	                                           * TCP is up (DDP_ADDR_STRLEN) */
+	/* whether the peer takes what we send (mpa_conn_set.c, "stalled"),
+	 * as the liveness check last saw it */
+	uint64_t tx_octets;   /* octets the kernel took from us (writev) */
+	uint64_t tx_seen;     /* tx_octets at the last check */
+	uint64_t acked_seen;  /* octets the peer had acknowledged at the last check */
+	uint64_t took_ms;     /* the last check that saw it take octets, or first saw
+	                       * octets wait */
+	uint8_t drain;        /* enum mpa_drain */
+	ddp_ctx *ctx;         /* log hook */
+	uint64_t born_ms;     /* accepted / connected (monotonic ms) */
+	unsigned dead_ms;     /* dead-peer timeout */
+	struct event *live;   /* liveness check (mpa_tcp_live_period_ms) */
+	struct event *dl;     /* graceful close deadline (close_deadline) */
+	int uto_off;          /* TCP_USER_TIMEOUT lifted: octets wait in the
+	                       * kernel, on_live judges the peer */
+	uint64_t probe_since; /* ms: when the oldest transmission (data or a
+	                       * window probe) the peer has not answered left,
+	                       * or 0 */
+	char peer[64];        /* the peer's address for log lines, taken when
+	                       * TCP is up (DDP_ADDR_STRLEN) */
 	mpa_proto *mc;
 	ddp_session *s;
 	ddp_callbacks ucb; /* the application's DDP callbacks */
@@ -145,12 +169,17 @@ void mpa_conns_add(struct startup_count *sc, ddp_mpa_conn *c, const struct mpa_s
 struct startup_count *mpa_conns_remove(ddp_mpa_conn *c);
 /* c read or wrote: the most recently active of its set. */
 void mpa_conns_touch(ddp_mpa_conn *c);
-/* Established connections of sc (from src, or all with NULL). */
+/* Connections of sc (from src, or all with NULL) that hold a slot: in
+ * start-up or established, not ended. */
 unsigned mpa_conns_count(const struct startup_count *sc, const struct mpa_src *src);
-/* The least recently active established connection of sc (from src, or
- * any with NULL) quiet for MPA_TCP_IDLE_MS at now, or NULL. */
-struct ddp_mpa_conn *mpa_conns_idle(const struct startup_count *sc, const struct mpa_src *src,
-                                    uint64_t now);
+/* The liveness check of an established connection: outq octets wait in
+ * the kernel's send queue at now. Updates c->drain. */
+void mpa_conns_check_drain(struct ddp_mpa_conn *c, uint64_t outq, uint64_t now);
+/* The connection of sc (from src, or any with NULL) a cap ends to make
+ * room at now, and why; NULL when none may go (the new one is refused).
+ * The rule is in mpa_conn_set.c. */
+struct ddp_mpa_conn *mpa_conns_victim(const struct startup_count *sc, const struct mpa_src *src,
+                                      uint64_t now, enum mpa_victim *why);
 
 /* ------------------------------------------------ mpa_sock_io.c */
 
@@ -164,6 +193,9 @@ int mpa_tcp_addr(void *io, int peer, char *buf, size_t len);
 void mpa_tcp_set_dead_peer_timeout(int fd, unsigned ms);
 /* TCP_USER_TIMEOUT alone (0: the kernel's default, no user timeout) */
 void mpa_tcp_set_user_timeout(int fd, unsigned ms);
+/* Octets in c's kernel send queue (sent and not acknowledged, or not
+ * sent yet); 0 when unknown. */
+uint64_t mpa_tcp_outq(const struct ddp_mpa_conn *c);
 /* Log "peer unresponsive for N s" (WARN, with the peer's address). */
 void mpa_tcp_log_unresponsive(ddp_mpa_conn *c, unsigned ms);
 /* TCP_CONGESTION = name (NULL: leave the system default). Returns 0, or
