@@ -246,9 +246,10 @@ static void mpa_event(ddp_mpa_conn *c, enum ddp_mpa_event ev, int err, uint8_t c
 		return;
 	}
 	q->closed = 1;
-	if (ev == DDP_MPA_REJECTED)
+	if (ev == DDP_MPA_REJECTED) {
+		q->rejected = 1;
 		set_down(q, "MPA connection rejected");
-	else if (ev == DDP_MPA_FAILED)
+	} else if (ev == DDP_MPA_FAILED)
 		set_down(q, err ? ddp_strerror(err) : "MPA connection failed");
 	else
 		set_down(q, "the peer closed the connection");
@@ -268,16 +269,37 @@ static int mpa_open(struct pt_net *n, int data, uint16_t ird, uint16_t ord, stru
 	struct pt_qp *q = qp_new(n, data);
 	if (!q)
 		return pt_fail("too many queue pairs");
-	ddp_mpa_conn *c;
-	if (ddp_mpa_connect(n->base, n->ctx, (const struct sockaddr *)&sa, sizeof(sa), &cfg, &cb,
-	                    mpa_event, n->dev, &c))
-		return pt_fail("cannot connect to %s:%d", n->o->addr, n->o->port);
-	q->llp = c;
-	while (!q->qp) {
-		if (q->down)
+	/* perftest's server listens again for the test connections only after
+	 * the sync that precedes them, so a refused connect is retried, as
+	 * perftest's client does (rdma_cm_client_connection), for up to 10 s */
+	for (int attempt = 0;; attempt++) {
+		ddp_mpa_conn *c;
+		if (ddp_mpa_connect(n->base, n->ctx, (const struct sockaddr *)&sa, sizeof(sa), &cfg,
+		                    &cb, mpa_event, n->dev, &c))
+			return pt_fail("cannot connect to %s:%d", n->o->addr, n->o->port);
+		q->llp = c;
+		while (!q->qp && !q->down)
+			if (pt_pump(n))
+				return pt_fail("timed out connecting to %s:%d", n->o->addr,
+				               n->o->port);
+		if (q->qp)
+			break;
+		if (attempt == 50)
 			return pt_fail("connecting to %s:%d: %s", n->o->addr, n->o->port, q->why);
-		if (pt_pump(n))
-			return pt_fail("timed out connecting to %s:%d", n->o->addr, n->o->port);
+		/* a Responder that refuses peer-to-peer mode (siw's rejects
+		 * our Request): ask again without it; such a server does not
+		 * hold its first FPDU back anyway */
+		int again_now = q->rejected && cfg.peer_to_peer;
+		if (again_now)
+			cfg.peer_to_peer = 0;
+		ddp_mpa_conn_free(c);
+		q->llp = NULL;
+		q->down = q->closed = 0;
+		q->why[0] = 0;
+		q->rejected = 0;
+		for (uint64_t end = pt_now_ns() + (again_now ? 0 : 200000000u); pt_now_ns() < end;)
+			if (pt_pump(n))
+				return -1;
 	}
 	*out = q;
 	return 0;
@@ -465,23 +487,40 @@ int pt_open(struct pt_net *n, int data, uint16_t ird, uint16_t ord, struct pt_qp
 	return 0;
 }
 
+static int any_open(struct pt_net *n, int data)
+{
+	int open = 0;
+	for (int i = 0; i < n->nall; i++)
+		open |= n->all[i]->llp && !n->all[i]->closed && n->all[i]->data == data;
+	return open;
+}
+
+/* Close the connections of one kind in order and wait for their ends, at
+ * most two seconds. */
+static void close_kind(struct pt_net *n, int data)
+{
+	for (int i = 0; i < n->nall; i++)
+		if (n->all[i]->llp && !n->all[i]->closed && n->all[i]->data == data && n->all[i]->s)
+			ddp_session_close(n->all[i]->s, 0);
+	uint64_t end = pt_now_ns() + 2000000000u;
+	while (any_open(n, data) && pt_now_ns() < end && !n->expired)
+		event_base_loop(n->base, EVLOOP_ONCE);
+}
+
 void pt_close_all(struct pt_net *n)
 {
-	if (n->assoc)
+	if (n->assoc) {
 		ddp_sctp_close(n->assoc, 0);
-	for (int i = 0; i < n->nall; i++)
-		if (n->all[i]->llp && !n->all[i]->closed && n->all[i]->s)
-			ddp_session_close(n->all[i]->s, 0);
-	/* bounded: the peer's end, or two seconds */
-	uint64_t end = pt_now_ns() + 2000000000u;
-	for (;;) {
-		int open = n->assoc != NULL;
-		for (int i = 0; i < n->nall; i++)
-			open |= n->all[i]->llp && !n->all[i]->closed;
-		if (!open || pt_now_ns() > end || n->expired)
-			break;
-		event_base_loop(n->base, EVLOOP_ONCE);
+		uint64_t end = pt_now_ns() + 2000000000u;
+		while (n->assoc && pt_now_ns() < end && !n->expired)
+			event_base_loop(n->base, EVLOOP_ONCE);
+		return;
 	}
+	/* perftest's order (destroy_ctx): the test connections first, the
+	 * control one last, so that the peer's last control Send has long
+	 * completed when its connection ends */
+	close_kind(n, 1);
+	close_kind(n, 0);
 }
 
 void pt_net_free(struct pt_net *n)

@@ -72,6 +72,7 @@ struct pt_qp {
 	int responder_gated;         /* MPA Responder without peer-to-peer mode: it may send
 	                              * nothing before the Initiator's first FPDU */
 	int down;                    /* the stream stopped */
+	int rejected;                /* MPA: the Responder refused the Request */
 	int closed;                  /* the LLP connection ended */
 	uint16_t want_ird, want_ord; /* SCTP client: asked for in the Initiate */
 	uint8_t rbuf[64];            /* the control queue pair's one receive buffer */
