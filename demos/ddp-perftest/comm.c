@@ -54,7 +54,10 @@ static int do_recv(struct pt_comm *c, void *theirs, size_t len, const char *what
 		               "(another perftest version or other options?)",
 		               what, wc.len, len);
 	memcpy(theirs, c->qp->rbuf, len);
-	if (ddp_rdmap_post_recv(c->qp->qp, c->qp->rbuf, sizeof(c->qp->rbuf), NULL))
+	/* the next message's buffer; after the last one the peer may have
+	 * closed already, and a later exchange reports a stream that ended */
+	if (ddp_rdmap_post_recv(c->qp->qp, c->qp->rbuf, sizeof(c->qp->rbuf), NULL) &&
+	    !c->qp->down && !c->qp->closed && !ddp_rdmap_qp_failed(c->qp->qp))
 		return pt_fail("%s: cannot post a receive buffer", what);
 	return 0;
 }

@@ -38,6 +38,8 @@ struct pt_net {
 	struct pt_qp *all[PT_MAX_QP];
 	int nall;
 	struct pt_qp *pending[PT_MAX_QP];
+	uint32_t stags[2 * PT_MAX_QP]; /* registered, invalidated at the end */
+	int nstags;
 	int npending;
 };
 
@@ -83,8 +85,13 @@ int pt_reg(struct pt_net *n, void *buf, size_t len, uint32_t *stag)
 	                 .to_base = (uint64_t)(uintptr_t)buf,
 	                 .access = DDP_ACCESS_REMOTE_READ | DDP_ACCESS_REMOTE_WRITE,
 	                 .pd = n->pd};
+	if (n->nstags == (int)(sizeof(n->stags) / sizeof(n->stags[0])))
+		return pt_fail("too many regions");
 	int rc = ddp_stag_register(n->ctx, &a, stag);
-	return rc ? pt_fail("cannot register %zu octets: %s", len, ddp_strerror(rc)) : 0;
+	if (rc)
+		return pt_fail("cannot register %zu octets: %s", len, ddp_strerror(rc));
+	n->stags[n->nstags++] = *stag;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- queue pairs */
@@ -535,6 +542,9 @@ void pt_net_free(struct pt_net *n)
 		free(q->cq);
 		free(q);
 	}
+	/* the queue pairs are gone: nothing reads the regions any more */
+	for (int i = 0; i < n->nstags; i++)
+		ddp_stag_invalidate(n->ctx, n->stags[i]);
 	ddp_mpa_listener_free(n->l);
 	if (n->ep)
 		ddp_sctp_ep_free(n->ep);

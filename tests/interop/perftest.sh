@@ -8,7 +8,7 @@
 pt_bw_runs() {
 	for t in write_bw read_bw send_bw; do
 		for s in 2 4096 65536; do
-			for q in 1 4; do echo "$t $s $q"; done
+			for q in ${INTEROP_PT_QPS:-1 4}; do echo "$t $s $q"; done
 		done
 	done
 }
