@@ -51,6 +51,12 @@ static int any_down(struct pt_test_ctx *t, const char *what)
 	return 0;
 }
 
+static int wc_failed(struct pt_test_ctx *t, int i, const struct pt_wc *wc)
+{
+	const char *why = t->qp[i]->why[0] ? t->qp[i]->why : ddp_strerror(wc->status);
+	return pt_fail("work completion failed on queue pair %d: %s", i, why);
+}
+
 int pt_bw_client(struct pt_test_ctx *t, uint64_t size, struct pt_report *rep)
 {
 	const struct pt_opts *o = t->o;
@@ -97,10 +103,7 @@ int pt_bw_client(struct pt_test_ctx *t, uint64_t size, struct pt_report *rep)
 			struct pt_wc wc;
 			while (!rc && pt_poll(t->qp[i], &wc)) {
 				if (wc.status) {
-					rc = pt_fail("work completion failed on queue pair %d: %s",
-					             i,
-					             t->qp[i]->why[0] ? t->qp[i]->why
-					                              : ddp_strerror(wc.status));
+					rc = wc_failed(t, i, &wc);
 					break;
 				}
 				if (wc.kind == DDP_RDMAP_WC_RECV)
@@ -172,10 +175,7 @@ int pt_send_server(struct pt_test_ctx *t, uint64_t size, struct pt_report *rep)
 			struct pt_wc wc;
 			while (!rc && pt_poll(t->qp[i], &wc)) {
 				if (wc.status) {
-					rc = pt_fail("work completion failed on queue pair %d: %s",
-					             i,
-					             t->qp[i]->why[0] ? t->qp[i]->why
-					                              : ddp_strerror(wc.status));
+					rc = wc_failed(t, i, &wc);
 					break;
 				}
 				if (wc.kind != DDP_RDMAP_WC_RECV)

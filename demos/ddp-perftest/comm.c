@@ -6,6 +6,7 @@
  * options) gets an error naming the step, not a hang. */
 #include "perftest.h"
 
+#include <endian.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +16,24 @@
 #define PT_VERSION     "6.06"
 #define PT_MIN_VERSION 5.70
 
+/* Big-endian fields of n = 4 or 8 octets. */
 static void put_be(uint8_t *p, uint64_t v, int n)
 {
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+	uint32_t v4 = htobe32((uint32_t)v);
+	uint64_t v8 = htobe64(v);
+	memcpy(p, n == 4 ? (const void *)&v4 : (const void *)&v8, (size_t)n);
 }
+
 static uint64_t get_be(const uint8_t *p, int n)
 {
-	uint64_t v = 0;
-	for (int i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
+	uint32_t v4;
+	uint64_t v8;
+	if (n == 4) {
+		memcpy(&v4, p, 4);
+		return be32toh(v4);
+	}
+	memcpy(&v8, p, 8);
+	return be64toh(v8);
 }
 
 static int do_send(struct pt_comm *c, const void *mine, size_t len, const char *what)
