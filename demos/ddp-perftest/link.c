@@ -292,7 +292,8 @@ static int mpa_open(struct pt_net *n, int data, uint16_t ird, uint16_t ord, stru
 		if (q->qp)
 			break;
 		if (attempt == 50)
-			return pt_fail("connecting to %s:%d: %s", n->o->addr, n->o->port, q->why);
+			return pt_fail("connecting to %s:%d: %s (after 50 attempts in 10 s)",
+			               n->o->addr, n->o->port, q->why);
 		/* a Responder that refuses peer-to-peer mode (siw's rejects
 		 * our Request): ask again without it; such a server does not
 		 * hold its first FPDU back anyway */
