@@ -5,6 +5,15 @@
 # siw's Terminate (its swapped control word) must be decoded and reported,
 # and the connection must end (no hang). Both sides must succeed: rping's
 # status and `SIWVM: pings=N` and ddp-rping's exit status.
+# Then perftest (the guest's ib_*_bw/_lat -R, perftest 4.5) against
+# ddp-perftest in both roles, two VM runs in all (one per role, the runs one
+# after another inside it): write/read/send_bw at -s 2, 4096 and 65536 with
+# -q 1 and -q 4, read_lat and write_lat at -s 2 and 4096; perftest's status
+# must be 0 with its table, ddp-perftest's 0 with its table, and the
+# #iterations columns must match (n*q; n for latency). The one run that
+# cannot work by the RFCs (write_lat with siw's MPA Initiator and
+# ddp-perftest as the Responder that must write first) must end with
+# ddp-perftest's error naming it, no hang.
 # Usage: BUILD=build sh tests/interop/check-interop.sh
 set -u
 BUILD=${BUILD:-build}
@@ -12,10 +21,13 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 VM=tests/interop/siw-vm
 R=$BUILD/bin/ddp-rping
+PT=$BUILD/bin/ddp-perftest
 N=${INTEROP_COUNT:-20}
+PN=${INTEROP_PT_ITERS:-50}
 PORT=${INTEROP_PORT:-17480}
 export SIW_VM_TIMEOUT=${SIW_VM_TIMEOUT:-150}
 [ -x "$R" ] || { echo "check-interop: $R not built"; exit 1; }
+[ -x "$PT" ] || { echo "check-interop: $PT not built"; exit 1; }
 if ! "$VM" build >/tmp/siw-vm-build.$$ 2>&1; then
 	echo "SKIP check-interop: the siw VM cannot be built here ($(tail -1 /tmp/siw-vm-build.$$))"
 	rm -f /tmp/siw-vm-build.$$; exit 0
@@ -72,6 +84,9 @@ wait $p; orc=$?
 grep -q "Terminate received: layer 1 type 1 code 0x00 (invalid STag), siw layout" "$T/ours"
 [ $? = 0 ] && [ $orc = 1 ] && ! grep -q "timed out" "$T/ours"
 res $? "siw's Terminate decoded and reported, no hang" "ddp-rping rc=$orc: $(tail -1 "$T/ours")"
+
+# ---------------------------------------------------------------- perftest
+. tests/interop/perftest.sh
 
 echo "check-interop: $pass passed, $fail failed"
 [ $fail = 0 ]
