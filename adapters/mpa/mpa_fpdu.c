@@ -154,7 +154,7 @@ int mpa_fpdu_build_in(mpa_tx_stream *t, const struct iovec *iov, int iovcnt, siz
 	mpa_fpdu *f = mem;
 	/* the fields one by one, not a memset of the whole struct: head and
 	 * tail are written below anyway, and this runs once per FPDU
-	 * (docs/performance.md, section 17) */
+	 * (docs/performance.md, section 18) */
 	f->next = NULL;
 	f->written = 0;
 	f->pending = 0;

@@ -87,7 +87,7 @@ void sctp_ss_table_free(struct ddp_sctp_assoc *a)
 	 * thousands of small blocks (and usrsctp's is more): freed, they stay
 	 * in malloc's heap, where nothing else may reuse them, tens of MB
 	 * resident after the association closed (docs/performance.md,
-	 * section 17). This is the last free of the association
+	 * section 18). This is the last free of the association
 	 * (assoc_free): hand the free pages back. It walks the heap once, for
 	 * large associations only. Many small associations add up the same
 	 * way (section 8): when half of the streams went, heap_trim_sub

@@ -17,7 +17,7 @@
  *    (ddp_sctp_config.max_streams, default 65536): each stream costs the
  *    core's per-stream state whether or not it is used, so a few hundred
  *    peers asking for 65,535 streams each would take gigabytes of address
- *    space (docs/performance.md, section 17). An
+ *    space (docs/performance.md, section 18). An
  *    association that does not fit evicts the oldest unproductive ones,
  *    else it is refused (ABORT), logged like the association cap.
  *

@@ -146,7 +146,7 @@ typedef struct ddp_mpa_config {
 	                                * doubles it for its bookkeeping, a write may
 	                                * overshoot); autotuned it grows up to
 	                                * net.ipv4.tcp_wmem's maximum (4 MiB by
-	                                * default; docs/performance.md, section 17).
+	                                * default; docs/performance.md, section 18).
 	                                * A fixed buffer also caps the throughput of
 	                                * paths whose bandwidth-delay product is
 	                                * larger */

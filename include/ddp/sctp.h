@@ -41,7 +41,7 @@
  *    the gather send), the last one stops it.
  * A single-threaded program pays for the lock too: an uncontended lock
  * costs tens of ns and is taken a few times per message and once per
- * received packet (docs/performance.md, section 17, has what it
+ * received packet (docs/performance.md, section 18, has what it
  * costs).
  */
 #ifndef DDP_SCTP_H
@@ -184,7 +184,7 @@ typedef struct ddp_sctp_config {
 	 * (heartbeat 5 s, RTO 100 ms min, 200 ms initial, 10 s max, 15
 	 * retransmissions per path and association) ride out a stall of at
 	 * least 30 s and give up after about a minute of silence, like TCP
-	 * (docs/performance.md, section 17; docs/timeouts.md for other
+	 * (docs/performance.md, section 18; docs/timeouts.md for other
 	 * settings). An ICMP port unreachable still ends an association at
 	 * once. Smaller values detect a dead peer sooner (e.g. 1000 / 1000 /
 	 * 4: ~3 s); path_max_retrans above assoc_max_retrans has no effect on

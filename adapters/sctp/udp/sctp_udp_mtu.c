@@ -78,7 +78,7 @@ static uint32_t floor_mtu(int family)
  * "fragmentation needed" that lowers that cache, and with IP_PMTUDISC_DO
  * every send over it would fail with EMSGSIZE and drag our path MTU down
  * with it: forged ICMP would throttle any association (docs/performance.md,
- * section 17). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
+ * section 18). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
  * that quotes our verification tag lowers it); EMSGSIZE thus means the
  * interface's own MTU is smaller than the datagram. */
 void sctp_udp_mtu_socket(struct sctp_udp *u)
