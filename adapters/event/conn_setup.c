@@ -68,6 +68,16 @@ static int setup_sizes(const struct conn_setup_ops *ops, const void *cfg,
 	return rc;
 }
 
+/* A connect to host:port: the sizes first, then the peer's name. */
+static int peer_args(const struct conn_setup_ops *ops, const void *cfg,
+                     const ddp_conn_callbacks *cb, uint64_t sizes, const char *host, int port)
+{
+	int rc = setup_sizes(ops, cfg, cb, sizes);
+	if (rc == 0 && (!host || port <= 0 || port > 65535))
+		rc = DDP_ERR_INVAL;
+	return rc;
+}
+
 /* The caller's settings (into the binding's state) and callbacks as
  * this release's structs; then the binding completes the settings. */
 static int setup_new(const struct conn_setup_ops *ops, struct event_base *base, ddp_ctx *ctx,
@@ -154,12 +164,9 @@ int conn_setup_connect_to(const struct conn_setup_ops *ops, struct event_base *b
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	struct conn_setup *cs;
-	int src = setup_sizes(ops, cfg, cb, sizes);
-	if (src)
-		return src;
-	if (!host || port <= 0 || port > 65535)
-		return DDP_ERR_INVAL;
-	int rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
+	int rc = peer_args(ops, cfg, cb, sizes, host, port);
+	if (rc == 0)
+		rc = ddp_addr_resolve(host, port, 0, &ss, &sl);
 	if (rc == 0)
 		rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
 	if (rc)
@@ -197,12 +204,9 @@ int conn_setup_connect_async(const struct conn_setup_ops *ops, struct event_base
                              ddp_connecting **out, uint64_t sizes)
 {
 	struct conn_setup *cs;
-	int src = setup_sizes(ops, cfg, cb, sizes);
-	if (src)
-		return src;
-	if (!host || port <= 0 || port > 65535)
-		return DDP_ERR_INVAL;
-	int rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
+	int rc = peer_args(ops, cfg, cb, sizes, host, port);
+	if (rc == 0)
+		rc = setup_new(ops, base, ctx, cfg, cb, user, sizes, 1, &cs);
 	if (rc)
 		return rc;
 	conn_async_init(&cs->a, cs, &cs->g, async_dial, async_stop);
