@@ -124,8 +124,8 @@ int pt_bw_client(struct pt_test_ctx *t, uint64_t size, struct pt_report *rep)
 		if (rc || progress)
 			continue;
 		rc = any_down(t, "during the test");
-		if (!rc)
-			rc = pt_pump(t->net);
+		if (!rc && pt_pump(t->net))
+			rc = pt_fail("timed out during the test (--timeout %d)", o->timeout);
 	}
 	if (!rc) {
 		if (dur)
@@ -207,8 +207,8 @@ int pt_send_server(struct pt_test_ctx *t, uint64_t size, struct pt_report *rep)
 		if (rc || progress)
 			continue;
 		rc = any_down(t, "during the test");
-		if (!rc)
-			rc = pt_pump(t->net);
+		if (!rc && pt_pump(t->net))
+			rc = pt_fail("timed out during the test (--timeout %d)", o->timeout);
 	}
 	if (!rc)
 		pt_bw_report(o, size, tot, t0, pt_now_ns(), NULL, NULL, rep);

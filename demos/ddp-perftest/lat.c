@@ -16,7 +16,8 @@ static int wait_octet(struct pt_test_ctx *t, volatile uint8_t *p, uint8_t v)
 		if (t->qp[0]->down)
 			return pt_fail("during the test: %s", t->qp[0]->why);
 		if (pt_pump(t->net))
-			return -1;
+			return pt_fail("timed out waiting for the peer's RDMA Write %u",
+			               (unsigned)v);
 	}
 	return 0;
 }

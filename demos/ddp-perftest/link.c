@@ -181,14 +181,12 @@ int pt_poll(struct pt_qp *q, struct pt_wc *wc)
 	return 1;
 }
 
+/* -1 once --timeout ran out: the caller names what it was waiting for. */
 int pt_pump(struct pt_net *n)
 {
-	if (n->expired)
-		return pt_fail("timed out (--timeout %d)", n->o->timeout);
-	event_base_loop(n->base, EVLOOP_ONCE);
-	if (n->expired)
-		return pt_fail("timed out (--timeout %d)", n->o->timeout);
-	return 0;
+	if (!n->expired)
+		event_base_loop(n->base, EVLOOP_ONCE);
+	return n->expired ? -1 : 0;
 }
 
 int pt_wait_wc(struct pt_qp *q, struct pt_wc *wc, const char *what)
@@ -307,7 +305,8 @@ static int mpa_open(struct pt_net *n, int data, uint16_t ird, uint16_t ord, stru
 		q->rejected = 0;
 		for (uint64_t end = pt_now_ns() + (again_now ? 0 : 200000000u); pt_now_ns() < end;)
 			if (pt_pump(n))
-				return -1;
+				return pt_fail("timed out connecting to %s:%d", n->o->addr,
+				               n->o->port);
 	}
 	*out = q;
 	return 0;

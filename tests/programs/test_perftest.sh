@@ -26,7 +26,8 @@ for llp in mpa sctp; do
 		sp=$!
 		wait_line "$W/s" "Waiting for client" $sp "$llp $t server"
 		timeout 30 "$pt" "$t" --llp $llp -s $s -q $q -n $n -p $port --timeout 20 \
-			127.0.0.1 >"$W/c" 2>&1 || fail "$llp $t client: exit $?: $(tail -n1 "$W/c")"
+			127.0.0.1 >"$W/c" 2>&1 ||
+			fail "$llp $t client: exit $?: $(tail -n1 "$W/c"); server: $(tail -n2 "$W/s")"
 		wait $sp || fail "$llp $t server: exit $?: $(tail -n1 "$W/s")"
 		grep -q "#bytes" "$W/c" || fail "$llp $t client: no table"
 		[ "$(iters "$W/c" $s)" = $want ] || fail "$llp $t client: iterations not $want: $(cat "$W/c")"
