@@ -21,6 +21,9 @@ for llp in mpa sctp; do
 	for t in write_bw read_bw send_bw write_lat read_lat; do
 		port=$((port + 1))
 		case $t in *_bw) s=4096 q=2 want=$((n * 2)) ;; *) s=2 q=1 want=$n ;; esac
+		# a fresh file: the server's redirection happens in the background,
+		# and the last server's "Waiting for client" must not start the client
+		rm -f "$W/s" "$W/c"
 		timeout 30 "$pt" "$t" --llp $llp -s $s -q $q -n $n -p $port --bind 127.0.0.1 \
 			--timeout 20 >"$W/s" 2>&1 &
 		sp=$!
@@ -40,6 +43,7 @@ for llp in mpa sctp; do
 done
 # mismatch: the receiver's buffers are smaller than the Sends
 port=$((port + 1))
+rm -f "$W/s" "$W/c"
 timeout 30 "$pt" send_bw -s 4096 -n 20 -p $port --bind 127.0.0.1 --timeout 10 >"$W/s" 2>&1 &
 sp=$!
 wait_line "$W/s" "Waiting for client" $sp "mismatch server"
