@@ -58,8 +58,8 @@ static void stream_open(ddp_session *s, uint32_t stream, void *user)
 	e->s = s;
 	e->opens++;
 	for (int i = 0; i < NBUF; i++)
-		assert_int_equal(ddp_post_recv(s, stream, 0, e->buf[i], sizeof(e->buf[i]), e->buf[i]),
-		                 0);
+		assert_int_equal(
+		    ddp_post_recv(s, stream, 0, e->buf[i], sizeof(e->buf[i]), e->buf[i]), 0);
 }
 
 static void deliver(ddp_session *s, const ddp_delivery *d, void *user)

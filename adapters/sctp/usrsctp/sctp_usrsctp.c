@@ -793,7 +793,7 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 /* A gap this long between two dead-peer checks means this thread did not
  * run (its process was stopped, a callback blocked the loop): the
  * datagrams the peer sent meanwhile still wait in the UDP socket, so the
- * silence is measured again from now. */
+ * silence counts from the end of the gap. */
 #define DEAD_GAP_MS 1000
 
 void sctp_usrsctp_dead_peer_tick(sctp_ll_ep *ep)

@@ -132,8 +132,8 @@ struct sctp_ll_ep {
 	/* the dead-peer check (sctp_usrsctp_dead_peer_tick): its last run and
 	 * when its watch began, ms (monotonic) */
 	uint64_t dead_tick_ms, dead_watch_ms;
-	int stock;           /* made by sctp_ll_ep_new_stock (ddp_test.h):
-	                      * usrsctp's own socket options, not libddp's */
+	int stock; /* made by sctp_ll_ep_new_stock (ddp_test.h):
+	            * usrsctp's own socket options, not libddp's */
 };
 
 /* sctp_usrsctp_io.c: the process-wide stack */
