@@ -21,7 +21,6 @@
 
 #include <cmocka.h>
 
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -34,6 +33,7 @@
 
 #include "conn_ulp.h"
 #include "net_helpers.h"
+#include "netns_pair.h"
 
 #define NET_A "169.254.233.1"
 #define NET_B "169.254.233.2"
@@ -101,69 +101,13 @@ static void top_up(struct end *e)
 		e->sent++;
 }
 
-static char ns_a[32], ns_b[32], veth_a[16], veth_b[16];
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-static void netns_del(void)
-{
-	if (!ns_a[0])
-		return;
-	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
-	ns_a[0] = 0;
-}
-
-static void on_signal(int sig)
-{
-	netns_del(); /* a test over its alarm: leave nothing behind */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* The sockets made from now on are in namespace ns. */
-static void enter_ns(const char *ns, int *home)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*home < 0)
-		*home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	assert_true(fd >= 0 && *home >= 0);
-	assert_int_equal(setns(fd, CLONE_NEWNET), 0);
-	close(fd);
-}
-
 static void test_dead_peer_same_window(void **st)
 {
 	(void)st;
-	int pid = (int)getpid() % 100000;
-	snprintf(ns_a, sizeof(ns_a), "ddpdeadA%d", pid);
-	snprintf(ns_b, sizeof(ns_b), "ddpdeadB%d", pid);
-	snprintf(veth_a, sizeof(veth_a), "ddA%d", pid);
-	snprintf(veth_b, sizeof(veth_b), "ddB%d", pid);
-	signal(SIGALRM, on_signal);
-	signal(SIGABRT, on_signal);
-	if (sh("ip netns add %s && ip netns add %s", ns_a, ns_b) != 0) {
-		netns_del();
+	if (netns_pair_up("ddpdead", "dd", NET_A, NET_B) != 0) {
 		print_message("cannot create network namespaces (root and iproute2 needed)\n");
 		skip();
 	}
-	assert_int_equal(sh("ip link add %s netns %s type veth peer name %s netns %s", veth_a, ns_a,
-	                    veth_b, ns_b),
-	                 0);
-	assert_int_equal(sh("ip -n %s addr add " NET_A "/24 dev %s && ip -n %s link set %s up && "
-	                    "ip -n %s addr add " NET_B "/24 dev %s && ip -n %s link set %s up",
-	                    ns_a, veth_a, ns_a, veth_a, ns_b, veth_b, ns_b, veth_b),
-	                 0);
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
 	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
@@ -173,12 +117,12 @@ static void test_dead_peer_same_window(void **st)
 	int home = -1;
 	memset(cli, 0, sizeof(cli));
 	memset(srv, 0, sizeof(srv));
-	enter_ns(ns_b, &home);
+	assert_int_equal(netns_enter(netns_b, &home), 0);
 	for (int l = 0; l < 2; l++)
 		assert_int_equal(conn_listen_on((enum conn_llp)l, base, ctx, NET_B, NULL, &ulp,
 		                                &srv[l][0], &ls[l]),
 		                 0);
-	enter_ns(ns_a, &home);
+	assert_int_equal(netns_enter(netns_a, &home), 0);
 	for (int l = 0; l < 2; l++)
 		for (int b = 0; b < 2; b++) {
 			cli[l][b].busy = b;
@@ -217,7 +161,7 @@ static void test_dead_peer_same_window(void **st)
 		}
 	/* the peer vanishes */
 	const double dead = DDP_DEAD_PEER_TIMEOUT_MS / 1000.0;
-	assert_int_equal(sh("ip -n %s link set %s down", ns_b, veth_b), 0);
+	assert_int_equal(netns_sh("ip -n %s link set %s down", netns_b, netns_veth_b), 0);
 	t0 = net_now_s();
 	int downs = 0;
 	while (downs < 4 && net_now_s() - t0 < dead + TOL_S + 0.5) {
@@ -246,7 +190,7 @@ static void test_dead_peer_same_window(void **st)
 	event_base_loop(base, EVLOOP_NONBLOCK);
 	ddp_ctx_free(ctx);
 	event_base_free(base);
-	netns_del();
+	netns_pair_del();
 	signal(SIGALRM, SIG_DFL);
 	signal(SIGABRT, SIG_DFL);
 }
@@ -256,7 +200,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_dead_peer_same_window),
 	};
-	atexit(netns_del);
 	alarm(60);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
