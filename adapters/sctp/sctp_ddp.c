@@ -511,6 +511,43 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
 
 /* ------------------------------------------------------------ public API */
 
+/* Failure detection from cfg->dead_peer_timeout_ms (the default when it
+ * and every finer field are 0): an association whose peer sent nothing
+ * for that long is dead, as an MPA connection is (ddp.h, "One
+ * behaviour"). Heartbeats on an idle path and retransmissions on a busy
+ * one ask the peer at least four times in that span (hb_interval and
+ * rto_max a quarter of it, unless set), and usrsctp's own retransmission
+ * limits, unless set, allow twice the span, so they never decide first.
+ * Finer fields without dead_peer_timeout_ms: they alone decide. */
+static void ll_liveness(const ddp_sctp_config *cfg, sctp_ll_config *lc)
+{
+	int finer = cfg->hb_interval_ms || cfg->rto_min_ms || cfg->rto_initial_ms ||
+	            cfg->rto_max_ms || cfg->path_max_retrans || cfg->assoc_max_retrans;
+	uint32_t d = cfg->dead_peer_timeout_ms;
+	if (!d && !finer)
+		d = DDP_DEAD_PEER_TIMEOUT_MS;
+	lc->dead_peer_ms = d;
+	if (!d)
+		return;
+	uint32_t q = d / 4 < 100 ? 100 : d / 4 > 10000 ? 10000 : d / 4;
+	if (!lc->hb_interval_ms)
+		lc->hb_interval_ms = q;
+	if (!lc->rto_max_ms)
+		lc->rto_max_ms = q;
+	if (!lc->assoc_max_retrans) {
+		/* time-outs from RTO min, doubling up to RTO max, that last 2 d */
+		uint64_t rto = lc->rto_min_ms ? lc->rto_min_ms : 100, sum = 0;
+		uint32_t n = 0;
+		for (; sum < 2ull * d && n < 65535; n++) {
+			sum += rto;
+			rto = rto * 2 < lc->rto_max_ms ? rto * 2 : lc->rto_max_ms;
+		}
+		lc->assoc_max_retrans = (uint16_t)(n < 15 ? 15 : n);
+	}
+	if (!lc->path_max_retrans)
+		lc->path_max_retrans = lc->assoc_max_retrans;
+}
+
 void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 {
 	memset(lc, 0, sizeof(*lc));
@@ -527,6 +564,7 @@ void sctp_ddp_ll_config(const ddp_sctp_config *cfg, sctp_ll_config *lc)
 	lc->rto_max_ms = cfg->rto_max_ms;
 	lc->path_max_retrans = cfg->path_max_retrans;
 	lc->assoc_max_retrans = cfg->assoc_max_retrans;
+	ll_liveness(cfg, lc);
 	lc->unfragmented = 1; /* RFC 5043 §5.1 / §9 */
 	lc->sndbuf = cfg->sndbuf;
 	lc->rcvbuf = cfg->rcvbuf;

@@ -701,10 +701,22 @@ DDP_API int ddp_session_addr(const ddp_session *s, int peer, char *buf, size_t l
  *                               DDP_ERR_CLOSED
  *   an abortive end             DDP_ERR_ABORTED here, DDP_ERR_LLP at the
  *                               peer (test_same_behaviour.c)
- *   a silent peer               down(DDP_ERR_TIMEOUT); when is the LLP's
- *                               setting: ddp_mpa_config.dead_peer_timeout_ms,
- *                               the ddp_sctp_config failure-detection
- *                               fields (docs/timeouts.md) */
+ *   a silent peer (its host     down(DDP_ERR_TIMEOUT) about
+ *   cut off, its path gone)     dead_peer_timeout_ms after it was last
+ *                               heard (ddp_mpa_config and ddp_sctp_config
+ *                               each have the field, the same meaning and
+ *                               default: DDP_DEAD_PEER_TIMEOUT_MS, 8 s, so a
+ *                               dead peer is reported within 10 s; with
+ *                               data in flight, the time after the first
+ *                               transmission it left unanswered;
+ *                               test_dead_peer_both.c). A peer process
+ *                               that is stopped (SIGSTOP, a debugger) is
+ *                               silent over SCTP (usrsctp runs in it) and
+ *                               dead after that time; over MPA its kernel
+ *                               answers for it and it is kept
+ *                               (docs/timeouts.md) */
+/* The default dead-peer time of both LLPs, ms (the table above). */
+#define DDP_DEAD_PEER_TIMEOUT_MS 8000
 typedef struct ddp_listener ddp_listener;
 /* A connect in progress (ddp_mpa_connect_async / _addr, ddp_sctp_
  * connect_async / _addr): valid until that connection's up() or down() is

@@ -77,8 +77,11 @@ typedef struct ddp_mpa_config {
 	                                * unanswered: data or a window probe sent after
 	                                * its last ACK while octets wait, keepalive
 	                                * (first probe after half of it, then one a
-	                                * second) while idle. Default 8000: a dead peer
-	                                * is reported within 10 s. Slow is not dead: a
+	                                * second) while idle. Default
+	                                * DDP_DEAD_PEER_TIMEOUT_MS (8000), the same as
+	                                * ddp_sctp_config's: a dead peer is reported
+	                                * within 10 s on both LLPs (ddp.h, "One
+	                                * behaviour"). Slow is not dead: a
 	                                * peer that stops reading (window closed) or
 	                                * shrinks its receive buffer (ACKs without
 	                                * accepting) but keeps ACKing is kept, however

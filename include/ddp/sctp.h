@@ -172,30 +172,31 @@ typedef struct ddp_sctp_config {
 	                                 * 0 = default 10000; DDP_SCTP_IDLE_NEVER:
 	                                 * never. Associations opened with
 	                                 * ddp_sctp_connect() are not ended. */
-	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. A peer that
-	 * answers nothing (no SACK, no HEARTBEAT-ACK) is declared dead
-	 * (assoc callback DDP_ERR_LLP) once assoc_max_retrans consecutive
-	 * errors passed: each retransmission time-out (RTO doubling from
-	 * rto_initial, at least rto_min, up to rto_max) and each unanswered
-	 * heartbeat (every hb_interval on an idle path) counts one, so the
-	 * time to give up is less than the sum of the backed-off RTOs.
-	 * usrsctp runs in the peer's process: a stopped process (SIGSTOP) is
-	 * silence here, unlike TCP whose kernel answers for it. The defaults
-	 * (heartbeat 5 s, RTO 100 ms min, 200 ms initial, 10 s max, 15
-	 * retransmissions per path and association) ride out a stall of at
-	 * least 30 s and give up after about a minute of silence, like TCP
-	 * (docs/performance.md, section 18; docs/timeouts.md for other
-	 * settings). An ICMP port unreachable still ends an association at
-	 * once. Smaller values detect a dead peer sooner (e.g. 1000 / 1000 /
-	 * 4: ~3 s); path_max_retrans above assoc_max_retrans has no effect on
-	 * a single-homed association. rto_min > rto_max is lowered to rto_max,
-	 * rto_initial is clamped into [rto_min, rto_max]. */
-	uint32_t hb_interval_ms;    /* heartbeat on an idle path (5000) */
+	/* Failure detection (RFC 4960 §8.1-§8.3); 0 = default. Usually set
+	 * dead_peer_timeout_ms (at the end) alone: it means what MPA's does.
+	 * The fields below are the finer knobs. A peer that answers nothing
+	 * (no SACK, no HEARTBEAT-ACK) is declared dead (assoc callback
+	 * DDP_ERR_TIMEOUT) once assoc_max_retrans consecutive errors passed:
+	 * each retransmission time-out (RTO doubling from rto_initial, at
+	 * least rto_min, up to rto_max) and each unanswered heartbeat (every
+	 * hb_interval on an idle path) counts one, so the time to give up is
+	 * less than the sum of the backed-off RTOs. With dead_peer_timeout_ms
+	 * in force (set, or all of these 0) the defaults are heartbeat and
+	 * RTO max a quarter of it, RTO 100 ms min, 200 ms initial, and
+	 * retransmission limits that last twice it: the peer's silence
+	 * decides. With any of these set and dead_peer_timeout_ms 0, these
+	 * alone decide, with the defaults heartbeat 5 s, RTO max 10 s, 15
+	 * retransmissions (~1 min of silence, docs/timeouts.md for others;
+	 * e.g. 1000 / 1000 / 4: ~3 s). An ICMP port unreachable still ends an
+	 * association at once. path_max_retrans above assoc_max_retrans has no
+	 * effect on a single-homed association. rto_min > rto_max is lowered
+	 * to rto_max, rto_initial is clamped into [rto_min, rto_max]. */
+	uint32_t hb_interval_ms;    /* heartbeat on an idle path */
 	uint32_t rto_min_ms;        /* 100 */
 	uint32_t rto_initial_ms;    /* 200 */
-	uint32_t rto_max_ms;        /* 10000 */
-	uint16_t path_max_retrans;  /* 15 */
-	uint16_t assoc_max_retrans; /* 15 */
+	uint32_t rto_max_ms;        /* see above */
+	uint16_t path_max_retrans;  /* see above */
+	uint16_t assoc_max_retrans; /* see above */
 	ddp_ctx *ctx;               /* required */
 	ddp_session_config session; /* nstreams is set from the association;
 	                             * reorder_window is raised to at least
@@ -219,6 +220,17 @@ typedef struct ddp_sctp_config {
 	 * (docs/performance.md, sections 14 and 15, compare the two). */
 	uint32_t sndbuf, rcvbuf;
 	enum ddp_sctp_cc cc; /* congestion control of our sending side */
+	/* An established association whose peer sent nothing (no datagram
+	 * from its address) for this long is ABORTed: assoc callback and the
+	 * one model's down() with DDP_ERR_TIMEOUT, the same as
+	 * ddp_mpa_config.dead_peer_timeout_ms for MPA. 0: the default,
+	 * DDP_DEAD_PEER_TIMEOUT_MS (8000), unless a finer failure-detection
+	 * field above is set (then those decide alone). usrsctp runs in the
+	 * peer's process: a stopped process (SIGSTOP, a debugger, a long
+	 * pause) is silence here, unlike TCP whose kernel answers for it, so
+	 * raise this for peers that may pause longer. Time in which our own
+	 * thread did not run does not count. */
+	unsigned dead_peer_timeout_ms;
 } ddp_sctp_config;
 
 /* The one adapter model (ddp.h): connect to host:port (the peer's UDP

@@ -35,6 +35,7 @@
 #include <ddp/mpa.h>
 #include "mpa_handpeer.h"
 #include "net_helpers.h"
+#include "netns_pair.h"
 
 #define DEAD_MS 1500u
 
@@ -82,8 +83,8 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 	int port, lfd = small_listener("127.0.0.1", &port);
 	struct sockaddr_in sa = net_lo(port);
 	ddp_mpa_config mc = handpeer_config(DEAD_MS);
-	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc, &handpeer_cbs,
-	                                 handpeer_on_event, &p, &p.c),
+	assert_int_equal(ddp_mpa_connect(base, ctx, (struct sockaddr *)&sa, sizeof(sa), &mc,
+	                                 &handpeer_cbs, handpeer_on_event, &p, &p.c),
 	                 0);
 	int pfd = accept(lfd, NULL, NULL);
 	assert_true(pfd >= 0);
@@ -126,53 +127,8 @@ static void test_mpa_peer_that_stops_reading_is_not_dropped(void **st)
 
 /* ------------------------------------------------ the vanished peer */
 
-static char ns_a[32], ns_b[32], veth_a[16], veth_b[16];
 #define NET_A "169.254.231.1"
 #define NET_B "169.254.231.2"
-
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	int rc = system(cmd);
-	return rc == 0 ? 0 : -1;
-}
-
-static void netns_del(void)
-{
-	if (!ns_a[0])
-		return;
-	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null", ns_a, ns_b);
-	ns_a[0] = 0;
-}
-
-static void on_signal(int sig)
-{
-	netns_del(); /* a test over its alarm: leave nothing behind */
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-/* Run f's socket() calls inside namespace ns (then back home). */
-static int enter_ns(const char *ns, int *home)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*home < 0)
-		*home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || *home < 0 || setns(fd, CLONE_NEWNET) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
 
 /* Three connections from namespace A to a plain-socket peer in namespace
  * B over a veth pair: one carries data the peer reads, one is idle, one
@@ -185,29 +141,14 @@ static int enter_ns(const char *ns, int *home)
  * DDP_ERR_LLP ("lower layer protocol failure"), nothing logged. */
 static void test_mpa_vanished_peer_times_out(void **st)
 {
-	int pid = (int)getpid() % 100000;
-	snprintf(ns_a, sizeof(ns_a), "ddpslowA%d", pid);
-	snprintf(ns_b, sizeof(ns_b), "ddpslowB%d", pid);
-	snprintf(veth_a, sizeof(veth_a), "dspA%d", pid);
-	snprintf(veth_b, sizeof(veth_b), "dspB%d", pid);
-	signal(SIGALRM, on_signal);
-	signal(SIGABRT, on_signal);
-	if (sh("ip netns add %s && ip netns add %s", ns_a, ns_b) != 0) {
-		netns_del();
+	if (netns_pair_up("ddpslow", "dsp", NET_A, NET_B) != 0) {
 		print_message("cannot create network namespaces (root and iproute2 needed)\n");
 		skip();
 	}
-	assert_int_equal(sh("ip link add %s netns %s type veth peer name %s netns %s", veth_a, ns_a,
-	                    veth_b, ns_b),
-	                 0);
-	assert_int_equal(sh("ip -n %s addr add " NET_A "/24 dev %s && ip -n %s link set %s up && "
-	                    "ip -n %s addr add " NET_B "/24 dev %s && ip -n %s link set %s up",
-	                    ns_a, veth_a, ns_a, veth_a, ns_b, veth_b, ns_b, veth_b),
-	                 0);
 	int home = -1, port;
-	assert_int_equal(enter_ns(ns_b, &home), 0);
+	assert_int_equal(netns_enter(netns_b, &home), 0);
 	int lfd = small_listener(NET_B, &port);
-	assert_int_equal(enter_ns(ns_a, &home), 0);
+	assert_int_equal(netns_enter(netns_a, &home), 0);
 	struct handpeer busy, idle, stuck;
 	memset(&busy, 0, sizeof(busy));
 	memset(&idle, 0, sizeof(idle));
@@ -255,7 +196,7 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	assert_true(got > 0);
 	assert_false(busy.failed || idle.failed || stuck.failed);
 	/* the peer vanishes */
-	assert_int_equal(sh("ip -n %s link set %s down", ns_b, veth_b), 0);
+	assert_int_equal(netns_sh("ip -n %s link set %s down", netns_b, netns_veth_b), 0);
 	t0 = net_now_s();
 	while (net_now_s() - t0 < DEAD_MS / 1000.0 + 8 &&
 	       !(busy.failed && idle.failed && stuck.failed)) {
@@ -290,14 +231,14 @@ static void test_mpa_vanished_peer_times_out(void **st)
 	close(pi);
 	close(ps);
 	close(lfd);
-	netns_del();
+	netns_pair_del();
 	signal(SIGALRM, SIG_DFL);
 	signal(SIGABRT, SIG_DFL);
 }
 
 static int teardown_ns(void **st)
 {
-	netns_del();
+	netns_pair_del();
 	return teardown(st);
 }
 
@@ -308,6 +249,5 @@ int main(void)
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_mpa_vanished_peer_times_out, setup, teardown_ns),
 	};
-	atexit(netns_del);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

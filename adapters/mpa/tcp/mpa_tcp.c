@@ -655,7 +655,8 @@ int mpa_tcp_conn_new(struct event_base *base, ddp_ctx *ctx, int fd, int initiato
 	c->user = user;
 	c->app_owned = !listener_conn;
 	c->timeout_ms = cfg->startup_timeout_ms ? cfg->startup_timeout_ms : 10000;
-	c->dead_ms = cfg->dead_peer_timeout_ms ? cfg->dead_peer_timeout_ms : 8000;
+	c->dead_ms =
+	    cfg->dead_peer_timeout_ms ? cfg->dead_peer_timeout_ms : DDP_DEAD_PEER_TIMEOUT_MS;
 	int rc = mpa_proto_new(&mc, &sock_io, c, &c->mc);
 	if (rc < 0) {
 		conn_free_mem(c);

@@ -54,7 +54,8 @@ struct sctp_udp_peer {
 	struct sctp_udp_peer *trans_prev, *trans_next;
 	int conn_registered; /* usrsctp knows its address (set and read
 	                      * by the usrsctp glue, under its lock) */
-	uint64_t last_ms;    /* last datagram in / last reference dropped */
+	uint64_t last_ms;    /* last datagram in (referenced or not) / last
+	                      * reference dropped */
 };
 
 /* Counters (packets, not batches, unless named *_calls). */
@@ -126,6 +127,8 @@ struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr, in
  * the idle time without datagrams (sctp_udp_set_peer_idle). */
 void sctp_udp_peer_ref(struct sctp_udp_peer *p);
 void sctp_udp_peer_unref(struct sctp_udp_peer *p);
+/* The clock of last_ms: CLOCK_MONOTONIC, ms. */
+uint64_t sctp_udp_now_ms(void);
 /* usrsctp's AF_CONN address of p, and back (NULL: no such peer any more,
  * e.g. a packet usrsctp emits after we freed the peer). */
 void *sctp_udp_peer_conn_addr(const struct sctp_udp_peer *p);

@@ -106,7 +106,6 @@ struct sctp_udp {
 void sctp_udp_arm_flush(struct sctp_udp *u);
 
 /* sctp_udp_peers.c */
-uint64_t sctp_udp_now_ms(void);
 struct sctp_udp_peer *sctp_udp_peer_find(struct sctp_udp *u, const struct sockaddr_storage *sa,
                                          socklen_t salen);
 /* A new peer (NULL: no memory); starts idle (unreferenced). */

@@ -61,6 +61,12 @@ typedef struct sctp_ll_config {
 	uint32_t rto_initial_ms;                      /* default 200 */
 	uint32_t rto_max_ms;                          /* default 10000 */
 	uint16_t path_max_retrans, assoc_max_retrans; /* default 15, 15 */
+	uint32_t dead_peer_ms;                        /* an established association whose
+	                                               * peer sent no datagram for this long
+	                                               * is ABORTed and goes down with
+	                                               * DDP_ERR_TIMEOUT (heartbeats and
+	                                               * retransmissions keep asking it);
+	                                               * 0: only the limits above decide */
 	uint32_t peer_idle_ms;                        /* a remote UDP endpoint without an
 	                                               * association is forgotten after this long
 	                                               * without datagrams (default 10000) */

@@ -1,6 +1,7 @@
 /* The endpoint's timer: drives usrsctp's timers (sctp_usrsctp_timers,
  * one thread at a time) every TICK_MS while associations exist, and the
- * sctp_ll_set_tick hook every 100 ms. No usrsctp call here. */
+ * sctp_ll_set_tick hook and the dead-peer check every 100 ms. No usrsctp
+ * call here. */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
 
 #include <event2/event.h>
@@ -41,6 +42,10 @@ void sctp_ll_timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (ep->tick && ++ep->tick_n >= 100 / TICK_MS) {
 		ep->tick_n = 0;
 		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
+	}
+	if (ep->cfg.dead_peer_ms && ++ep->dead_n >= 100 / TICK_MS) {
+		ep->dead_n = 0;
+		sctp_usrsctp_dead_peer_tick(ep);
 	}
 	sctp_usrsctp_rcvbuf_tick(ep);
 	if (++ep->quiet_n >= QUIET_MS / TICK_MS) {

@@ -790,6 +790,32 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 	}
 }
 
+/* A gap this long between two dead-peer checks means this thread did not
+ * run (its process was stopped, a callback blocked the loop): the
+ * datagrams the peer sent meanwhile still wait in the UDP socket, so the
+ * silence counts from the end of the gap. */
+#define DEAD_GAP_MS 1000
+
+void sctp_usrsctp_dead_peer_tick(sctp_ll_ep *ep)
+{
+	uint64_t now = sctp_udp_now_ms();
+	if (!ep->dead_tick_ms || now - ep->dead_tick_ms > DEAD_GAP_MS)
+		ep->dead_watch_ms = now;
+	ep->dead_tick_ms = now;
+	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next) {
+		if (a->state != A_UP || !a->so || !a->peer)
+			continue;
+		uint64_t heard = a->peer->last_ms;
+		if (heard < ep->dead_watch_ms)
+			heard = ep->dead_watch_ms;
+		if (now - heard < ep->cfg.dead_peer_ms)
+			continue;
+		/* the ABORT tells a peer that comes back; DOWN from the loop */
+		assoc_close_socket(a, 1);
+		go_down(a, DDP_ERR_TIMEOUT);
+	}
+}
+
 void sctp_ll_free(sctp_ll_assoc *a)
 {
 	if (!a)

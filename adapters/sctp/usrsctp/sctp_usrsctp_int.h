@@ -110,6 +110,7 @@ struct sctp_ll_ep {
 	void *tick_user;
 	unsigned tick_n;
 	unsigned quiet_n; /* timer ticks since the last quiet check */
+	unsigned dead_n;  /* timer ticks since the last dead-peer check */
 	struct socket *lsock;
 	sctp_ll_accept_cb acb;
 	void *auser;
@@ -128,8 +129,11 @@ struct sctp_ll_ep {
 	uint64_t tx_copied;
 	uint64_t conn_addrs; /* peers whose address usrsctp knows */
 	int rcv_auto;        /* cfg.rcvbuf was 0: autotuned from its floor */
-	int stock;           /* made by sctp_ll_ep_new_stock (ddp_test.h):
-	                      * usrsctp's own socket options, not libddp's */
+	/* the dead-peer check (sctp_usrsctp_dead_peer_tick): its last run and
+	 * when its watch began, ms (monotonic) */
+	uint64_t dead_tick_ms, dead_watch_ms;
+	int stock; /* made by sctp_ll_ep_new_stock (ddp_test.h):
+	            * usrsctp's own socket options, not libddp's */
 };
 
 /* sctp_usrsctp_io.c: the process-wide stack */
@@ -203,6 +207,9 @@ void sctp_handover_cb(evutil_socket_t fd, short what, void *arg);
  * from the endpoint's timer. */
 void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a);
 void sctp_usrsctp_rcvbuf_tick(sctp_ll_ep *ep);
+/* Every 100 ms: associations whose peer was silent for cfg.dead_peer_ms
+ * are ABORTed and go down with DDP_ERR_TIMEOUT (sctp_usrsctp.c). */
+void sctp_usrsctp_dead_peer_tick(sctp_ll_ep *ep);
 
 /* sctp_ll_timer.c: keep ep's timer running; its callback. */
 void sctp_ll_timer_arm(sctp_ll_ep *ep);
