@@ -509,7 +509,7 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockadd
 	p = sctp_udp_peer_find(u, sa, salen);
 	if (p) {
 		/* last_ms also tells a dead-peer check when the peer was last
-		 * heard (sctp_usrsctp_dead_peer_tick) */
+		 * heard (dead_peer_check) */
 		sctp_udp_peer_touch(u, p, sctp_udp_now_ms());
 		*out = p;
 		return SCTP_UDP_KNOWN;

@@ -43,9 +43,9 @@ void sctp_ll_timer_cb(evutil_socket_t fd, short what, void *arg)
 		ep->tick_n = 0;
 		ep->tick(ep->tick_user); /* sctp_ll_set_tick, outside the lock */
 	}
-	if (ep->cfg.dead_peer_ms && ++ep->dead_n >= 100 / TICK_MS) {
+	if (ep->cfg.dead_peer_ms && ep->dead_check && ++ep->dead_n >= 100 / TICK_MS) {
 		ep->dead_n = 0;
-		sctp_usrsctp_dead_peer_tick(ep);
+		ep->dead_check(ep);
 	}
 	sctp_usrsctp_rcvbuf_tick(ep);
 	if (++ep->quiet_n >= QUIET_MS / TICK_MS) {

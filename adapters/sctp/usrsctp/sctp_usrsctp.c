@@ -636,6 +636,8 @@ static int udp_learn(void *user)
 	return ep->lsock != NULL;
 }
 
+static void dead_peer_check(sctp_ll_ep *ep);
+
 static const struct sctp_udp_ops udp_ops = {
     .input = udp_input,
     .peer_free = udp_peer_free,
@@ -689,6 +691,7 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_e
 	if (!ep->cfg.assoc_max_retrans)
 		ep->cfg.assoc_max_retrans = 15;
 	sctp_usrsctp_stack_get(conn_output);
+	ep->dead_check = dead_peer_check;
 	ep->timer = evtimer_new(base, sctp_ll_timer_cb, ep);
 	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
 	ep->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -796,7 +799,10 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
  * silence counts from the end of the gap. */
 #define DEAD_GAP_MS 1000
 
-void sctp_usrsctp_dead_peer_tick(sctp_ll_ep *ep)
+/* Every 100 ms (the endpoint's timer, through ep->dead_check):
+ * associations whose peer was silent for cfg.dead_peer_ms are ABORTed and
+ * go down with DDP_ERR_TIMEOUT. */
+static void dead_peer_check(sctp_ll_ep *ep)
 {
 	uint64_t now = sctp_udp_now_ms();
 	if (!ep->dead_tick_ms || now - ep->dead_tick_ms > DEAD_GAP_MS)

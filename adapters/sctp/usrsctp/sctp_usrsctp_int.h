@@ -129,9 +129,12 @@ struct sctp_ll_ep {
 	uint64_t tx_copied;
 	uint64_t conn_addrs; /* peers whose address usrsctp knows */
 	int rcv_auto;        /* cfg.rcvbuf was 0: autotuned from its floor */
-	/* the dead-peer check (sctp_usrsctp_dead_peer_tick): its last run and
-	 * when its watch began, ms (monotonic) */
+	/* the dead-peer check (dead_peer_check): its last run and
+	 * when its watch began, ms (monotonic); the timer runs it through
+	 * dead_check, the association code's own, which the timer does not
+	 * call by name (the association code arms the timer) */
 	uint64_t dead_tick_ms, dead_watch_ms;
+	void (*dead_check)(sctp_ll_ep *ep);
 	int stock; /* made by sctp_ll_ep_new_stock (ddp_test.h):
 	            * usrsctp's own socket options, not libddp's */
 };
@@ -207,9 +210,6 @@ void sctp_handover_cb(evutil_socket_t fd, short what, void *arg);
  * from the endpoint's timer. */
 void sctp_usrsctp_rcvbuf_up(struct sctp_ll_assoc *a);
 void sctp_usrsctp_rcvbuf_tick(sctp_ll_ep *ep);
-/* Every 100 ms: associations whose peer was silent for cfg.dead_peer_ms
- * are ABORTed and go down with DDP_ERR_TIMEOUT (sctp_usrsctp.c). */
-void sctp_usrsctp_dead_peer_tick(sctp_ll_ep *ep);
 
 /* sctp_ll_timer.c: keep ep's timer running; its callback. */
 void sctp_ll_timer_arm(sctp_ll_ep *ep);
