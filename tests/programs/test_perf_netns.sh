@@ -11,11 +11,15 @@ perf=$BUILD/bin/ddp-perf
 fail() { echo "test_perf_netns: $*"; exit 1; }
 [ -x "$perf" ] || fail "no $perf"
 out=$(mktemp)
-timeout 120 "$perf" --netns --mtu 1500 --duration 0.3 --sizes 16384 --json >"$out" 2>"$out.err"
+# ddp-perf names its namespaces after its pid (ddpperfA<pid>, ddpperfB<pid>):
+# only this test's own runs are checked, whatever else runs beside it
+left() { ip netns list 2>/dev/null | grep -q "ddpperf[AB]$(cat "$out.pid")\b"; }
+timeout 120 sh -c 'echo $$ >"$0.pid"; exec "$@"' "$out" "$perf" --netns --mtu 1500 --duration 0.3 \
+	--sizes 16384 --json >"$out" 2>"$out.err"
 rc=$?
 cat "$out" "$out.err"
 [ $rc = 0 ] || fail "exit status $rc: $(tail -n 3 "$out.err")"
-ip netns list 2>/dev/null | grep -q "ddpperf[AB]" && fail "namespaces left behind: $(ip netns list)"
+left && fail "namespaces left behind: $(ip netns list)"
 rows=0
 for st in 1 16; do
 	for r in tcp:untagged iperf3:untagged usrsctp:untagged usrsctp-stock:untagged udp:untagged \
@@ -76,9 +80,10 @@ echo "$tbl" | grep -q "^sctp .*x " || fail "no vs udp ratio"
 # --link SPEC: the same namespaces joined through linkem; a 2 ms round trip
 # shows in the raw round trip, every row succeeds, linkem leaves nothing
 if [ -x "$BUILD/bin/linkem" ] && [ -c /dev/net/tun ]; then
-	timeout 120 "$perf" --link delay=1ms --duration 0.3 --sizes 16384 --llps tcp,mpa,sctp,usrsctp \
-		--json >"$out" 2>"$out.err" || fail "--link: exit status $?: $(tail -n 3 "$out.err")"
-	ip netns list 2>/dev/null | grep -q "ddpperf[AB]" && fail "--link: namespaces left behind"
+	timeout 120 sh -c 'echo $$ >"$0.pid"; exec "$@"' "$out" "$perf" --link delay=1ms --duration 0.3 \
+		--sizes 16384 --llps tcp,mpa,sctp,usrsctp --json >"$out" 2>"$out.err" ||
+		fail "--link: exit status $?: $(tail -n 3 "$out.err")"
+	left && fail "--link: namespaces left behind"
 	grep -q '"topology":"netns-linkem-mtu1500\[delay=1ms\]"' "$out" || fail "--link: topology"
 	[ "$(grep -c '"ok":true' "$out")" = "$(wc -l <"$out")" ] ||
 		fail "--link: failed rows: $(grep -v '"ok":true' "$out")"
@@ -87,5 +92,5 @@ if [ -x "$BUILD/bin/linkem" ] && [ -c /dev/net/tun ]; then
 		fail "--link delay=1ms: raw round trip $rtt us, expected 2 ms"
 	echo "ok: --link delay=1ms, raw round trip $rtt us"
 fi
-rm -f "$out" "$out.err"
+rm -f "$out" "$out.err" "$out.pid"
 echo "test_perf_netns: ok"
