@@ -34,7 +34,7 @@ nfail=0
 ok() { echo "ok   $*"; }
 bad() { echo "FAIL $*"; nfail=$((nfail + 1)); }
 
-abidiff_cmd=$($MAKE -s --no-print-directory BUILD="$BUILD" \
+abidiff_cmd=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE -s --no-print-directory BUILD="$BUILD" \
 	--eval 'ddp-print-abidiff: ; @echo $(ABIDIFF)' ddp-print-abidiff)
 case $abidiff_cmd in
 abidiff*) echo "     check-abi compares with: $abidiff_cmd" ;;

@@ -50,7 +50,7 @@ fi
 full=0
 libs="libddp libddp-rdmap"
 headers="ddp llp rdmap"
-if [ "$($MAKE -s --no-print-directory BUILD="$BUILD" \
+if [ "$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE -s --no-print-directory BUILD="$BUILD" \
 	--eval 'ddp-print-have: ; @echo $(HAVE_LIBEVENT)$(HAVE_USRSCTP)' ddp-print-have)" = 11 ]
 then
 	full=1
@@ -171,7 +171,7 @@ check "libddp-sctp.so links libddp.so.$major and libevent_core" \
 	       readelf -d '$libdir/libddp-sctp.so.$version' | grep -q 'NEEDED.*libevent_core'"
 # usrsctp: built into libddp-sctp from the patched source, every symbol of
 # it local; or, with --with-system-usrsctp, the packaged libusrsctp.so
-bundled=$($MAKE -s --no-print-directory BUILD="$BUILD" \
+bundled=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE -s --no-print-directory BUILD="$BUILD" \
 	--eval 'ddp-print-bundled: ; @echo $(USRSCTP_BUNDLED)' ddp-print-bundled)
 if [ "$bundled" = 1 ]; then
 	check "libddp-sctp.so carries usrsctp inside: no libusrsctp needed, no usrsctp_* exported" \

@@ -40,7 +40,7 @@ if nm "$BUILD/lib/libddp.a" 2>/dev/null | grep -q '__asan_'; then
 fi
 libs="libddp libddp-rdmap"
 pcs="libddp-rdmap"
-if [ "$($MAKE -s --no-print-directory BUILD="$BUILD" \
+if [ "$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $MAKE -s --no-print-directory BUILD="$BUILD" \
 	--eval 'ddp-print-have: ; @echo $(HAVE_LIBEVENT)$(HAVE_USRSCTP)' ddp-print-have)" = 11 ]
 then
 	libs="libddp libddp-mpa libddp-sctp libddp-rdmap"
