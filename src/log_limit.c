@@ -25,6 +25,7 @@ static const char *const kind_names[DDP_LOG_KINDS] = {
     [DDP_LOGK_SCTP_SHUTDOWN_ABORT] = "SCTP SHUTDOWN not finished: ABORT",
     [DDP_LOGK_SCTP_PEER_ABORT] = "SCTP association aborted by the peer",
     [DDP_LOGK_SCTP_CLOSE_DEADLINE] = "SCTP graceful close past its deadline",
+    [DDP_LOGK_SCTP_UNRESPONSIVE] = "SCTP peer unresponsive",
 };
 
 static uint64_t now_ms(void)

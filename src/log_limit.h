@@ -51,6 +51,7 @@ enum ddp_log_kind {
 	DDP_LOGK_SCTP_SHUTDOWN_ABORT, /* a SHUTDOWN the peer did not finish */
 	DDP_LOGK_SCTP_PEER_ABORT,     /* an association aborted by the peer */
 	DDP_LOGK_SCTP_CLOSE_DEADLINE, /* a graceful close not done in time */
+	DDP_LOGK_SCTP_UNRESPONSIVE,   /* a peer stopped answering */
 	DDP_LOG_KINDS
 };
 

@@ -385,6 +385,24 @@ static void w_writable(ddp_session *s, uint32_t stream, void *user)
 }
 
 static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int status);
+static uint32_t dead_peer_ms(const ddp_sctp_config *cfg);
+
+/* A peer that stopped answering is named in the log, as MPA names one. */
+static void log_unresponsive(const struct ddp_sctp_assoc *a)
+{
+	char peer[64];
+	uint32_t d = dead_peer_ms(&a->ep->cfg);
+	if (d)
+		ddp_llp_log_limited(a->ep->cfg.ctx, DDP_LOGK_SCTP_UNRESPONSIVE, DDP_LOG_WARN,
+		                    "SCTP peer %s unresponsive for %u.%u s (nothing heard; "
+		                    "dead_peer_timeout_ms %u): association failed",
+		                    sctp_ll_assoc_peer(a->ll, peer), d / 1000, d % 1000 / 100, d);
+	else
+		ddp_llp_log_limited(a->ep->cfg.ctx, DDP_LOGK_SCTP_UNRESPONSIVE, DDP_LOG_WARN,
+		                    "SCTP peer %s unresponsive (retransmission limits of the "
+		                    "configuration reached): association failed",
+		                    sctp_ll_assoc_peer(a->ll, peer));
+}
 
 static void ll_event(sctp_ll_assoc *ll, enum sctp_ll_event ev, int status, void *user)
 {
@@ -452,6 +470,8 @@ static void ll_event_(struct ddp_sctp_assoc *a, enum sctp_ll_event ev, int statu
 			ddp_llp_log_limited(c->ctx, DDP_LOGK_SCTP_PEER_ABORT, DDP_LOG_WARN,
 			                    "SCTP association aborted by the peer: %s",
 			                    sctp_ll_assoc_peer_abort(a->ll));
+		else if (status == DDP_ERR_TIMEOUT)
+			log_unresponsive(a);
 		if (a->s) {
 			if (status == DDP_ERR_CLOSED)
 				ddp_llp_closed(a->s, UINT32_MAX);
@@ -519,13 +539,17 @@ static void on_accept(sctp_ll_ep *lep, sctp_ll_assoc *ll, void *user)
  * rto_max a quarter of it, unless set), and usrsctp's own retransmission
  * limits, unless set, allow twice the span, so they never decide first.
  * Finer fields without dead_peer_timeout_ms: they alone decide. */
-static void ll_liveness(const ddp_sctp_config *cfg, sctp_ll_config *lc)
+static uint32_t dead_peer_ms(const ddp_sctp_config *cfg)
 {
 	int finer = cfg->hb_interval_ms || cfg->rto_min_ms || cfg->rto_initial_ms ||
 	            cfg->rto_max_ms || cfg->path_max_retrans || cfg->assoc_max_retrans;
 	uint32_t d = cfg->dead_peer_timeout_ms;
-	if (!d && !finer)
-		d = DDP_DEAD_PEER_TIMEOUT_MS;
+	return !d && !finer ? DDP_DEAD_PEER_TIMEOUT_MS : d;
+}
+
+static void ll_liveness(const ddp_sctp_config *cfg, sctp_ll_config *lc)
+{
+	uint32_t d = dead_peer_ms(cfg);
 	lc->dead_peer_ms = d;
 	if (!d)
 		return;

@@ -9,7 +9,9 @@
  * (an idle connection counts from the last thing it heard, up to a
  * keepalive / heartbeat period before the cut; the checks run every
  * second at most). The run is bounded: a connection still up after the
- * window fails the test.
+ * window fails the test. Each LLP names the peer that stopped answering
+ * in the context's log ("MPA peer ... unresponsive", "SCTP peer ...
+ * unresponsive").
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -92,6 +94,21 @@ static const ddp_conn_callbacks ulp = {
     .down = down,
 };
 
+static char logged[8192];
+static size_t nlogged;
+
+static void log_line(void *user, enum ddp_log_level level, const char *msg)
+{
+	size_t n = strlen(msg);
+	(void)user, (void)level;
+	if (nlogged + n + 2 > sizeof(logged))
+		return;
+	memcpy(logged + nlogged, msg, n);
+	nlogged += n;
+	logged[nlogged++] = '\n';
+	logged[nlogged] = 0;
+}
+
 /* The busy clients keep a few messages in flight. */
 static void top_up(struct end *e)
 {
@@ -110,7 +127,10 @@ static void test_dead_peer_same_window(void **st)
 	}
 	struct event_base *base = event_base_new();
 	ddp_ctx *ctx;
-	assert_int_equal(ddp_ctx_new(NULL, &ctx), 0);
+	ddp_ctx_config cc;
+	memset(&cc, 0, sizeof(cc));
+	cc.log = log_line;
+	assert_int_equal(ddp_ctx_new(&cc, &ctx), 0);
 	/* [llp][busy]: client ends in A, server ends in B */
 	static struct end cli[2][2], srv[2][2];
 	ddp_listener *ls[2];
@@ -185,6 +205,16 @@ static void test_dead_peer_same_window(void **st)
 			assert_int_equal(cli[l][b].status, DDP_ERR_TIMEOUT);
 			assert_true(t[l][b] >= dead - TOL_S && t[l][b] <= dead + TOL_S);
 		}
+	print_message("log:\n%s", logged);
+	for (int l = 0; l < 2; l++) {
+		char want[64];
+		snprintf(want, sizeof(want), "%s peer %s:", llp_name[l], NET_B);
+		const char *at = strstr(logged, want);
+		assert_non_null(at);
+		char line[256];
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(at, "\n"), at);
+		assert_non_null(strstr(line, "unresponsive"));
+	}
 	for (int l = 0; l < 2; l++)
 		ddp_listener_free(ls[l]);
 	event_base_loop(base, EVLOOP_NONBLOCK);
