@@ -18,6 +18,38 @@
 #include <isa-l/crc.h>
 #endif
 
+#if HAVE_ISAL && defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <stdatomic.h>
+
+/* ISA-L's AVX-512 CRC (crc32_iscsi_by16_10, which its dispatcher picks
+ * where the CPU has VPCLMULQDQ) returns with the upper halves of the
+ * vector registers still in use: it ends without VZEROUPPER. Every
+ * legacy-SSE instruction after it (our code and libc are built for plain
+ * x86-64) then pays for the mixed state, a merge with the upper halves or
+ * a state transition depending on the CPU, until something clears them.
+ * So the wrapper clears them on a CPU that has AVX; on one without, ISA-L
+ * used no AVX register and there is nothing to clear. */
+static int cpu_has_avx(void)
+{
+	static _Atomic int avx = -1;
+	int v = atomic_load_explicit(&avx, memory_order_relaxed);
+	if (v < 0) {
+		__builtin_cpu_init();
+		v = __builtin_cpu_supports("avx") ? 1 : 0;
+		atomic_store_explicit(&avx, v, memory_order_relaxed);
+	}
+	return v;
+}
+
+static void vector_upper_clear(void)
+{
+	if (cpu_has_avx())
+		__asm__ volatile("vzeroupper");
+}
+#else
+#define vector_upper_clear() ((void)0)
+#endif
+
 #define POLY_REFLECTED 0x82F63B78u
 
 static uint32_t table[8][256];
@@ -75,6 +107,7 @@ uint32_t ddp_crc32c(uint32_t crc, const void *p, size_t n)
 		b += chunk;
 		n -= chunk;
 	}
+	vector_upper_clear();
 	return ~reg;
 #else
 	return ddp_crc32c_portable(crc, p, n);
