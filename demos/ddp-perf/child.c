@@ -45,7 +45,7 @@ static void unpin(void)
 	sched_setaffinity(0, sizeof(all), &all);
 }
 
-pid_t child_spawn(const char *file, char *const argv[], int *out, int all_cpus)
+pid_t child_spawn(const char *file, char *const argv[], int *out, int flags)
 {
 	int pfd[2] = { -1, -1 };
 	if (out && pipe2(pfd, O_CLOEXEC))
@@ -53,7 +53,7 @@ pid_t child_spawn(const char *file, char *const argv[], int *out, int all_cpus)
 	fflush(NULL);
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		prctl(PR_SET_PDEATHSIG, flags & CHILD_TERM ? SIGTERM : SIGKILL);
 		if (getppid() != parent)
 			_exit(127);
 		int nul = open("/dev/null", O_RDWR);
@@ -65,7 +65,7 @@ pid_t child_spawn(const char *file, char *const argv[], int *out, int all_cpus)
 		long max = sysconf(_SC_OPEN_MAX);
 		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
 			close(fd);
-		if (all_cpus)
+		if (flags & CHILD_ALL_CPUS)
 			unpin();
 		execvp(file, argv);
 		_exit(127);

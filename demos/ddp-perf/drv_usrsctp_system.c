@@ -160,7 +160,7 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 	share_linkem();
 	int fd;
 	double t0 = now_s();
-	pid_t pid = child_spawn(prog, (char *const *)argv, &fd, 1);
+	pid_t pid = child_spawn(prog, (char *const *)argv, &fd, CHILD_ALL_CPUS | CHILD_TERM);
 	if (pid < 0) {
 		bench_fail(r, "cannot start %s: %s", prog, strerror(errno));
 		return -1;
@@ -169,7 +169,8 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 	int timed_out;
 	size_t len = child_read_all(fd, t0 + p->duration + SETUP_S, OUT_MAX, &out, &timed_out);
 	close(fd);
-	int ws = child_reap(pid, timed_out ? SIGKILL : 0);
+	/* SIGTERM: it removes its namespaces before it ends */
+	int ws = child_reap(pid, timed_out ? SIGTERM : 0);
 	char *line = NULL;
 	if (out) {
 		char *z = len < OUT_MAX ? realloc(out, len + 1) : NULL;
