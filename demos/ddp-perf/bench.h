@@ -32,7 +32,8 @@ struct bench_share {
 };
 
 struct bench_params {
-	const char *llp;      /* mpa, sctp, tcp, iperf3, usrsctp, usrsctp-stock, udp */
+	const char *llp;      /* mpa, sctp, tcp, iperf3, usrsctp, usrsctp-stock,
+			       * usrsctp-system, udp */
 	enum bench_mode mode;
 	size_t size;	      /* message size */
 	int streams;	      /* DDP streams (tcp/mpa: connections) */
@@ -49,6 +50,11 @@ struct bench_params {
 	int sctp_cc;	      /* enum ddp_sctp_cc of the sctp and usrsctp
 			       * rows (0: the library's default) */
 	uint32_t sctp_buf;    /* their usrsctp socket buffers (0: default) */
+	const char *system_perf; /* usrsctp-system: the ddp-perf built against
+				  * the packaged libusrsctp it runs */
+	const char *child_opts[5]; /* usrsctp-system: that ddp-perf's options
+				    * for this run's topology and heap
+				    * (NULL-terminated; main.c) */
 	int announce_fd;      /* server: > 0: write the port there (fork) */
 	struct bench_share *share; /* server child: totals for the client */
 };
@@ -66,6 +72,8 @@ struct bench_result {
 	int skipped;		/* not measured (why says why): e.g. the
 				 * program a row runs is not installed */
 	char why[160];
+	char usrsctp[64];	/* usrsctp-system: the usrsctp its ddp-perf
+				 * was built with, as that one says */
 };
 
 struct bench_driver {
@@ -74,7 +82,14 @@ struct bench_driver {
 };
 
 extern const struct bench_driver drv_tcp, drv_mpa, drv_sctp, drv_usrsctp, drv_usrsctp_stock,
-	drv_udp, drv_iperf3;
+	drv_usrsctp_system, drv_udp, drv_iperf3;
+
+/* The usrsctp this program was built with ("libusrsctp VERSION + N
+ * patches (DIR)" or "packaged libusrsctp VERSION"), and the default of
+ * --system-usrsctp-perf: where make puts the ddp-perf built against the
+ * packaged libusrsctp (usrsctp_build.c; both from make). */
+const char *bench_usrsctp_build(void);
+const char *bench_system_perf_default(void);
 
 /* The driver of an LLP name, NULL if none (main.c). */
 const struct bench_driver *bench_find_driver(const char *name);

@@ -8,19 +8,17 @@
  * iperf3 runs whole seconds (-t), at least one. Not installed: the row is
  * skipped ("n/a"), nothing fails. DDP_PERF_IPERF3 names another program. */
 #include <errno.h>
-#include <fcntl.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "child.h"
 #include "iperf3_json.h"
 
 #define OUT_MAX (4u << 20) /* client output kept; -i 0 makes it a few KiB */
@@ -31,70 +29,19 @@ static const char *prog(void)
 	return p && *p ? p : "iperf3";
 }
 
-/* Is the program there (a path, or a name found on PATH)? */
 static int installed(void)
 {
-	const char *p = prog();
-	if (strchr(p, '/'))
-		return access(p, X_OK) == 0;
-	const char *path = getenv("PATH");
-	char buf[512];
-	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
-		size_t n = strcspn(s, ":");
-		if (n && n + strlen(p) + 2 <= sizeof(buf)) {
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, s, p);
-			if (access(buf, X_OK) == 0)
-				return 1;
-		}
-		s += n + (s[n] == ':');
-	}
-	return 0;
+	return child_installed(prog());
 }
 
-/* Start the program with argv, its stdout into *out (read end, non-
- * blocking; out NULL: /dev/null); it dies with this process. pid or -1. */
 static pid_t spawn(char *const argv[], int *out)
 {
-	int pfd[2] = { -1, -1 };
-	if (out && pipe2(pfd, O_CLOEXEC))
-		return -1;
-	pid_t parent = getpid(), pid = fork();
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		int nul = open("/dev/null", O_RDWR);
-		if (nul >= 0)
-			dup2(nul, 0);
-		dup2(out ? pfd[1] : nul, 1);
-		/* nothing else of ours: an inherited pipe end (the port
-		 * announcement) would keep its reader waiting for EOF */
-		long max = sysconf(_SC_OPEN_MAX);
-		for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-			close(fd);
-		execvp(prog(), argv);
-		_exit(127);
-	}
-	if (!out)
-		return pid;
-	close(pfd[1]);
-	if (pid < 0) {
-		close(pfd[0]);
-		return -1;
-	}
-	fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-	*out = pfd[0];
-	return pid;
+	return child_spawn(prog(), argv, out, 0);
 }
 
 static void reap(pid_t pid, int sig)
 {
-	if (pid <= 0)
-		return;
-	if (sig)
-		kill(pid, sig);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	child_reap(pid, sig);
 }
 
 /* A free TCP port on the host of sa (the kernel's pick). 0 if none. */
@@ -154,40 +101,6 @@ static pid_t start_server(const struct sockaddr_in *sa, int *out)
 
 /* ------------------------------------------------------------ client */
 
-/* Read fd until EOF or the deadline; the octets in *buf (malloc'd). */
-static size_t read_all_out(int fd, double deadline, char **buf, int *timed_out)
-{
-	size_t len = 0, cap = 0;
-	*buf = NULL;
-	*timed_out = 0;
-	for (;;) {
-		double left = deadline - now_s();
-		if (left <= 0) {
-			*timed_out = 1;
-			break;
-		}
-		struct pollfd pf = { fd, POLLIN, 0 };
-		if (poll(&pf, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
-			break;
-		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
-			char *nb = ncap <= OUT_MAX ? realloc(*buf, ncap) : NULL;
-			if (!nb)
-				break;
-			*buf = nb;
-			cap = ncap;
-		}
-		ssize_t n = read(fd, *buf + len, cap - len);
-		if (n == 0)
-			break;
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			break;
-		if (n > 0)
-			len += (size_t)n;
-	}
-	return len;
-}
-
 static void run_client(const struct bench_params *p, const struct sockaddr_in *sa,
 		       struct bench_result *r)
 {
@@ -209,7 +122,7 @@ static void run_client(const struct bench_params *p, const struct sockaddr_in *s
 	}
 	char *out;
 	int timed_out;
-	size_t n = read_all_out(fd, c0 + t + 20, &out, &timed_out);
+	size_t n = child_read_all(fd, c0 + t + 20, OUT_MAX, &out, &timed_out);
 	close(fd);
 	reap(pid, timed_out ? SIGKILL : 0);
 	struct iperf3_result res;

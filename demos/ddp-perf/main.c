@@ -15,6 +15,8 @@
  *   ddp-perf --server --listen A:P   serve one LLP for a remote client
  *   ddp-perf --connect A:P ...       run against a remote server
  *   ddp-perf --latency ...           message latency across streams (latency.c)
+ *   ddp-perf --system-usrsctp-perf PATH ...   the ddp-perf the usrsctp-system
+ *                                    row runs (drv_usrsctp_system.c)
  */
 #include <arpa/inet.h>
 #include <getopt.h>
@@ -59,7 +61,8 @@ static void heap_setup(void)
 }
 
 static const struct bench_driver *drivers[] = {
-	&drv_tcp, &drv_iperf3, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock, &drv_udp,
+	&drv_tcp, &drv_iperf3, &drv_mpa, &drv_sctp, &drv_usrsctp, &drv_usrsctp_stock,
+	&drv_usrsctp_system, &drv_udp,
 };
 
 const struct bench_driver *bench_find_driver(const char *name)
@@ -223,10 +226,13 @@ static int run_rows(struct runner *x)
 static int run_two(struct runner *x, const char *host, const char *server_ns,
 		   const char *client_ns)
 {
-	for (int i = 0; i < x->n; i++)
-		if (!server_for(x, x->rows[i].p.llp) && x->nsrv < MAX_LIST &&
-		    bench_find_driver(x->rows[i].p.llp))
+	/* (usrsctp-system's ddp-perf makes both of its ends itself) */
+	for (int i = 0; i < x->n; i++) {
+		const struct bench_driver *d = bench_find_driver(x->rows[i].p.llp);
+		if (!server_for(x, x->rows[i].p.llp) && x->nsrv < MAX_LIST && d &&
+		    d != &drv_usrsctp_system)
 			x->srv[x->nsrv++].llp = x->rows[i].p.llp;
+	}
 	if (topo_start_servers(x->srv, x->nsrv, &x->one, host, server_ns))
 		return 1;
 	if (client_ns && topo_enter_netns(client_ns)) {
@@ -258,9 +264,33 @@ static int run_two(struct runner *x, const char *host, const char *server_ns,
 	return failed ? 1 : 0;
 }
 
+/* The options a child ddp-perf (the usrsctp-system row) gets to make its
+ * ends as this run makes them: one process; two on loopback (none); or
+ * two network namespaces of its own, joined as this run's (link: --link's
+ * SPEC, or NULL for the veth pair; the MTU goes with the row). */
+static void child_topology(struct runner *x, const char *link)
+{
+	for (int i = 0; i < x->n; i++) {
+		const char **o = x->rows[i].p.child_opts;
+		int k = 0;
+		memset(x->rows[i].p.child_opts, 0, sizeof(x->rows[i].p.child_opts));
+		if (x->topo == TOPO_1PROC)
+			o[k++] = "--one-process";
+		if (x->topo == TOPO_NETNS)
+			o[k++] = "--netns";
+		if (x->topo == TOPO_NETNS && link) {
+			o[k++] = "--link";
+			o[k++] = link;
+		}
+		if (heap_trim)
+			o[k++] = "--heap-trim";
+	}
+}
+
 static int netns_body(const struct topo_netns *ns, void *arg)
 {
 	struct runner *x = arg;
+	child_topology(x, ns->link);
 	if (ns->link)
 		snprintf(x->topology, sizeof(x->topology), "netns-linkem-mtu%u[%s]", ns->mtu,
 			 ns->link);
@@ -327,7 +357,7 @@ static const char *pick_cc(const char *want)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,iperf3,usrsctp,usrsctp-stock,udp}] "
+	fprintf(stderr, "usage: ddp-perf [--llp {mpa,sctp,tcp,iperf3,usrsctp,usrsctp-stock,usrsctp-system,udp}] "
 			"[--mode {untagged,tagged,rtt,write,read,read-rtt}] [--size N] [--streams N] [--duration S]\n"
 			"                [--json] [--plot FILE.png] [--server --listen A:P | --connect A:P]\n"
 			"                [--one-process | --netns [--link SPEC]] [--mtu N (link MTU of the SCTP-family\n"
@@ -340,7 +370,11 @@ static void usage(void)
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n"
 			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc} --sctp-buf OCTETS (usrsctp's congestion\n"
-			"                 control and socket buffers of the sctp and usrsctp rows; default: the library's)]\n");
+			"                 control and socket buffers of the sctp and usrsctp rows; default: the library's)]\n"
+			"                [--system-usrsctp-perf PATH (the ddp-perf built against the packaged\n"
+			"                 libusrsctp that the usrsctp-system row runs; default %s,\n"
+			"                 made by `make perf-system-usrsctp`)]\n",
+		bench_system_perf_default());
 }
 
 /* --sctp-cc's names: enum ddp_sctp_cc, or -1. */
@@ -382,9 +416,13 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 		      int nllps)
 {
 	static const int streams[] = { 1, 16 };
-	static const char *raws[] = { "tcp", "iperf3", "usrsctp", "usrsctp-stock", "udp" };
+	static const char *raws[] = { "tcp", "iperf3", "usrsctp", "usrsctp-stock", "usrsctp-system",
+				      "udp" };
 	static const char *ddps[] = { "mpa", "sctp" };
-	x->rows = calloc((size_t)nsizes * 2 * 9 + 4 + 6, sizeof(*x->rows));
+	static const char *rtts[] = { "tcp", "mpa", "mpa", "usrsctp", "usrsctp-system", "sctp", "sctp" };
+	const int nraws = (int)(sizeof(raws) / sizeof(raws[0]));
+	const int nrtts = (int)(sizeof(rtts) / sizeof(rtts[0]));
+	x->rows = calloc((size_t)nsizes * 2 * (size_t)(nraws + 4) + 4 + (size_t)nrtts, sizeof(*x->rows));
 	if (!x->rows)
 		return -1;
 	/* 1.5 s per row in REPS interleaved samples */
@@ -396,7 +434,7 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 		for (int ni = 0; ni < 2; ni++, g++) {
 			t.size = sizes[si];
 			t.streams = streams[ni];
-			for (int k = 0; k < 5; k++) {
+			for (int k = 0; k < nraws; k++) {
 				if (!in_list(llps, nllps, raws[k]))
 					continue;
 				x->rows[n].group = g;
@@ -422,14 +460,13 @@ static int table_rows(struct runner *x, const size_t *sizes, int nsizes, char *c
 			x->rows[n++].p.streams = 1;
 		}
 	g += rdma;
-	static const char *rtts[] = { "tcp", "mpa", "mpa", "usrsctp", "sctp", "sctp" };
-	for (int k = 0; k < 6; k++) {
+	for (int k = 0; k < nrtts; k++) {
 		if (!in_list(llps, nllps, rtts[k]))
 			continue;
 		x->rows[n].group = g;
 		x->rows[n].p = t;
 		x->rows[n].p.llp = rtts[k];
-		x->rows[n].p.mode = k == 2 || k == 5 ? MODE_READ_RTT : MODE_RTT;
+		x->rows[n].p.mode = k == 2 || k == 6 ? MODE_READ_RTT : MODE_RTT;
 		x->rows[n].p.size = 64;
 		x->rows[n++].p.streams = 1;
 	}
@@ -447,14 +484,15 @@ int main(int argc, char **argv)
 		{ "tcp-cc", 1, 0, 'T' },   { "no-crc", 0, 0, 'R' },    { "heap-trim", 0, 0, 'H' },
 		{ "one-process", 0, 0, '1' }, { "netns", 0, 0, 'N' }, { "link", 1, 0, 'K' }, { "sizes", 1, 0, 'z' },
 		{ "llps", 1, 0, 'P' },	    { "sctp-cc", 1, 0, 'G' }, { "sctp-buf", 1, 0, 'B' },
-		{ "sweep", 1, 0, 'W' },
+		{ "sweep", 1, 0, 'W' },     { "system-usrsctp-perf", 1, 0, 'Y' },
 		{ 0, 0, 0, 0 }
 	};
 	if (latency_wanted(argc, argv))
 		return latency_main(argc, argv);
 	struct runner x = { .topo = TOPO_2PROC };
 	struct bench_params *one = &x.one;
-	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0 };
+	*one = (struct bench_params){ .llp = NULL, .size = 65536, .streams = 1, .duration = 2.0,
+				      .system_perf = bench_system_perf_default() };
 	int c, one_proc = 0, netns = 0, nsizes = 0, nllps = 0;
 	const char *link = NULL; /* --link SPEC (implies --netns) */
 	size_t sizes[MAX_LIST] = { 1024, 16384, 65536 };
@@ -488,6 +526,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'B': one->sctp_buf = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'Y': one->system_perf = optarg; break;
 		case 'H': heap_trim = 1; break;
 		case '1': one_proc = 1; break;
 		case 'N': netns = 1; break;
@@ -598,6 +637,7 @@ int main(int argc, char **argv)
 				     .cpu = x.topo == TOPO_1PROC ? "both ends (one process)"
 					    : x.topo == TOPO_REMOTE ? "this end only (the client)"
 					    : "both processes (client and server)" };
+	child_topology(&x, link);
 	int rc;
 	if (sw.n) {
 		struct row *tmpl = x.rows;

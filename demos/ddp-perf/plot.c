@@ -26,6 +26,7 @@ static const struct slot slots[] = {
 	{ NULL, 0, NULL, NULL }, /* gap */
 	{ "usrsctp", -1, "usrsctp", "#fcae91" },
 	{ "usrsctp-stock", -1, "stock", "#fee0d2" },
+	{ "usrsctp-system", -1, "system", "#fdd0a2" },
 	{ "udp", -1, "udp", "#d9d9d9" },
 	{ "sctp", MODE_UNTAGGED, "sctp u", "#cb181d" },
 	{ "sctp", MODE_TAGGED, "sctp t", "#cb181d" },

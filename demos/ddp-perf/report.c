@@ -147,6 +147,42 @@ static void json_ratio(const char *name, const struct row *w, const struct row *
 		printf(",\"%s\":%.4f", name, q);
 }
 
+/* The usrsctp a row ran over: this program's for usrsctp, usrsctp-stock
+ * and sctp, the child's for usrsctp-system (NULL until it said); NULL for
+ * the rows without usrsctp. */
+static const char *usrsctp_of(const struct row *w)
+{
+	if (!strcmp(w->p.llp, "usrsctp-system"))
+		return w->r.usrsctp[0] ? w->r.usrsctp : NULL;
+	if (!strcmp(w->p.llp, "sctp") || !strncmp(w->p.llp, "usrsctp", 7))
+		return bench_usrsctp_build();
+	return NULL;
+}
+
+/* Under the table: which usrsctp the SCTP rows ran over. */
+static void usrsctp_builds(const struct row *rows, int n)
+{
+	const struct row *sys = NULL;
+	int own = 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(rows[i].p.llp, "usrsctp-system")) {
+			if (!sys || (!sys->r.usrsctp[0] && rows[i].r.usrsctp[0]))
+				sys = &rows[i];
+		} else {
+			own |= usrsctp_of(&rows[i]) != NULL;
+		}
+	}
+	if (own)
+		printf("usrsctp of usrsctp, usrsctp-stock and sctp: %s, built into this ddp-perf.\n",
+		       bench_usrsctp_build());
+	if (sys && sys->r.usrsctp[0])
+		printf("usrsctp of usrsctp-system: %s, in %s (the usrsctp row's measurement).\n",
+		       sys->r.usrsctp, sys->p.system_perf);
+	else if (sys)
+		printf("usrsctp of usrsctp-system: not measured (%s).\n",
+		       sys->r.why[0] ? sys->r.why : "no result");
+}
+
 void report_json(const struct row *w, const struct report_info *ri)
 {
 	printf("{\"llp\":\"%s\",\"mode\":\"%s\",\"size\":%zu,\"streams\":%d,\"seconds\":%.3f,"
@@ -161,6 +197,8 @@ void report_json(const struct row *w, const struct report_info *ri)
 		printf(",\"udp_payload\":%u", w->r.dgram);
 	if (w->r.window)
 		printf(",\"window_bytes\":%llu", (unsigned long long)w->r.window);
+	if (usrsctp_of(w))
+		printf(",\"usrsctp\":\"%s\"", usrsctp_of(w));
 	/* a DDP row: the baseline of its ratio; DDP/MPA: both TCP baselines */
 	const struct row *b = ri->rows ? ratio_base(ri->rows, ri->nrows, w) : NULL;
 	if (b) {
@@ -223,7 +261,7 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 	char sctp_buf_text[80] = "send 8 MiB, receive autotuned 1-8 MiB, the library's default";
 	if (n > 0 && rows[0].p.sctp_buf)
 		snprintf(sctp_buf_text, sizeof(sctp_buf_text), "%u octets each", rows[0].p.sctp_buf);
-	printf("\n%-13s %-8s %7s %3s %10s %11s %9s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
+	printf("\n%-14s %-8s %7s %3s %10s %11s %9s %9s %9s %9s %9s\n", "llp", "mode", "size", "str",
 	       "MB/s", "msgs/s", "ratio", "vs stock", "vs udp", "copied/B", "CPU s/GB");
 	for (int i = 0; i < n; i++) {
 		const struct row *w = &rows[i];
@@ -259,16 +297,16 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 		any_stalled |= stalled;
 		if (w->r.skipped) {
 			iperf3_na |= !strcmp(w->p.llp, "iperf3");
-			printf("%-13s %-8s %7zu %3d  n/a: %s\n", w->p.llp, mode, w->p.size, w->p.streams,
+			printf("%-14s %-8s %7zu %3d  n/a: %s\n", w->p.llp, mode, w->p.size, w->p.streams,
 			       w->r.why);
 			continue;
 		}
 		if (w->r.failed) {
-			printf("%-13s %-8s %7zu %3d  FAILED: %s\n", w->p.llp, mode, w->p.size,
+			printf("%-14s %-8s %7zu %3d  FAILED: %s\n", w->p.llp, mode, w->p.size,
 			       w->p.streams, w->r.why);
 			continue;
 		}
-		printf("%-13s %-8s %7zu %3d %10.1f %11.0f %9s %9s %9s %9.4f %9.3f %s\n", w->p.llp, mode,
+		printf("%-14s %-8s %7zu %3d %10.1f %11.0f %9s %9s %9s %9.4f %9.3f %s\n", w->p.llp, mode,
 		       w->p.size, w->p.streams, row_mbps(w), mps(w), cell, stock, udp,
 		       copied_per_byte(w), cpu_per_gb(w), note);
 	}
@@ -294,6 +332,7 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
 			     : "freed memory kept for reuse, M_TRIM_THRESHOLD 64 MiB (--heap-trim: glibc's default)",
 	       ri->where);
 	mpa_baselines(rows, n);
+	usrsctp_builds(rows, n);
 	if (iperf3_na)
 		printf("iperf3: not installed (apt-get install iperf3), so tcp is the only TCP "
 		       "baseline.\n");
