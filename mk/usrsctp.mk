@@ -62,13 +62,13 @@ check-system-usrsctp:
 # ddp-perf's usrsctp-system row runs ddp-perf built against the packaged
 # libusrsctp, $(SYSUSRSCTP_BUILD)/bin/ddp-perf (drv_usrsctp_system.c; one
 # process cannot hold two usrsctp stacks): perf-system-usrsctp builds it,
-# and make demo and demo-net build it first so their table has the row.
+# and make demo, demo-net and check-long (its test) build it first.
 # Every ddp-perf is told where that program is and which usrsctp it was
 # itself built with (demos/ddp-perf/usrsctp_build.c), for its table.
 perf-system-usrsctp:
 	$(MAKE) BUILD=$(SYSUSRSCTP_BUILD) USRSCTP_BUNDLED=0 $(SYSUSRSCTP_BUILD)/bin/ddp-perf
 ifeq ($(HAVE_USRSCTP)$(USRSCTP_BUNDLED),11)
-demo demo-net: perf-system-usrsctp
+demo demo-net check-long: perf-system-usrsctp
 PERF_PATCHES := $(shell sed -n 's/^\([0-9][0-9]*\)-.*\.patch$$/\1/p' $(USRSCTP_PATCH_DIR)/series)
 PERF_USRSCTP := libusrsctp $(USRSCTP_VERSION) + $(words $(PERF_PATCHES)) \
 	$(if $(filter 1,$(words $(PERF_PATCHES))),patch,patches) ($(PERF_PATCHES)) of $(USRSCTP_PATCH_DIR)
