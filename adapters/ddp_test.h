@@ -29,6 +29,13 @@
 
 struct event_base;
 
+/* ---------------------------------------------- SCTP over UDP */
+
+/* Path MTU probing timers of every UDP socket in the process, in ms
+ * (RFC 8899 §5.1.1 PROBE_TIMER, PMTU_RAISE_TIMER, CONFIRMATION_TIMER;
+ * 0: the default). Set before the associations start. */
+void sctp_udp_plpmtud_set_timers_for_test(uint32_t probe, uint32_t raise, uint32_t confirm);
+
 /* ---------------------------------------------- DDP/SCTP (sctp_ddp.c) */
 
 /* The low-level endpoint / association under a public handle. */

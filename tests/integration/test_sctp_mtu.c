@@ -258,6 +258,47 @@ static void test_mtu_drop_lowers_max_msg_and_datagrams(void **st)
 	close_pair(b, se, ce);
 }
 
+/* RFC 8899 §5.2, §4.6.2: a verified MTU drop holds only until
+ * PMTU_RAISE_TIMER (here 1 s); then a probe confirms the interface MTU and
+ * the association and its largest message go back up. */
+static void test_mtu_drop_raised_again_by_probe(void **st)
+{
+	struct event_base *b = event_base_new();
+	sctp_ll_ep *se, *ce;
+	sctp_ll_io_stats io;
+	(void)st;
+	sctp_udp_plpmtud_set_timers_for_test(200, 1000, 0);
+	assert_true(make_pair(b, "127.0.0.1", 1500, &se, &ce));
+	uint32_t full = sctp_ll_max_msg(client.a);
+	pump(b, 20, full);
+	for (int i = 0; i < 4000; i++) {
+		sctp_ll_ep_io_stats(ce, &io);
+		if (io.probes_acked >= 2)
+			break;
+		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		usleep(500);
+	}
+	assert_true(io.probes_acked >= 2); /* BASE, then the interface MTU */
+	sctp_ll_assoc_mtu_drop(client.a, 1280);
+	assert_int_equal(sctp_ll_max_msg(client.a), max_msg_of(1280, 0));
+	for (int i = 0; i < 8000 && sctp_ll_max_msg(client.a) != full; i++) {
+		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		usleep(500);
+	}
+	sctp_ll_ep_io_stats(ce, &io);
+	print_message("after the drop: max_msg %u (full %u), raises %llu, probes %llu/%llu\n",
+		      sctp_ll_max_msg(client.a), full, (unsigned long long)io.mtu_raises,
+		      (unsigned long long)io.probes_acked, (unsigned long long)io.probes_sent);
+	assert_int_equal(sctp_ll_max_msg(client.a), full);
+	assert_int_equal(io.mtu_raises, 1);
+	assert_int_equal(io.probe_bad_acks, 0);
+	seen_max = 0;
+	pump(b, 50, full);
+	assert_int_equal(seen_max, payload_of(1500, 0));
+	sctp_udp_plpmtud_set_timers_for_test(0, 0, 0);
+	close_pair(b, se, ce);
+}
+
 /* Many packets per system call both ways; the filter still sees every
  * packet alone; the same with the offloads switched off. */
 static void batching(int offload)
@@ -318,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mtu_1500_ipv6_datagram_is_mtu_minus_48, setup),
 		cmocka_unit_test_setup(test_mtu_default_is_the_route, setup),
 		cmocka_unit_test_setup(test_mtu_drop_lowers_max_msg_and_datagrams, setup),
+		cmocka_unit_test_setup(test_mtu_drop_raised_again_by_probe, setup),
 		cmocka_unit_test_setup(test_batched_io_counts_packets, setup),
 		cmocka_unit_test_setup(test_batched_io_without_offloads, setup),
 	};

@@ -23,8 +23,25 @@
 #include "sctp/udp/sctp_udp_filter.h"
 
 struct event_base;
+struct event;
 struct sctp_udp;
 struct ddp_ctx;
+
+/* Path MTU probing of one peer (sctp_udp_plpmtud.c, RFC 8899). Sizes are
+ * IP packet sizes. */
+struct sctp_udp_plpmtud {
+	struct event *ev; /* PROBE_TIMER / PMTU_RAISE_TIMER / CONFIRMATION_TIMER */
+	int state;
+	int limited;                /* the path MTU follows confirmed sizes (a probe
+	                             * failed, or a verified ICMP lowered it) */
+	uint32_t max;               /* the interface MTU (capped): the search's top */
+	uint32_t size;              /* the size being probed */
+	uint32_t count;             /* probes of size sent without an answer */
+	uint32_t confirmed, failed; /* largest acked, smallest failed (0 none) */
+	uint32_t seq, seq0;         /* last probe's sequence, first of size */
+	uint16_t sport, dport;      /* the probed association's ports */
+	uint32_t tag, own;          /* its tags: the peer's, ours */
+};
 
 /* One remote UDP endpoint (one AF_CONN address for usrsctp), created only
  * for a proven source (sctp_udp_peers.c): freed when unreferenced and idle
@@ -56,19 +73,25 @@ struct sctp_udp_peer {
 	                      * by the usrsctp glue, under its lock) */
 	uint64_t last_ms;    /* last datagram in (referenced or not) / last
 	                      * reference dropped */
+	struct sctp_udp_plpmtud plp;
 };
 
 /* Counters (packets, not batches, unless named *_calls). */
 struct sctp_udp_counters {
 	uint64_t rx_pkts, bad_crc, tx_pkts;
-	uint64_t tx_calls;                     /* sendmmsg / sendmsg calls */
-	uint64_t rx_calls;                     /* recvmmsg calls that returned datagrams */
-	uint64_t tx_gso;                       /* GSO super-datagrams sent */
-	uint64_t rx_gro;                       /* GRO trains split */
-	uint64_t tx_drops;                     /* queue full or send error */
-	uint64_t tx_async_err;                 /* sends failed by an ICMP report's error
-	                                        * (IP_RECVERR) and sent again */
-	uint64_t mtu_drops;                    /* path MTU decreases applied */
+	uint64_t tx_calls;     /* sendmmsg / sendmsg calls */
+	uint64_t rx_calls;     /* recvmmsg calls that returned datagrams */
+	uint64_t tx_gso;       /* GSO super-datagrams sent */
+	uint64_t rx_gro;       /* GRO trains split */
+	uint64_t tx_drops;     /* queue full or send error */
+	uint64_t tx_async_err; /* sends failed by an ICMP report's error
+	                        * (IP_RECVERR) and sent again */
+	uint64_t mtu_drops;    /* path MTU decreases applied */
+	uint64_t mtu_raises;   /* path MTU increases (a probe) */
+	/* path MTU probes (RFC 8899): sent, answered, sizes failed
+	 * (MAX_PROBES unanswered), acknowledgements with our marker that
+	 * did not prove themselves (tag, ports, nonce): dropped */
+	uint64_t probes_sent, probes_acked, probes_failed, probe_bad_acks;
 	uint64_t tx_frag;                      /* datagrams sent with DF off (RFC 4960 §7.3) */
 	uint64_t rx_unproven;                  /* from unknown sources, neither a lone INIT
 	                                        * nor a COOKIE ECHO: dropped without
@@ -102,8 +125,8 @@ struct sctp_udp_ops {
 	/* a verified ICMP port / protocol unreachable for datagrams sent to
 	 * p: its UDP port is closed, every association over it is gone */
 	void (*peer_failed)(void *user, struct sctp_udp_peer *p);
-	/* p->mtu went down (EMSGSIZE, ICMP fragmentation needed / packet
-	 * too big) */
+	/* p->mtu changed: down (EMSGSIZE, ICMP fragmentation needed /
+	 * packet too big, a probe failed) or up (a probe confirmed it) */
 	void (*peer_mtu)(void *user, struct sctp_udp_peer *p);
 	/* may datagrams from unknown addresses create peers? */
 	int (*learn)(void *user);

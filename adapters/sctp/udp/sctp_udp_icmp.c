@@ -17,6 +17,8 @@
 #define CHUNK_INIT              1
 #define CHUNK_INIT_ACK          2
 #define CHUNK_ABORT             6
+#define CHUNK_COOKIE_ECHO       10
+#define CHUNK_COOKIE_ACK        11
 #define CHUNK_SHUTDOWN_COMPLETE 14
 #define CHUNK_FLAG_T            0x01
 
@@ -129,9 +131,16 @@ void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out 
 void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len)
 {
 	struct quoted q;
-	uint32_t tag;
+	uint32_t tag, own = 0;
 	int init, i;
 	parse(pkt, len, &q);
+	/* our own tag: an INIT's Initiate Tag, or the tag of the COOKIE
+	 * ECHO this COOKIE ACK answers (RFC 9260 §5.1 D, E) */
+	if (q.have_chunk && q.type == CHUNK_COOKIE_ACK && t->ce_tag && t->ce_sport == q.sport &&
+	    t->ce_dport == q.dport) {
+		own = t->ce_tag;
+		t->ce_tag = 0;
+	}
 	/* A tag we reflect is not a proof: an INIT ACK carries the
 	 * Initiate Tag of whoever sent the INIT, an ABORT or SHUTDOWN
 	 * COMPLETE with the T bit the tag of an out-of-the-blue packet
@@ -150,12 +159,29 @@ void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len)
 	if (i == SCTP_UDP_TAGS) {
 		i = t->next;
 		t->next = (uint8_t)((t->next + 1) % SCTP_UDP_TAGS);
+		t->e[i].own = 0;
 	}
 	t->e[i].sport = q.sport;
 	t->e[i].dport = q.dport;
+	if (init)
+		own = tag;
+	if (own)
+		t->e[i].own = own;
 	t->e[i].tag = tag;
 	t->e[i].init = (uint8_t)init;
 	t->e[i].used = 1;
+}
+
+void sctp_udp_tags_cookie_echo(struct sctp_udp_tags *t, const uint8_t *b, size_t n)
+{
+	struct quoted q;
+	parse(b, n, &q);
+	if (!q.have_chunk || q.type != CHUNK_COOKIE_ECHO || !q.vtag)
+		return;
+	/* received: its destination port is our source port */
+	t->ce_sport = q.dport;
+	t->ce_dport = q.sport;
+	t->ce_tag = q.vtag;
 }
 
 int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_out *o)

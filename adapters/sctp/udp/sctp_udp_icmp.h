@@ -51,15 +51,24 @@ struct sctp_icmp_out {
 void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out *out);
 
 /* The proof tags of the last packets sent to one peer, one slot per SCTP
- * port pair (an association), oldest replaced. */
+ * port pair (an association), oldest replaced. own: our own verification
+ * tag of that association (what the peer's packets carry), known from
+ * the Initiate Tag of the INIT we sent, or from a COOKIE ECHO usrsctp
+ * answered with a COOKIE ACK (its cookie checked out, so the tag is the
+ * one usrsctp chose); 0 unknown. The path MTU probes (sctp_udp_plpmtud.c)
+ * are sent with tag and their acknowledgements must carry own. */
 #define SCTP_UDP_TAGS 4
 struct sctp_udp_tags {
 	struct {
 		uint16_t sport, dport;
-		uint32_t tag;
+		uint32_t tag, own;
 		uint8_t init, used;
 	} e[SCTP_UDP_TAGS];
 	uint8_t next;
+	/* the last COOKIE ECHO received (ports as we send them): its tag
+	 * becomes own when usrsctp answers it with a COOKIE ACK */
+	uint16_t ce_sport, ce_dport;
+	uint32_t ce_tag;
 };
 
 /* Record the SCTP packet pkt[0..len) we are sending. Ignored: packets
@@ -68,5 +77,8 @@ struct sctp_udp_tags {
 void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len);
 /* 1 if o (tagged) quotes a packet recorded in t, else 0. */
 int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_out *o);
+/* A received packet b[0..n) that starts with a COOKIE ECHO: remember its
+ * tag for the COOKIE ACK that may answer it (sctp_udp_tags_note). */
+void sctp_udp_tags_cookie_echo(struct sctp_udp_tags *t, const uint8_t *b, size_t n);
 
 #endif

@@ -4,9 +4,11 @@
  * (the peer table: proof, hashing, expiry),
  * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
  * sctp_udp_rx.c (recvmmsg with UDP GRO splitting, CRC check, the ICMP
- * error queue), sctp_udp_icmp.c (what an ICMP error may do: pure) and
+ * error queue), sctp_udp_icmp.c (what an ICMP error may do: pure),
  * sctp_udp_mtu.c (path MTU of each peer from the route,
- * EMSGSIZE and ICMP "fragmentation needed" / "packet too big").
+ * EMSGSIZE and ICMP "fragmentation needed" / "packet too big"),
+ * sctp_udp_plpmtud.c (probing it, RFC 8899) and sctp_udp_probe.c (the
+ * probe on the wire: pure).
  */
 #ifndef SCTP_UDP_INT_H
 #define SCTP_UDP_INT_H
@@ -173,15 +175,33 @@ void sctp_udp_mtu_socket(struct sctp_udp *u);
 void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p);
 /* sendmsg to p failed with EMSGSIZE: the route's MTU went down. */
 void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p);
-/* A verified ICMP "fragmentation needed" / "packet too big" for p with
- * next-hop MTU mtu (0: not given): p's path MTU goes down, never below
- * the floor (sctp_udp_mtu.c). O(1). */
-void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
+/* p's path MTU goes down to mtu (0: the RFC 1191 plateau below it),
+ * never below the floor, ops.peer_mtu told. Returns the MTU before, or 0
+ * if mtu was no decrease. O(1). */
+uint32_t sctp_udp_mtu_lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
 /* Is p's datagram of len octets bigger than the kernel's route to it
  * lets out with DF (the route below our floor)? Then it goes with DF off. */
 int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len);
 /* Send k (larger than p's path MTU, usrsctp allows IP fragmentation:
  * RFC 4960 §7.3, a chunk sent before the MTU dropped) with DF off. */
 int sctp_udp_send_fragmentable(struct sctp_udp *u, struct pkt *k);
+/* The lowest path MTU ever used for family. */
+uint32_t sctp_udp_mtu_floor(int family);
+/* A probe set p's path MTU (up or down, capped, ops.peer_mtu told). */
+void sctp_udp_mtu_probed(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
+
+/* sctp_udp_plpmtud.c */
+/* A received packet b[0..*n) of known peer p (CRC32c checked): 1 if it was
+ * a lone probe acknowledgement (consumed), else 0 (*n shorter if one was
+ * cut out of it); starts p's probing once an association is up. */
+int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b, size_t *n);
+/* A verified ICMP "fragmentation needed" / "packet too big" for p with
+ * next-hop MTU mtu (0: not given; the caller checked that its quote
+ * carries our tag): p's path MTU goes down at once and the search waits.
+ * O(1). */
+void sctp_udp_plpmtud_ptb(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
+void sctp_udp_plpmtud_free(struct sctp_udp_peer *p);
+/* Tests (ddp_test.h): the timers in ms (0: the default). */
+void sctp_udp_plpmtud_set_timers_for_test(uint32_t probe, uint32_t raise, uint32_t confirm);
 
 #endif

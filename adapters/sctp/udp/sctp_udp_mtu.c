@@ -13,8 +13,10 @@
  * EMSGSIZE from a send (the interface is read again) and on an ICMP
  * "fragmentation needed" / ICMPv6 "packet too big" whose quote proves it
  * answers a packet of ours (IP_RECVERR, ee_info = the next-hop MTU), never
- * below floor_mtu(). It only goes down during the peer's life (no probing
- * upwards, RFC 1191 §6.3 style increases are not tracked).
+ * below sctp_udp_mtu_floor(). It goes up, or down in a black hole that no
+ * ICMP reports, only as this layer's own probes decide (sctp_udp_mtu_probed
+ * from sctp_udp_plpmtud.c, RFC 8899 §4.3, §5.2), never above the MTU the
+ * peer started from.
  */
 #include "sctp/udp/sctp_udp_int.h"
 
@@ -51,7 +53,7 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-static uint32_t floor_mtu(int family)
+uint32_t sctp_udp_mtu_floor(int family)
 {
 	/* read once per process (endpoints of several threads may race
 	 * to it: each reads the same value) */
@@ -78,7 +80,7 @@ static uint32_t floor_mtu(int family)
  * "fragmentation needed" that lowers that cache, and with IP_PMTUDISC_DO
  * every send over it would fail with EMSGSIZE and drag our path MTU down
  * with it: forged ICMP would throttle any association (docs/performance.md,
- * section 18). The path MTU is ours to keep (sctp_udp_mtu_icmp: only ICMP
+ * section 18). The path MTU is ours to keep (sctp_udp_plpmtud_ptb: only ICMP
  * that quotes our verification tag lowers it); EMSGSIZE thus means the
  * interface's own MTU is smaller than the datagram. */
 void sctp_udp_mtu_socket(struct sctp_udp *u)
@@ -212,8 +214,8 @@ static uint32_t capped(const struct sctp_udp *u, int family, uint32_t mtu)
 {
 	if (u->mtu_cap && mtu > u->mtu_cap)
 		mtu = u->mtu_cap;
-	if (mtu < floor_mtu(family))
-		mtu = floor_mtu(family);
+	if (mtu < sctp_udp_mtu_floor(family))
+		mtu = sctp_udp_mtu_floor(family);
 	return mtu;
 }
 
@@ -221,7 +223,8 @@ void sctp_udp_mtu_init(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
 	uint32_t m = start_mtu(&p->sa, p->salen);
 	/* no route (yet): the minimum every path carries */
-	p->mtu = capped(u, p->sa.ss_family, m ? m : floor_mtu(p->sa.ss_family));
+	p->mtu = capped(u, p->sa.ss_family, m ? m : sctp_udp_mtu_floor(p->sa.ss_family));
+	p->plp.max = p->mtu;
 }
 
 uint32_t sctp_udp_peer_max_payload(const struct sctp_udp_peer *p)
@@ -239,40 +242,15 @@ uint32_t sctp_udp_max_payload(const struct sctp_udp *u)
 	return UDP_MAX_PAYLOAD;
 }
 
-static void lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
+static void set_mtu(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 {
-	mtu = capped(u, p->sa.ss_family, mtu);
-	if (mtu >= p->mtu)
-		return;
+	if (mtu < p->mtu)
+		u->c.mtu_drops++;
+	else
+		u->c.mtu_raises++;
 	p->mtu = mtu;
-	u->c.mtu_drops++;
 	if (u->ops.peer_mtu)
 		u->ops.peer_mtu(u->user, p);
-}
-
-/* The send failed with EMSGSIZE: with IP_PMTUDISC_PROBE that is the
- * interface's own MTU, below p->mtu (one read, for this peer only;
- * start_mtu). An MTU below our floor would refuse every datagram at the
- * floor size for good: those between it and the floor go with DF off
- * (sctp_udp_mtu_route_short) so the association keeps moving. */
-void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
-{
-	uint32_t m = start_mtu(&p->sa, p->salen);
-	if (!m)
-		return;
-	if (m < floor_mtu(p->sa.ss_family)) {
-		p->route_mtu = m;
-		p->route_ms = now_ms();
-	}
-	lower(u, p, m);
-}
-
-int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
-{
-	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
-	if (!p->route_mtu || len + hdr <= p->route_mtu)
-		return 0;
-	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
 }
 
 /* RFC 1191 §7 plateaus: the guess when a router gives no next-hop MTU */
@@ -286,18 +264,53 @@ static uint32_t plateau_below(uint32_t mtu)
 	return 68;
 }
 
-/* Verified by the caller (the quote carries our tag, sctp_udp_rx.c). It
- * lowers what we send to p only: the receive side keeps what it
+/* It lowers what we send to p only: the receive side keeps what it
  * advertised, and no other peer or route is touched (O(1)). */
-void sctp_udp_mtu_icmp(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
+uint32_t sctp_udp_mtu_lower(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 {
-	lower(u, p, mtu ? mtu : plateau_below(p->mtu));
+	uint32_t old = p->mtu;
+	mtu = capped(u, p->sa.ss_family, mtu ? mtu : plateau_below(p->mtu));
+	if (mtu >= p->mtu)
+		return 0;
+	set_mtu(u, p, mtu);
+	return old;
 }
 
-void sctp_udp_peer_mtu_drop(struct sctp_udp_peer *p, uint32_t mtu)
+void sctp_udp_mtu_probed(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu)
 {
-	if (p->u)
-		sctp_udp_mtu_icmp(p->u, p, mtu);
+	mtu = capped(u, p->sa.ss_family, mtu);
+	if (mtu > p->plp.max)
+		mtu = p->plp.max;
+	if (mtu != p->mtu)
+		set_mtu(u, p, mtu);
+}
+
+/* The send failed with EMSGSIZE: with IP_PMTUDISC_PROBE that is the
+ * interface's own MTU, below p->mtu (one read, for this peer only;
+ * start_mtu). An MTU below our floor would refuse every datagram at the
+ * floor size for good: those between it and the floor go with DF off
+ * (sctp_udp_mtu_route_short) so the association keeps moving. */
+void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
+{
+	uint32_t m = start_mtu(&p->sa, p->salen);
+	if (!m)
+		return;
+	if (m < sctp_udp_mtu_floor(p->sa.ss_family)) {
+		p->route_mtu = m;
+		p->route_ms = now_ms();
+	}
+	/* the probes' ceiling too (sctp_udp_plpmtud.c) */
+	if (capped(u, p->sa.ss_family, m) < p->plp.max)
+		p->plp.max = capped(u, p->sa.ss_family, m);
+	(void)sctp_udp_mtu_lower(u, p, m);
+}
+
+int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
+{
+	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
+	if (!p->route_mtu || len + hdr <= p->route_mtu)
+		return 0;
+	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
 }
 
 /* RFC 4960 §7.3: a chunk that no longer fits a lowered path MTU is sent

@@ -299,6 +299,7 @@ static void peer_free(struct sctp_udp *u, struct sctp_udp_peer *p)
 		free(u->held);
 		u->held = NULL;
 	}
+	sctp_udp_plpmtud_free(p);
 	free(p);
 }
 

@@ -62,12 +62,14 @@ void sctp_udp_set_offload(struct sctp_udp *u, int gso, int gro)
 	u->gro = setsockopt(u->fd, SOL_UDP, UDP_GRO, &v, sizeof(v)) == 0 && v;
 }
 
-/* Classify (CRC32c, then the peer table) and hand up. */
+/* Classify (CRC32c, then the peer table), take out our path MTU probes'
+ * acknowledgements (sctp_udp_plpmtud.c) and hand up. */
 static void input(struct sctp_udp *u, const struct sockaddr_storage *sa, socklen_t salen,
                   uint8_t *b, size_t n)
 {
 	struct sctp_udp_peer *p;
-	if (sctp_udp_classify(u, sa, salen, b, n, &p) >= SCTP_UDP_KNOWN)
+	if (sctp_udp_classify(u, sa, salen, b, n, &p) >= SCTP_UDP_KNOWN &&
+	    !sctp_udp_plpmtud_input(u, p, b, &n))
 		u->ops.input(u->user, p, b, n);
 }
 
@@ -333,5 +335,5 @@ void sctp_udp_icmp_entry(struct sctp_udp *u, const struct sockaddr_storage *sa, 
 		return;
 	}
 	u->c.icmp_mtu++;
-	sctp_udp_mtu_icmp(u, p, o.mtu);
+	sctp_udp_plpmtud_ptb(u, p, o.mtu);
 }

@@ -65,6 +65,11 @@ void sctp_ll_ep_io_stats(const sctp_ll_ep *ep, sctp_ll_io_stats *st)
 	st->icmp_mtu = c.icmp_mtu;
 	st->icmp_unverified = c.icmp_unverified;
 	st->icmp_ignored = c.icmp_ignored;
+	st->mtu_raises = c.mtu_raises;
+	st->probes_sent = c.probes_sent;
+	st->probes_acked = c.probes_acked;
+	st->probes_failed = c.probes_failed;
+	st->probe_bad_acks = c.probe_bad_acks;
 }
 
 void sctp_ll_ep_set_log(sctp_ll_ep *ep, struct ddp_ctx *ctx)

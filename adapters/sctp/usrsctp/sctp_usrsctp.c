@@ -611,8 +611,10 @@ static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
 		}
 }
 
-/* p's path MTU went down: tell usrsctp, re-read the fragmentation point
- * (sctp_ll_max_msg; sctp_ddp.c lowers MULPDU from it). */
+/* p's path MTU changed (down: EMSGSIZE, ICMP, a failed probe; up: a
+ * confirmed probe): tell usrsctp, re-read the fragmentation point
+ * (sctp_ll_max_msg; sctp_ddp.c follows it with MULPDU for new segments,
+ * up to the size the association came up with). */
 static void udp_peer_mtu(void *user, struct sctp_udp_peer *p)
 {
 	sctp_ll_ep *ep = user;

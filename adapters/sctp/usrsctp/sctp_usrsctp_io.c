@@ -91,6 +91,13 @@ void sctp_usrsctp_stack_get(sctp_usrsctp_output_fn out)
 		usrsctp_sysctl_set_sctp_rto_min_default(100);
 		usrsctp_sysctl_set_sctp_rto_max_default(1000);
 		usrsctp_sysctl_set_sctp_heartbeat_interval_default(1000);
+		/* usrsctp's own limit on one chunk's retransmissions (30)
+		 * is off: it ended an association whose peer still answered
+		 * while the path MTU probes looked for a black hole, the
+		 * chunks cut for the larger size resent at every time-out
+		 * (RFC 8899 §4.3). A peer is dead by the association's error
+		 * counter (RFC 9260 §8.1) and libddp's dead-peer timer. */
+		usrsctp_sysctl_set_sctp_max_retran_chunk(0);
 		clock_gettime(CLOCK_MONOTONIC, &g_last);
 		/* once per process: does the gather send work with this
 		 * usrsctp? (see send_gather) */
