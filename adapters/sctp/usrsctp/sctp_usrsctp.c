@@ -1,7 +1,8 @@
 /*
  * usrsctp glue: SCTP over UDP in the RFC 6951 format, driven by libevent
  * (see sctp_ll.h for the model). This file (the upper half) owns
- * endpoints, associations, their notifications and upcalls; the hand-over
+ * associations, their notifications and upcalls; the endpoint, its UDP
+ * socket and that socket's calls in are sctp_usrsctp_ep.c; the hand-over
  * between threads is sctp_handover.c, the timer sctp_ll_timer.c, the
  * accessors and statistics sctp_ll_info.c, the receive call and its
  * staging area sctp_ll_rx.c (none of them calls usrsctp);
@@ -9,17 +10,20 @@
  * from here, never calling back) owns the process-wide stack, its lock and
  * timers, socket options, the path status and the message send/receive
  * calls; sctp_usrsctp_abort.c the ABORT reasons; sctp_usrsctp_rcvbuf.c
- * the receive buffer's autotuning. Only these four files include
- * usrsctp.h (layering rule); the UDP socket (sctp_udp.c)
+ * the receive buffer's autotuning, sctp_usrsctp_status.c the status
+ * reads. Only the files named sctp_usrsctp*.c include usrsctp.h
+ * (layering rule); the UDP socket (sctp_udp.c)
  * and everything DDP (sctp_ddp.c, sctp_rx.c, sctp_stream.c) are outside
  * them.
  *
  * Threads: every usrsctp call here is bracketed by LOCK(ep) / UNLOCK().
- * Inside usrsctp's callbacks (conn_output, upcall, lupcall) the lock is
- * held and the thread may be another endpoint's: they touch the owner's
- * event_base only when the caller is its thread, else they queue on the
- * endpoint's doorbell (bell_ring) and its own loop finishes the work
- * (sctp_handover_cb). No callback of ours into the ULP runs under the lock.
+ * Inside usrsctp's callbacks (sctp_usrsctp_conn_output, upcall, lupcall)
+ * the lock is held and the thread may be another endpoint's: they touch
+ * the owner's
+ * event_base only when the caller is its thread, else they queue on
+ * the endpoint's doorbell (bell_ring) and its own loop finishes the work
+ * (sctp_handover_cb). No callback of ours into the ULP runs under the
+ * lock.
  */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
 
@@ -48,7 +52,7 @@
 
 /* usrsctp hands us an SCTP packet (under the lock, on any thread): queue
  * it for the peer's socket (never re-enter usrsctp). */
-static int conn_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
+int sctp_usrsctp_conn_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df)
 {
 	/* addr is a peer id (sctp_udp_peers.c): a packet for a peer we
 	 * already freed (usrsctp finishing a shutdown) is dropped */
@@ -75,7 +79,7 @@ static void assoc_unlink(struct sctp_ll_assoc *a)
 	DLIST_UNLINK(&a->ep->assocs, a);
 }
 
-static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
+void sctp_usrsctp_close_socket(struct sctp_ll_assoc *a, int abortive)
 {
 	if (!a->so)
 		return;
@@ -90,11 +94,11 @@ static void assoc_close_socket(struct sctp_ll_assoc *a, int abortive)
 	UNLOCK();
 }
 
-static void assoc_destroy(struct sctp_ll_assoc *a)
+void sctp_usrsctp_assoc_destroy(struct sctp_ll_assoc *a)
 {
 	/* after a SHUTDOWN (either side) let usrsctp finish it: a close with
 	 * linger 0 would turn the graceful end into an ABORT */
-	assoc_close_socket(a, !a->graceful);
+	sctp_usrsctp_close_socket(a, !a->graceful);
 	LOCK(a->ep);
 	sctp_handover_unwake(a); /* no upcall can queue it again: socket closed */
 	UNLOCK();
@@ -136,7 +140,7 @@ static void go_down(struct sctp_ll_assoc *a, int status)
 
 /* Largest unfragmented user message = the fragmentation point, which
  * usrsctp derives from the path MTU (sctp_usrsctp_io.c). */
-static void learn_limits(struct sctp_ll_assoc *a)
+void sctp_usrsctp_learn_limits(struct sctp_ll_assoc *a)
 {
 	struct sctp_assoc_value av;
 	socklen_t l = sizeof(av);
@@ -260,11 +264,11 @@ static void decide_up(struct sctp_ll_assoc *a)
 		                                "(RFC 5043 §11.1 needs 0x00000001)"
 		                              : "DDP refused: no Adaptation Layer Indication "
 		                                "(RFC 5043 §11.1 needs 0x00000001)");
-		assoc_close_socket(a, 1);
+		sctp_usrsctp_close_socket(a, 1);
 		go_down(a, DDP_ERR_PROTO);
 		return;
 	}
-	learn_limits(a);
+	sctp_usrsctp_learn_limits(a);
 	a->max_msg_up = a->max_msg;
 	a->state = A_UP;
 	a->rcvbuf = c->rcvbuf;
@@ -290,7 +294,7 @@ static void pre_up(struct sctp_ll_assoc *a)
 			if (a->state == A_UP_PENDING)
 				break; /* decide below, data stays queued */
 			/* data before COMM_UP: broken */
-			assoc_close_socket(a, 1);
+			sctp_usrsctp_close_socket(a, 1);
 			go_down(a, DDP_ERR_PROTO);
 			return;
 		}
@@ -348,7 +352,7 @@ static void work_cb(evutil_socket_t fd, short what, void *arg)
 		emit(a, SCTP_LL_EV_DOWN, a->down_status);
 	}
 	if (life_leave(&a->life))
-		assoc_destroy(a);
+		sctp_usrsctp_assoc_destroy(a);
 }
 
 /* usrsctp learns a peer's AF_CONN address only once an association uses
@@ -472,7 +476,7 @@ int sctp_ll_connect(sctp_ll_ep *ep, const char *addr, int port, const sctp_ll_as
 	rc = usrsctp_connect(so, (struct sockaddr *)&sc, sizeof(sc)) < 0 && errno != EINPROGRESS;
 	UNLOCK();
 	if (rc) {
-		assoc_destroy(a);
+		sctp_usrsctp_assoc_destroy(a);
 		return DDP_ERR_SYS;
 	}
 	*out = a;
@@ -494,7 +498,7 @@ void sctp_ll_set_tick(sctp_ll_ep *ep, void (*tick)(void *user), void *user)
 	ep->tick_user = user;
 }
 
-static void accept_cb(evutil_socket_t fd, short what, void *arg)
+void sctp_usrsctp_accept_cb(evutil_socket_t fd, short what, void *arg)
 {
 	sctp_ll_ep *ep = arg;
 	(void)fd;
@@ -531,7 +535,7 @@ static void accept_cb(evutil_socket_t fd, short what, void *arg)
 			life_enter(&a->life);
 			ep->acb(ep, a, ep->auser);
 			if (life_leave(&a->life)) {
-				assoc_destroy(a);
+				sctp_usrsctp_assoc_destroy(a);
 				continue;
 			}
 		}
@@ -574,205 +578,6 @@ int sctp_ll_listen(sctp_ll_ep *ep, sctp_ll_accept_cb cb, void *user)
 	return 0;
 }
 
-/* ------------------------------------------------------------ UDP side */
-
-static void udp_input(void *user, struct sctp_udp_peer *p, uint8_t *pkt, size_t len)
-{
-	sctp_ll_ep *ep = user;
-	LOCK(ep);
-	usrsctp_conninput(sctp_udp_peer_conn_addr(p), pkt, len, 0);
-	UNLOCK();
-}
-
-/* Also the barrier sctp_udp_peers.c relies on: once this returns, no
- * conn_output (any thread) still holds p. */
-static void udp_peer_free(void *user, struct sctp_udp_peer *p)
-{
-	sctp_ll_ep *ep = user;
-	LOCK(ep);
-	if (p->conn_registered) {
-		usrsctp_deregister_address(sctp_udp_peer_conn_addr(p));
-		p->conn_registered = 0;
-		ep->conn_addrs--;
-	}
-	UNLOCK();
-}
-
-/* ICMP said the peer's port is closed: its associations are gone; one
- * still connecting was refused (as TCP's ECONNREFUSED). */
-static void udp_peer_failed(void *user, struct sctp_udp_peer *p)
-{
-	sctp_ll_ep *ep = user;
-	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
-		if (a->peer == p && a->state != A_DOWN) {
-			int connecting = a->state == A_CONNECTING;
-			assoc_close_socket(a, 1);
-			go_down(a, connecting ? DDP_ERR_REJECTED : DDP_ERR_LLP);
-		}
-}
-
-/* p's path MTU changed (down: EMSGSIZE, ICMP, a failed probe; up: a
- * confirmed probe): tell usrsctp, re-read the fragmentation point
- * (sctp_ll_max_msg; sctp_ddp.c follows it with MULPDU for new segments,
- * up to the size the association came up with). */
-static void udp_peer_mtu(void *user, struct sctp_udp_peer *p)
-{
-	sctp_ll_ep *ep = user;
-	for (struct sctp_ll_assoc *a = ep->assocs; a; a = a->next)
-		if (a->peer == p && a->so && a->state != A_DOWN) {
-			sctp_usrsctp_set_mtu(ep->base, a->so, sctp_udp_peer_max_payload(p));
-			if (a->state == A_UP)
-				learn_limits(a);
-		}
-}
-
-void sctp_ll_assoc_mtu_drop(sctp_ll_assoc *a, uint32_t mtu)
-{
-	if (a && a->peer)
-		sctp_udp_peer_mtu_drop(a->peer, mtu);
-}
-
-static int udp_learn(void *user)
-{
-	sctp_ll_ep *ep = user;
-	return ep->lsock != NULL;
-}
-
-static void dead_peer_check(sctp_ll_ep *ep);
-
-static const struct sctp_udp_ops udp_ops = {
-    .input = udp_input,
-    .peer_free = udp_peer_free,
-    .peer_failed = udp_peer_failed,
-    .peer_mtu = udp_peer_mtu,
-    .learn = udp_learn,
-};
-
-/* ------------------------------------------------------------ endpoint */
-
-int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_ep **out)
-{
-	sctp_ll_ep *ep;
-	int rc;
-
-	if (!base || !cfg || !out || cfg->port < -1 || cfg->port > 65535)
-		return DDP_ERR_INVAL;
-	ep = calloc(1, sizeof(*ep));
-	if (!ep)
-		return DDP_ERR_NOMEM;
-	ep->bell_fd = -1;
-	ep->base = base;
-	ep->cfg = *cfg;
-	if (!ep->cfg.nstreams)
-		ep->cfg.nstreams = 64;
-	if (!ep->cfg.sndbuf)
-		ep->cfg.sndbuf = 8u << 20;
-	/* autotuned (sctp_usrsctp_rcvbuf.c): the sockets offer the largest
-	 * window in INIT / INIT-ACK, the association starts at the floor */
-	if (!ep->cfg.rcvbuf) {
-		ep->rcv_auto = 1;
-		ep->cfg.rcvbuf = SCTP_RCVBUF_AUTO_MAX;
-	}
-	/* slow is not dead: a 30 s stall survives */
-	if (!ep->cfg.hb_interval_ms)
-		ep->cfg.hb_interval_ms = 5000;
-	if (!ep->cfg.rto_min_ms)
-		ep->cfg.rto_min_ms = 100;
-	if (!ep->cfg.rto_initial_ms)
-		ep->cfg.rto_initial_ms = 200;
-	if (!ep->cfg.rto_max_ms)
-		ep->cfg.rto_max_ms = 10000;
-	if (ep->cfg.rto_min_ms > ep->cfg.rto_max_ms)
-		ep->cfg.rto_min_ms = ep->cfg.rto_max_ms;
-	if (ep->cfg.rto_initial_ms < ep->cfg.rto_min_ms)
-		ep->cfg.rto_initial_ms = ep->cfg.rto_min_ms;
-	if (ep->cfg.rto_initial_ms > ep->cfg.rto_max_ms)
-		ep->cfg.rto_initial_ms = ep->cfg.rto_max_ms;
-	if (!ep->cfg.path_max_retrans)
-		ep->cfg.path_max_retrans = 15;
-	if (!ep->cfg.assoc_max_retrans)
-		ep->cfg.assoc_max_retrans = 15;
-	sctp_usrsctp_stack_get(conn_output);
-	ep->dead_check = dead_peer_check;
-	ep->timer = evtimer_new(base, sctp_ll_timer_cb, ep);
-	ep->accept_ev = event_new(base, -1, 0, accept_cb, ep);
-	ep->bell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (ep->bell_fd >= 0)
-		ep->bell_ev =
-		    event_new(base, ep->bell_fd, EV_READ | EV_PERSIST, sctp_handover_cb, ep);
-	rc = ep->timer && ep->accept_ev && ep->bell_ev ? 0 : DDP_ERR_NOMEM;
-	if (rc == 0)
-		event_add(ep->bell_ev, NULL);
-	if (rc == 0)
-		rc = sctp_udp_open(base, cfg->addr, cfg->port, cfg->path_mtu, &udp_ops, ep,
-		                   &ep->udp);
-	if (rc) {
-		sctp_ll_ep_free(ep);
-		return rc;
-	}
-	ep->port = sctp_udp_port(ep->udp);
-	if (cfg->peer_idle_ms)
-		sctp_udp_set_peer_idle(ep->udp, cfg->peer_idle_ms);
-	*out = ep;
-	return 0;
-}
-
-/* ddp_test.h: an endpoint with usrsctp's own settings; only where and
- * how many streams come from cfg (sctp_usrsctp_setup_socket reads stock) */
-int sctp_ll_ep_new_stock(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_ep **out)
-{
-	sctp_ll_config c;
-	int rc;
-
-	if (!cfg)
-		return DDP_ERR_INVAL;
-	memset(&c, 0, sizeof(c));
-	c.addr = cfg->addr;
-	c.port = cfg->port;
-	c.nstreams = cfg->nstreams;
-	c.path_mtu = cfg->path_mtu;
-	rc = sctp_ll_ep_new(base, &c, out);
-	if (rc)
-		return rc;
-	(*out)->stock = 1;
-	(*out)->rcv_auto = 0;
-	return 0;
-}
-
-void sctp_ll_ep_free(sctp_ll_ep *ep)
-{
-	if (!ep)
-		return;
-	while (ep->assocs) {
-		struct sctp_ll_assoc *a = ep->assocs;
-		a->life.closing = a->life.released = 1;
-		a->graceful = 0; /* the endpoint goes: ABORT, nothing lingers */
-		assoc_destroy(a);
-	}
-	if (ep->lsock) {
-		LOCK(ep);
-		usrsctp_set_upcall(ep->lsock, NULL, NULL);
-		usrsctp_close(ep->lsock);
-		UNLOCK();
-		ep->lsock = NULL;
-	}
-	/* deregisters every peer address (after that no other thread's
-	 * conn_output can reach this endpoint); queued datagrams are
-	 * dropped */
-	sctp_udp_close(ep->udp);
-	if (ep->timer)
-		event_free(ep->timer);
-	if (ep->accept_ev)
-		event_free(ep->accept_ev);
-	if (ep->bell_ev)
-		event_free(ep->bell_ev);
-	if (ep->bell_fd >= 0)
-		close(ep->bell_fd);
-	free(ep->stage);
-	free(ep);
-	sctp_usrsctp_stack_put();
-}
-
 /* ------------------------------------------------------------ assoc API */
 
 void sctp_ll_close(sctp_ll_assoc *a, int abortive)
@@ -781,7 +586,7 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 	if (!a || !a->so)
 		return;
 	if (abortive || a->state != A_UP) {
-		assoc_close_socket(a, 1);
+		sctp_usrsctp_close_socket(a, 1);
 		go_down(a, DDP_ERR_ABORTED);
 		return;
 	}
@@ -790,7 +595,7 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 	rc = usrsctp_shutdown(a->so, SHUT_WR);
 	UNLOCK();
 	if (rc < 0) {
-		assoc_close_socket(a, 1);
+		sctp_usrsctp_close_socket(a, 1);
 		go_down(a, DDP_ERR_LLP);
 	}
 }
@@ -804,7 +609,7 @@ void sctp_ll_close(sctp_ll_assoc *a, int abortive)
 /* Every 100 ms (the endpoint's timer, through ep->dead_check):
  * associations whose peer was silent for cfg.dead_peer_ms are ABORTed and
  * go down with DDP_ERR_TIMEOUT. */
-static void dead_peer_check(sctp_ll_ep *ep)
+void sctp_usrsctp_dead_peer_check(sctp_ll_ep *ep)
 {
 	uint64_t now = sctp_udp_now_ms();
 	if (!ep->dead_tick_ms || now - ep->dead_tick_ms > DEAD_GAP_MS)
@@ -819,7 +624,7 @@ static void dead_peer_check(sctp_ll_ep *ep)
 		if (now - heard < ep->cfg.dead_peer_ms)
 			continue;
 		/* the ABORT tells a peer that comes back; DOWN from the loop */
-		assoc_close_socket(a, 1);
+		sctp_usrsctp_close_socket(a, 1);
 		go_down(a, DDP_ERR_TIMEOUT);
 	}
 }
@@ -829,7 +634,7 @@ void sctp_ll_free(sctp_ll_assoc *a)
 	if (!a)
 		return;
 	if (life_close(&a->life))
-		assoc_destroy(a); /* else the frame that holds it does */
+		sctp_usrsctp_assoc_destroy(a); /* else the frame that holds it does */
 }
 
 /* ------------------------------------------------------------ receive */

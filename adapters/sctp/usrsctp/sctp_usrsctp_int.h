@@ -197,6 +197,18 @@ int sctp_usrsctp_recv_batch(struct sctp_ll_assoc *a, uint8_t *buf, size_t cap, s
 void sctp_usrsctp_down(struct sctp_ll_assoc *a, int status);
 void sctp_usrsctp_notification(struct sctp_ll_assoc *a, const uint8_t *first, size_t n, int eor);
 
+/* sctp_usrsctp.c, for the endpoint (sctp_usrsctp_ep.c): usrsctp's packet
+ * output callback (any thread, under the lock); the listener's accept
+ * event; the dead-peer check of ep's timer; close a's socket (abortive:
+ * an ABORT); re-read a's fragmentation point after a path MTU change;
+ * free a (its socket closed first). */
+int sctp_usrsctp_conn_output(void *addr, void *buf, size_t len, uint8_t tos, uint8_t set_df);
+void sctp_usrsctp_accept_cb(evutil_socket_t fd, short what, void *arg);
+void sctp_usrsctp_dead_peer_check(sctp_ll_ep *ep);
+void sctp_usrsctp_close_socket(struct sctp_ll_assoc *a, int abortive);
+void sctp_usrsctp_learn_limits(struct sctp_ll_assoc *a);
+void sctp_usrsctp_assoc_destroy(struct sctp_ll_assoc *a);
+
 /* sctp_handover.c: under the lock, wake ep's thread (once until it
  * answers); a's thread runs its work soon; a is going away; the owner's
  * loop callback for the doorbell eventfd. */
