@@ -87,7 +87,9 @@ ifeq ($(HAVE_USRSCTP),1)
 ifeq ($(USRSCTP_BUNDLED),1)
 USRSCTP_OBJ := $(patsubst %.c,$(BUILD)/obj/usrsctp/%.o,$(USRSCTP_C))
 USRSCTP_LIBS := -pthread
-CFLAGS_ALL += -I$(USRSCTP_TREE)/include
+# DDP_USRSCTP_PATCHED: usrsctp carries our series (tests of what a patch
+# changes check it only then)
+CFLAGS_ALL += -I$(USRSCTP_TREE)/include -DDDP_USRSCTP_PATCHED=1
 else
 USRSCTP_LIBS := -lusrsctp
 endif
