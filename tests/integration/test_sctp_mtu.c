@@ -21,16 +21,10 @@
 
 #include <ddp/ddp.h>
 #include "ddp_test.h"
+#include "ll_pair.h"
 #include "sctp/sctp_ssn.h"
 
-struct side {
-	sctp_ll_assoc *a;
-	int up, down, dry;
-	unsigned long got, bad;
-	uint8_t buf[70000];
-};
-
-static struct side server, client;
+static struct ll_side server, client;
 /* datagrams the server's filter saw (filter = every packet, one by one) */
 static unsigned long seen;
 static size_t seen_max;
@@ -43,59 +37,6 @@ static unsigned count_filter(void *user, uint8_t *pkt, size_t len)
 	if (len > seen_max)
 		seen_max = len;
 	return SCTP_LL_PASS;
-}
-
-static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status,
-		     void *user)
-{
-	struct side *s = user;
-	sctp_ll_rinfo ri;
-	long n;
-	(void)status;
-	switch (ev) {
-	case SCTP_LL_EV_UP:
-		s->up = 1;
-		break;
-	case SCTP_LL_EV_DOWN:
-		s->down = 1;
-		break;
-	case SCTP_LL_EV_DRY:
-		s->dry = 1;
-		break;
-	case SCTP_LL_EV_READABLE:
-		while ((n = sctp_ll_recv(a, s->buf, sizeof(s->buf), &ri)) >= 0) {
-			uint8_t seed = n > 0 ? s->buf[0] : 0;
-			for (long i = 1; i < n; i++)
-				if (s->buf[i] != (uint8_t)(seed + i))
-					s->bad++;
-			s->bad += !ri.eor;
-			s->got++;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-static const sctp_ll_assoc_cb cbs = { on_event };
-
-static void on_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
-{
-	(void)ep;
-	(void)user;
-	server.a = a;
-	sctp_ll_assoc_set_cb(a, &cbs, &server);
-}
-
-static void run_until(struct event_base *b, const int *flag,
-		      const unsigned long *cnt, unsigned long want, int secs)
-{
-	for (int i = 0; i < secs * 1000; i++) {
-		if ((flag && *flag) || (cnt && *cnt >= want))
-			return;
-		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK);
-		usleep(500);
-	}
 }
 
 static int setup(void **st)
@@ -118,12 +59,12 @@ static int make_pair(struct event_base *b, const char *addr, uint32_t mtu,
 	if (sctp_ll_ep_new(b, &c, se) != 0)
 		return 0;
 	assert_int_equal(sctp_ll_ep_new(b, &c, ce), 0);
-	assert_int_equal(sctp_ll_listen(*se, on_accept, NULL), 0);
+	assert_int_equal(sctp_ll_listen(*se, ll_side_accept, &server), 0);
 	sctp_ll_set_filter(*se, count_filter, NULL);
-	assert_int_equal(sctp_ll_connect(*ce, addr, sctp_ll_ep_port(*se), &cbs,
+	assert_int_equal(sctp_ll_connect(*ce, addr, sctp_ll_ep_port(*se), &ll_side_cbs,
 					 &client, &client.a), 0);
-	run_until(b, &client.up, NULL, 0, 5);
-	run_until(b, &server.up, NULL, 0, 5);
+	ll_run_until(b, &client.up, NULL, 0, 5);
+	ll_run_until(b, &server.up, NULL, 0, 5);
 	assert_true(client.up && server.up);
 	return 1;
 }
@@ -164,7 +105,7 @@ static void pump(struct event_base *b, int n, uint32_t len)
 		assert_int_equal(rc, 0);
 		i++;
 	}
-	run_until(b, NULL, &server.got, want, 20);
+	ll_run_until(b, NULL, &server.got, want, 20);
 	assert_int_equal(server.got, want);
 	assert_int_equal(server.bad, 0);
 }
@@ -244,7 +185,7 @@ static void test_mtu_drop_lowers_max_msg_and_datagrams(void **st)
 	assert_true(make_pair(b, "127.0.0.1", 1500, &se, &ce));
 	uint32_t old = sctp_ll_max_msg(client.a);
 	pump(b, 50, old);
-	run_until(b, &client.dry, NULL, 0, 5);
+	ll_run_until(b, &client.dry, NULL, 0, 5);
 	sctp_ll_assoc_mtu_drop(client.a, 1280);
 	sctp_ll_ep_io_stats(ce, &io);
 	assert_int_equal(sctp_ll_max_msg(client.a), max_msg_of(1280, 0));

@@ -24,6 +24,7 @@
 
 #include <ddp/ddp.h>
 #include "ddp_test.h"
+#include "ll_pair.h"
 #include "sctp/sctp_ssn.h"
 
 #define HOLE      1300 /* the largest IP datagram the path carries */
@@ -33,19 +34,12 @@
  * headers and the 12 octets usrsctp adds for AF_CONN (sctp_usrsctp_io.c) */
 #define ASSOC_HDR 40
 
-struct side {
-	sctp_ll_assoc *a;
-	int up, down;
-	unsigned long got, bad;
-	uint8_t buf[70000];
-};
-
-static struct side server, client;
+static struct ll_side server, client;
 
 /* One direction of the hole: the sender's association (its path MTU
  * decides whether a datagram left with DF set) and what was dropped. */
 struct hole {
-	struct side *sender;
+	struct ll_side *sender;
 	unsigned long dropped;
 };
 static struct hole to_server, to_client;
@@ -68,44 +62,6 @@ static unsigned hole_filter(void *user, uint8_t *pkt, size_t len)
 		return SCTP_LL_PASS; /* DF off: the router fragments it */
 	h->dropped++;
 	return SCTP_LL_DROP;
-}
-
-static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status, void *user)
-{
-	struct side *s = user;
-	sctp_ll_rinfo ri;
-	long n;
-	(void)status;
-	switch (ev) {
-	case SCTP_LL_EV_UP:
-		s->up = 1;
-		break;
-	case SCTP_LL_EV_DOWN:
-		s->down = 1;
-		break;
-	case SCTP_LL_EV_READABLE:
-		while ((n = sctp_ll_recv(a, s->buf, sizeof(s->buf), &ri)) >= 0) {
-			uint8_t seed = n > 0 ? s->buf[0] : 0;
-			for (long i = 1; i < n; i++)
-				if (s->buf[i] != (uint8_t)(seed + i))
-					s->bad++;
-			s->bad += !ri.eor;
-			s->got++;
-		}
-		break;
-	default:
-		break;
-	}
-}
-
-static const sctp_ll_assoc_cb cbs = {on_event};
-
-static void on_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
-{
-	(void)ep;
-	(void)user;
-	server.a = a;
-	sctp_ll_assoc_set_cb(a, &cbs, &server);
 }
 
 static void spin(struct event_base *b)
@@ -141,11 +97,11 @@ static void make_pair(struct event_base *b, sctp_ll_ep **se, sctp_ll_ep **ce)
 	    .addr = "127.0.0.1", .port = -1, .nstreams = 4, .path_mtu = 1500, .unfragmented = 1};
 	assert_int_equal(sctp_ll_ep_new(b, &c, se), 0);
 	assert_int_equal(sctp_ll_ep_new(b, &c, ce), 0);
-	assert_int_equal(sctp_ll_listen(*se, on_accept, NULL), 0);
+	assert_int_equal(sctp_ll_listen(*se, ll_side_accept, &server), 0);
 	sctp_ll_set_filter(*se, hole_filter, &to_server);
 	sctp_ll_set_filter(*ce, hole_filter, &to_client);
 	assert_int_equal(
-	    sctp_ll_connect(*ce, "127.0.0.1", sctp_ll_ep_port(*se), &cbs, &client, &client.a), 0);
+	    sctp_ll_connect(*ce, "127.0.0.1", sctp_ll_ep_port(*se), &ll_side_cbs, &client, &client.a), 0);
 	for (int i = 0; i < 10000 && !(client.up && server.up); i++)
 		spin(b);
 	assert_true(client.up && server.up);

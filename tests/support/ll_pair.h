@@ -1,0 +1,34 @@
+/* Two ends of raw sctp_ll associations (the usrsctp glue's port, no DDP)
+ * for the port's integration tests: what an end saw, the event callback
+ * that reads every message and checks its pattern (octet i is the first
+ * octet + i, a whole message per read), the accept callback that adopts an
+ * association for a side, and a loop runner with a deadline. */
+#ifndef DDP_TEST_LL_PAIR_H
+#define DDP_TEST_LL_PAIR_H
+
+#include <stdint.h>
+
+#include "ddp_test.h"
+
+struct event_base;
+
+struct ll_side {
+	sctp_ll_assoc *a;
+	int up, down, dry;
+	unsigned long got, bad; /* messages read; octets off the pattern or cut */
+	uint8_t buf[70000];
+};
+
+/* The callbacks of a side (user: its struct ll_side). */
+extern const sctp_ll_assoc_cb ll_side_cbs;
+
+/* For sctp_ll_listen (user: the accepting side's struct ll_side): the
+ * association becomes that side's, with ll_side_cbs. */
+void ll_side_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user);
+
+/* Run b until *flag is set or *cnt reaches want (either may be NULL), at
+ * most secs seconds. */
+void ll_run_until(struct event_base *b, const int *flag, const unsigned long *cnt,
+		  unsigned long want, int secs);
+
+#endif
