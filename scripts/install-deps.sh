@@ -3,7 +3,7 @@
 # Idempotent and quick when everything is present (dpkg-query only).
 # Set DDP_NO_APT=1 to skip (e.g. a configure without usrsctp/libevent).
 set -u
-PKGS="gcc make autoconf pkg-config libc6-dev dpkg-dev libusrsctp-dev libevent-dev libisal-dev libssl-dev libcmocka-dev clang clang-format libclang-rt-14-dev llvm valgrind iproute2 iputils-ping gnuplot-nox procps abigail-tools iperf3"
+PKGS="gcc make autoconf pkg-config libc6-dev dpkg-dev libusrsctp-dev libevent-dev libisal-dev libssl-dev libcmocka-dev clang clang-format libclang-rt-14-dev llvm valgrind iproute2 nftables iputils-ping gnuplot-nox procps abigail-tools iperf3"
 [ "${DDP_NO_APT:-0}" = 1 ] && exit 0
 
 # libddp-sctp builds usrsctp from Debian's own source package
