@@ -17,6 +17,7 @@
 #define CHUNK_INIT              1
 #define CHUNK_INIT_ACK          2
 #define CHUNK_ABORT             6
+#define CHUNK_SHUTDOWN_ACK      8
 #define CHUNK_COOKIE_ECHO       10
 #define CHUNK_COOKIE_ACK        11
 #define CHUNK_SHUTDOWN_COMPLETE 14
@@ -128,6 +129,14 @@ void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out 
 	out->tagged = 1;
 }
 
+/* The first chunk ends the association (ABORT, SHUTDOWN ACK, SHUTDOWN
+ * COMPLETE): the slot is not heard any more. */
+static int ending(const struct quoted *q)
+{
+	return q->have_chunk && (q->type == CHUNK_ABORT || q->type == CHUNK_SHUTDOWN_ACK ||
+	                         q->type == CHUNK_SHUTDOWN_COMPLETE);
+}
+
 void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len)
 {
 	struct quoted q;
@@ -160,13 +169,18 @@ void sctp_udp_tags_note(struct sctp_udp_tags *t, const uint8_t *pkt, size_t len)
 		i = t->next;
 		t->next = (uint8_t)((t->next + 1) % SCTP_UDP_TAGS);
 		t->e[i].own = 0;
+		t->e[i].heard = 0;
 	}
 	t->e[i].sport = q.sport;
 	t->e[i].dport = q.dport;
 	if (init)
 		own = tag;
-	if (own)
+	if (own && own != t->e[i].own) {
 		t->e[i].own = own;
+		t->e[i].heard = 0;
+	}
+	if (tag != t->e[i].tag || ending(&q))
+		t->e[i].heard = 0;
 	t->e[i].tag = tag;
 	t->e[i].init = (uint8_t)init;
 	t->e[i].used = 1;
@@ -182,6 +196,20 @@ void sctp_udp_tags_cookie_echo(struct sctp_udp_tags *t, const uint8_t *b, size_t
 	t->ce_sport = q.dport;
 	t->ce_dport = q.sport;
 	t->ce_tag = q.vtag;
+}
+
+void sctp_udp_tags_heard(struct sctp_udp_tags *t, const uint8_t *b, size_t n)
+{
+	struct quoted q;
+	parse(b, n, &q);
+	if (!q.have_chunk || !q.vtag || q.type == CHUNK_INIT || q.type == CHUNK_INIT_ACK ||
+	    q.type == CHUNK_COOKIE_ECHO)
+		return;
+	/* received: its ports are ours swapped */
+	for (int i = 0; i < SCTP_UDP_TAGS; i++)
+		if (t->e[i].used && t->e[i].own == q.vtag && t->e[i].sport == q.dport &&
+		    t->e[i].dport == q.sport)
+			t->e[i].heard = !ending(&q);
 }
 
 int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_out *o)

@@ -55,14 +55,17 @@ void sctp_udp_icmp_classify(const struct sctp_icmp_in *in, struct sctp_icmp_out 
  * tag of that association (what the peer's packets carry), known from
  * the Initiate Tag of the INIT we sent, or from a COOKIE ECHO usrsctp
  * answered with a COOKIE ACK (its cookie checked out, so the tag is the
- * one usrsctp chose); 0 unknown. The path MTU probes (sctp_udp_plpmtud.c)
- * are sent with tag and their acknowledgements must carry own. */
+ * one usrsctp chose); 0 unknown. heard: a packet from the peer carried
+ * own since, so the peer holds the association (sctp_udp_tags_heard);
+ * cleared by an ABORT, SHUTDOWN ACK or SHUTDOWN COMPLETE either way.
+ * The path MTU probes (sctp_udp_plpmtud.c) are sent with tag, only over
+ * a slot heard, and their acknowledgements must carry own. */
 #define SCTP_UDP_TAGS 4
 struct sctp_udp_tags {
 	struct {
 		uint16_t sport, dport;
 		uint32_t tag, own;
-		uint8_t init, used;
+		uint8_t init, used, heard;
 	} e[SCTP_UDP_TAGS];
 	uint8_t next;
 	/* the last COOKIE ECHO received (ports as we send them): its tag
@@ -80,5 +83,12 @@ int sctp_udp_tags_match(const struct sctp_udp_tags *t, const struct sctp_icmp_ou
 /* A received packet b[0..n) that starts with a COOKIE ECHO: remember its
  * tag for the COOKIE ACK that may answer it (sctp_udp_tags_note). */
 void sctp_udp_tags_cookie_echo(struct sctp_udp_tags *t, const uint8_t *b, size_t n);
+/* A received packet b[0..n): a slot whose own tag it carries is heard,
+ * unless it is an INIT, INIT ACK or COOKIE ECHO (RFC 9260 §5.1: the peer
+ * that accepts holds the association from the COOKIE ECHO on, the one that
+ * initiates from the COOKIE ACK on; before that a packet of the
+ * association's tags reaches no association there, and a probe would
+ * draw an ABORT). */
+void sctp_udp_tags_heard(struct sctp_udp_tags *t, const uint8_t *b, size_t n);
 
 #endif

@@ -107,13 +107,15 @@ static uint64_t nonce(const struct sctp_udp *u, const struct sctp_udp_peer *p, u
 	return ddp_siphash24(u->hkey, b, 16 + (size_t)p->salen);
 }
 
-/* The association to probe over: a slot with both tags known. */
+/* The association to probe over: a slot with both tags known that the
+ * peer is known to hold (heard). */
 static int pick_tags(struct sctp_udp *u, struct sctp_udp_peer *p)
 {
 	int ok = 0;
 	pthread_mutex_lock(&u->qlock);
 	for (int i = 0; i < SCTP_UDP_TAGS && !ok; i++)
-		if (p->tags.e[i].used && !p->tags.e[i].init && p->tags.e[i].own) {
+		if (p->tags.e[i].used && !p->tags.e[i].init && p->tags.e[i].own &&
+		    p->tags.e[i].heard) {
 			p->plp.sport = p->tags.e[i].sport;
 			p->plp.dport = p->tags.e[i].dport;
 			p->plp.tag = p->tags.e[i].tag;
@@ -320,11 +322,12 @@ int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t 
 	struct sctp_probe a;
 	size_t off, clen;
 	enum sctp_probe_ack r;
-	if (*n > SCTP_COMMON_HDR && b[SCTP_COMMON_HDR] == 10 /* COOKIE ECHO */) {
-		pthread_mutex_lock(&u->qlock);
+	pthread_mutex_lock(&u->qlock);
+	if (*n > SCTP_COMMON_HDR && b[SCTP_COMMON_HDR] == 10 /* COOKIE ECHO */)
 		sctp_udp_tags_cookie_echo(&p->tags, b, *n);
-		pthread_mutex_unlock(&u->qlock);
-	}
+	else
+		sctp_udp_tags_heard(&p->tags, b, *n);
+	pthread_mutex_unlock(&u->qlock);
 	if (p->plp.state == PL_OFF && p->refs)
 		start(u, p);
 	r = sctp_probe_ack_parse(b, *n, &a, &off, &clen);
