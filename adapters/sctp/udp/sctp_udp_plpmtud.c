@@ -7,7 +7,11 @@
  *
  * A peer starts at the interface MTU (sctp_udp_mtu.c): a clean path runs
  * at full size from the first packet. Once one of its associations is up
- * (a verification tag each way known) the peer's probes start:
+ * at both ends (a verification tag each way known, and a packet with ours
+ * heard from the peer since its COOKIE ECHO or COOKIE ACK: before that a
+ * probe, which leaves ahead of the queued handshake, would reach no
+ * association there) the peer's probes start, each over an association
+ * still heard:
  *
  *   BASE      confirm BASE_PLPMTU (1200 IPv4, 1280 IPv6; never below the
  *             floor) - RFC 8899 §5.2, §5.1.4
