@@ -150,7 +150,8 @@ struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr, in
  * the idle time without datagrams (sctp_udp_set_peer_idle). */
 void sctp_udp_peer_ref(struct sctp_udp_peer *p);
 void sctp_udp_peer_unref(struct sctp_udp_peer *p);
-/* The clock of last_ms: CLOCK_MONOTONIC, ms. */
+/* The clock of last_ms and the layer's other times: CLOCK_MONOTONIC, ms
+ * (sctp_udp_clock.c). */
 uint64_t sctp_udp_now_ms(void);
 /* usrsctp's AF_CONN address of p, and back (NULL: no such peer any more,
  * e.g. a packet usrsctp emits after we freed the peer). */

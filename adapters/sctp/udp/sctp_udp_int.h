@@ -1,5 +1,5 @@
 /*
- * Internals of our UDP socket (sctp_udp.h), shared by its four files:
+ * Internals of our UDP socket (sctp_udp.h), shared by its files:
  * sctp_udp.c (socket, the send queue, filter, stats), sctp_udp_peers.c
  * (the peer table: proof, hashing, expiry),
  * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
@@ -7,8 +7,8 @@
  * error queue), sctp_udp_icmp.c (what an ICMP error may do: pure),
  * sctp_udp_mtu.c (path MTU of each peer from the route,
  * EMSGSIZE and ICMP "fragmentation needed" / "packet too big"),
- * sctp_udp_plpmtud.c (probing it, RFC 8899) and sctp_udp_probe.c (the
- * probe on the wire: pure).
+ * sctp_udp_plpmtud.c (probing it, RFC 8899), sctp_udp_probe.c (the
+ * probe on the wire: pure) and sctp_udp_clock.c (sctp_udp_now_ms).
  */
 #ifndef SCTP_UDP_INT_H
 #define SCTP_UDP_INT_H
