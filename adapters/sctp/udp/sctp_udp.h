@@ -39,6 +39,7 @@ struct sctp_udp_plpmtud {
 	uint32_t count;             /* probes of size sent without an answer */
 	uint32_t confirmed, failed; /* largest acked, smallest failed (0 none) */
 	uint32_t seq, seq0;         /* last probe's sequence, first of size */
+	uint64_t sent_ms;           /* when the last probe left (0: none yet) */
 	uint16_t sport, dport;      /* the probed association's ports */
 	uint32_t tag, own;          /* its tags: the peer's, ours */
 };

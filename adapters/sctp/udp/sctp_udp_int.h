@@ -191,9 +191,12 @@ uint32_t sctp_udp_mtu_floor(int family);
 void sctp_udp_mtu_probed(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
 
 /* sctp_udp_plpmtud.c */
-/* A received packet b[0..*n) of known peer p (CRC32c checked): 1 if it was
- * a lone probe acknowledgement (consumed), else 0 (*n shorter if one was
- * cut out of it); starts p's probing once an association is up. */
+/* A received packet b[0..*n) of known peer p (CRC32c checked, p->last_ms
+ * its arrival: sctp_udp_classify): 1 if it was a lone probe
+ * acknowledgement (consumed), else 0 (*n shorter if one was cut out of
+ * it); starts p's probing once an association is up. Its chunks are
+ * looked through only while an acknowledgement may come (a probe
+ * unanswered or sent within the probe timer). */
 int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b, size_t *n);
 /* A verified ICMP "fragmentation needed" / "packet too big" for p with
  * next-hop MTU mtu (0: not given; the caller checked that its quote
