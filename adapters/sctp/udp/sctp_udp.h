@@ -91,7 +91,8 @@ struct sctp_udp_counters {
 	uint64_t mtu_raises;   /* path MTU increases (a probe) */
 	/* path MTU probes (RFC 8899): sent, answered, sizes failed
 	 * (MAX_PROBES unanswered), acknowledgements with our marker that
-	 * did not prove themselves (tag, ports, nonce): dropped */
+	 * did not prove themselves (tag, ports, nonce): dropped (those that
+	 * come while one may: sctp_udp_plpmtud_input) */
 	uint64_t probes_sent, probes_acked, probes_failed, probe_bad_acks;
 	uint64_t tx_frag;                      /* datagrams sent with DF off (RFC 4960 §7.3) */
 	uint64_t rx_unproven;                  /* from unknown sources, neither a lone INIT
