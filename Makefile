@@ -18,6 +18,9 @@
 #   make check-tsan       the threaded tests under ThreadSanitizer
 #   make check-valgrind   the suite under valgrind memcheck
 #   make check-abi  the shared libraries against the ABI baseline (abi/)
+#   make check-clang-build  compile and link everything make builds (tests,
+#                   programs, corpus replayers, the soak) with clang in
+#                   build-clang/; runs nothing
 #   make doc        the API reference from the headers (build/doc/api.md,
 #                   installed by make install)
 #   make format     apply .clang-format to the library (make check checks it)
@@ -344,6 +347,16 @@ fuzz-min: fuzz-build
 check-sanitize:
 	$(MAKE) BUILD=build-san SAN=1 check
 
+# clang's warnings under the same flags, where they differ from gcc's (under
+# -Wformat=2 clang also wants a printf-like wrapper marked as one): every
+# target of `all` and the soak program, built in their own directory with
+# $(CLANG) and linked, none run.
+CLANG_BUILD ?= build-clang
+CLANG_EXTRA := $(if $(filter 1,$(HAVE_LIBEVENT)),$(CLANG_BUILD)/soak/ddp-soak)
+check-clang-build:
+	@[ -n "$(CLANG)" ] || { echo "check-clang-build: needs clang; none was found by configure"; exit 1; }
+	$(MAKE) --no-print-directory BUILD=$(CLANG_BUILD) CC=$(CLANG) all $(CLANG_EXTRA)
+
 # ThreadSanitizer: the tests that run endpoints on several
 # threads, and the SCTP send paths; reports inside libusrsctp (not built
 # with TSan) are suppressed by tests/tsan.supp, never ours.
@@ -364,12 +377,12 @@ format:
 	@sh scripts/check-format.sh -i
 
 clean:
-	rm -rf build build-san build-tsan build-fuzz
+	rm -rf build build-san build-tsan build-fuzz build-clang
 
 distclean: clean
 	rm -rf config.mk config.log config.status configure autom4te.cache
 
-.PHONY: all check check-long demo demo-net scale fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-tsan check-valgrind check-format format clean distclean deps
+.PHONY: all check check-long demo demo-net scale fuzz fuzz-build fuzz-ci fuzz-min check-sanitize check-clang-build check-tsan check-valgrind check-format format clean distclean deps
 .SECONDARY:
 
 # Extra rule files (packaging, ...) own their targets.

@@ -44,6 +44,8 @@ struct end {
 
 static struct end srv, cli;
 
+/* Appends to the end's log; printf's format (checked at every call). */
+static void logf_(struct end *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void logf_(struct end *e, const char *fmt, ...)
 {
 	size_t n = strlen(e->log);

@@ -15,80 +15,33 @@
 
 #include <ddp/ddp.h>
 #include "ddp_test.h"
+#include "ll_pair.h"
 #include "sctp/sctp_ssn.h"
 
 #define NMSG 2000
 
-struct side {
-	sctp_ll_assoc *a;
-	int up, down, down_status, writable;
-	unsigned long got, bad;
-	uint32_t next_expect[64];
-	uint8_t buf[70000];
-	struct event_base *base;
-	int done_after;
-	unsigned long nxt_known;
-};
-
-static void on_event(sctp_ll_assoc *a, enum sctp_ll_event ev, int status,
-		     void *user)
+/* The messages of these tests: octets 0-3 a sequence number, 4-7 the
+ * message's own length (both host order), octet i >= 8 the sequence
+ * number + i; sent unordered with the DDP payload protocol identifier.
+ * The side's check (ll_pair.h) for them. */
+static unsigned long seq_msg_faults(const uint8_t *msg, long n, const sctp_ll_rinfo *ri)
 {
-	struct side *s = user;
-	sctp_ll_rinfo ri;
-	long n;
-	switch (ev) {
-	case SCTP_LL_EV_UP:
-		s->up = 1;
-		break;
-	case SCTP_LL_EV_DOWN:
-		s->down = 1;
-		s->down_status = status;
-		break;
-	case SCTP_LL_EV_WRITABLE:
-		s->writable++;
-		break;
-	case SCTP_LL_EV_READABLE:
-		while ((n = sctp_ll_recv(a, s->buf, sizeof(s->buf), &ri)) >= 0) {
-			uint32_t seq, len;
-			assert_true(ri.eor);
-			assert_true(ri.unordered);
-			assert_int_equal(ri.ppid, SCTP_PPID_DDP);
-			assert_true(n >= 8);
-			memcpy(&seq, s->buf, 4);
-			memcpy(&len, s->buf + 4, 4);
-			if ((long)len != n)
-				s->bad++;
-			for (long i = 8; i < n; i++)
-				if (s->buf[i] != (uint8_t)(seq + (uint32_t)i))
-					s->bad++;
-			if (ri.next_valid)
-				s->nxt_known++;
-			s->got++;
-		}
-		if (s->done_after && s->got >= (unsigned long)s->done_after)
-			event_base_loopbreak(s->base);
-		break;
-	default:
-		break;
-	}
+	uint32_t seq, len;
+	unsigned long bad = 0;
+	assert_true(ri->unordered);
+	assert_int_equal(ri->ppid, SCTP_PPID_DDP);
+	assert_true(n >= 8);
+	memcpy(&seq, msg, 4);
+	memcpy(&len, msg + 4, 4);
+	if ((long)len != n)
+		bad++;
+	for (long i = 8; i < n; i++)
+		if (msg[i] != (uint8_t)(seq + (uint32_t)i))
+			bad++;
+	return bad;
 }
 
-static struct side server, client;
-static const sctp_ll_assoc_cb cbs = { on_event };
-
-static void on_accept(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
-{
-	(void)ep;
-	(void)user;
-	server.a = a;
-	sctp_ll_assoc_set_cb(a, &cbs, &server);
-}
-
-static void run_until(struct event_base *b, int *flag, int secs)
-{
-	for (int i = 0; i < secs * 100 && !*flag; i++)
-		event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK), usleep(1000);
-}
+static struct ll_side server, client;
 
 static int setup(void **st)
 {
@@ -96,6 +49,7 @@ static int setup(void **st)
 	alarm(20);
 	memset(&server, 0, sizeof(server));
 	memset(&client, 0, sizeof(client));
+	server.check = client.check = seq_msg_faults;
 	return 0;
 }
 
@@ -110,9 +64,9 @@ static void make_pair(struct event_base *b, sctp_ll_ep **se, sctp_ll_ep **ce,
 	cc.require_adaptation = cli_adapt != 0;
 	assert_int_equal(sctp_ll_ep_new(b, &sc, se), 0);
 	assert_int_equal(sctp_ll_ep_new(b, &cc, ce), 0);
-	assert_int_equal(sctp_ll_listen(*se, on_accept, NULL), 0);
+	assert_int_equal(sctp_ll_listen(*se, ll_side_accept, &server), 0);
 	assert_int_equal(sctp_ll_connect(*ce, "127.0.0.1", sctp_ll_ep_port(*se),
-					 &cbs, &client, &client.a), 0);
+					 &ll_side_cbs, &client, &client.a), 0);
 }
 
 static void test_ll_messages_cross_unfragmented_and_intact(void **st)
@@ -123,8 +77,8 @@ static void test_ll_messages_cross_unfragmented_and_intact(void **st)
 	int sent = 0;
 	(void)st;
 	make_pair(b, &se, &ce, SCTP_ADAPTATION_DDP);
-	run_until(b, &client.up, 5);
-	run_until(b, &server.up, 5);
+	ll_run_until(b, &client.up, NULL, 0, 5);
+	ll_run_until(b, &server.up, NULL, 0, 5);
 	assert_true(client.up);
 	assert_true(server.up);
 	assert_int_equal(sctp_ll_nstreams(client.a), 64);
@@ -134,8 +88,6 @@ static void test_ll_messages_cross_unfragmented_and_intact(void **st)
 	/* RFC 5043 §9: larger than the fragmentation point is refused */
 	assert_int_equal(sctp_ll_send(client.a, 0, SCTP_PPID_DDP, msg, mx + 1),
 			 DDP_ERR_TOOBIG);
-	server.base = b;
-	server.done_after = NMSG;
 	while (sent < NMSG) {
 		uint32_t len = 8 + (uint32_t)(sent * 7919 % (mx - 8));
 		uint32_t seq = (uint32_t)sent;
@@ -157,9 +109,9 @@ static void test_ll_messages_cross_unfragmented_and_intact(void **st)
 	assert_int_equal(server.got, NMSG);
 	assert_int_equal(server.bad, 0);
 	print_message("next length known for %lu of %d reads\n",
-		      server.nxt_known, NMSG);
+		      server.next_known, NMSG);
 	sctp_ll_close(client.a, 0);
-	run_until(b, &server.down, 5);
+	ll_run_until(b, &server.down, NULL, 0, 5);
 	assert_true(server.down);
 	sctp_ll_ep_free(ce);
 	sctp_ll_ep_free(se);
@@ -199,11 +151,11 @@ static void test_ll_peer_without_adaptation_is_refused(void **st)
 	abort_reason[0] = 0;
 	make_pair(b, &se, &ce, 0);
 	sctp_ll_set_filter(ce, find_abort_reason, NULL);
-	run_until(b, &server.down, 5);
+	ll_run_until(b, &server.down, NULL, 0, 5);
 	assert_true(server.down);
 	assert_false(server.up);
 	assert_int_equal(server.down_status, DDP_ERR_PROTO);
-	run_until(b, &client.down, 5);
+	ll_run_until(b, &client.down, NULL, 0, 5);
 	assert_true(client.down);
 	print_message("ABORT reason seen by the peer: \"%s\"\n", abort_reason);
 	assert_non_null(strstr(abort_reason, "Adaptation Layer Indication"));
@@ -214,17 +166,14 @@ static void test_ll_peer_without_adaptation_is_refused(void **st)
 
 /* One listening endpoint, several UDP peers: one AF_CONN address each. */
 #define NPEERS 4
-static struct side multi[NPEERS];
+static struct ll_side multi[NPEERS];
 static int nacc;
 
 static void on_accept_multi(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user)
 {
-	(void)ep;
 	(void)user;
 	assert_true(nacc < NPEERS);
-	multi[nacc].a = a;
-	sctp_ll_assoc_set_cb(a, &cbs, &multi[nacc]);
-	nacc++;
+	ll_side_accept(ep, a, &multi[nacc++]);
 }
 
 static void test_ll_listener_serves_many_udp_peers(void **st)
@@ -234,23 +183,25 @@ static void test_ll_listener_serves_many_udp_peers(void **st)
 			      .adaptation = SCTP_ADAPTATION_DDP,
 			      .require_adaptation = 1, .unfragmented = 1 };
 	sctp_ll_ep *se, *ce[NPEERS];
-	struct side cl[NPEERS];
+	struct ll_side cl[NPEERS];
 	static uint8_t msg[1000];
 	unsigned long total = 0;
 	(void)st;
 	memset(multi, 0, sizeof(multi));
 	memset(cl, 0, sizeof(cl));
+	for (int i = 0; i < NPEERS; i++)
+		multi[i].check = cl[i].check = seq_msg_faults;
 	nacc = 0;
 	assert_int_equal(sctp_ll_ep_new(b, &sc, &se), 0);
 	assert_int_equal(sctp_ll_listen(se, on_accept_multi, NULL), 0);
 	for (int i = 0; i < NPEERS; i++) {
 		assert_int_equal(sctp_ll_ep_new(b, &sc, &ce[i]), 0);
 		assert_int_equal(sctp_ll_connect(ce[i], "127.0.0.1",
-						 sctp_ll_ep_port(se), &cbs,
+						 sctp_ll_ep_port(se), &ll_side_cbs,
 						 &cl[i], &cl[i].a), 0);
 	}
 	for (int i = 0; i < NPEERS; i++) {
-		run_until(b, &cl[i].up, 5);
+		ll_run_until(b, &cl[i].up, NULL, 0, 5);
 		assert_true(cl[i].up);
 	}
 	for (int i = 0; i < NPEERS; i++)

@@ -39,6 +39,7 @@ struct sctp_udp_plpmtud {
 	uint32_t count;             /* probes of size sent without an answer */
 	uint32_t confirmed, failed; /* largest acked, smallest failed (0 none) */
 	uint32_t seq, seq0;         /* last probe's sequence, first of size */
+	uint64_t sent_ms;           /* when the last probe left (0: none yet) */
 	uint16_t sport, dport;      /* the probed association's ports */
 	uint32_t tag, own;          /* its tags: the peer's, ours */
 };
@@ -90,7 +91,8 @@ struct sctp_udp_counters {
 	uint64_t mtu_raises;   /* path MTU increases (a probe) */
 	/* path MTU probes (RFC 8899): sent, answered, sizes failed
 	 * (MAX_PROBES unanswered), acknowledgements with our marker that
-	 * did not prove themselves (tag, ports, nonce): dropped */
+	 * did not prove themselves (tag, ports, nonce): dropped (those that
+	 * come while one may: sctp_udp_plpmtud_input) */
 	uint64_t probes_sent, probes_acked, probes_failed, probe_bad_acks;
 	uint64_t tx_frag;                      /* datagrams sent with DF off (RFC 4960 §7.3) */
 	uint64_t rx_unproven;                  /* from unknown sources, neither a lone INIT
@@ -150,7 +152,8 @@ struct sctp_udp_peer *sctp_udp_peer_get(struct sctp_udp *u, const char *addr, in
  * the idle time without datagrams (sctp_udp_set_peer_idle). */
 void sctp_udp_peer_ref(struct sctp_udp_peer *p);
 void sctp_udp_peer_unref(struct sctp_udp_peer *p);
-/* The clock of last_ms: CLOCK_MONOTONIC, ms. */
+/* The clock of last_ms and the layer's other times: CLOCK_MONOTONIC, ms
+ * (sctp_udp_clock.c). */
 uint64_t sctp_udp_now_ms(void);
 /* usrsctp's AF_CONN address of p, and back (NULL: no such peer any more,
  * e.g. a packet usrsctp emits after we freed the peer). */

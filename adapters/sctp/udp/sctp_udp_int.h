@@ -1,5 +1,5 @@
 /*
- * Internals of our UDP socket (sctp_udp.h), shared by its four files:
+ * Internals of our UDP socket (sctp_udp.h), shared by its files:
  * sctp_udp.c (socket, the send queue, filter, stats), sctp_udp_peers.c
  * (the peer table: proof, hashing, expiry),
  * sctp_udp_tx.c (queue flush: sendmmsg with UDP GSO runs),
@@ -7,8 +7,8 @@
  * error queue), sctp_udp_icmp.c (what an ICMP error may do: pure),
  * sctp_udp_mtu.c (path MTU of each peer from the route,
  * EMSGSIZE and ICMP "fragmentation needed" / "packet too big"),
- * sctp_udp_plpmtud.c (probing it, RFC 8899) and sctp_udp_probe.c (the
- * probe on the wire: pure).
+ * sctp_udp_plpmtud.c (probing it, RFC 8899), sctp_udp_probe.c (the
+ * probe on the wire: pure) and sctp_udp_clock.c (sctp_udp_now_ms).
  */
 #ifndef SCTP_UDP_INT_H
 #define SCTP_UDP_INT_H
@@ -191,9 +191,12 @@ uint32_t sctp_udp_mtu_floor(int family);
 void sctp_udp_mtu_probed(struct sctp_udp *u, struct sctp_udp_peer *p, uint32_t mtu);
 
 /* sctp_udp_plpmtud.c */
-/* A received packet b[0..*n) of known peer p (CRC32c checked): 1 if it was
- * a lone probe acknowledgement (consumed), else 0 (*n shorter if one was
- * cut out of it); starts p's probing once an association is up. */
+/* A received packet b[0..*n) of known peer p (CRC32c checked, p->last_ms
+ * its arrival: sctp_udp_classify): 1 if it was a lone probe
+ * acknowledgement (consumed), else 0 (*n shorter if one was cut out of
+ * it); starts p's probing once an association is up. Its chunks are
+ * looked through only while an acknowledgement may come (a probe
+ * unanswered or sent within the probe timer). */
 int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b, size_t *n);
 /* A verified ICMP "fragmentation needed" / "packet too big" for p with
  * next-hop MTU mtu (0: not given; the caller checked that its quote

@@ -29,7 +29,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define V4_HDR  20
@@ -46,13 +45,6 @@
 /* The lowest path MTU we ever use: the protocol floor, or the kernel's
  * own floor for the route's MTU if that is higher (below it the kernel
  * does not lower a route, so asking for less gains nothing). */
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 uint32_t sctp_udp_mtu_floor(int family)
 {
 	/* read once per process (endpoints of several threads may race
@@ -297,7 +289,7 @@ void sctp_udp_mtu_emsgsize(struct sctp_udp *u, struct sctp_udp_peer *p)
 		return;
 	if (m < sctp_udp_mtu_floor(p->sa.ss_family)) {
 		p->route_mtu = m;
-		p->route_ms = now_ms();
+		p->route_ms = sctp_udp_now_ms();
 	}
 	/* the probes' ceiling too (sctp_udp_plpmtud.c) */
 	if (capped(u, p->sa.ss_family, m) < p->plp.max)
@@ -310,7 +302,7 @@ int sctp_udp_mtu_route_short(const struct sctp_udp_peer *p, size_t len)
 	uint32_t hdr = (p->sa.ss_family == AF_INET6 ? V6_HDR : V4_HDR) + UDP_HDR;
 	if (!p->route_mtu || len + hdr <= p->route_mtu)
 		return 0;
-	return now_ms() - p->route_ms < ROUTE_RECHECK_MS;
+	return sctp_udp_now_ms() - p->route_ms < ROUTE_RECHECK_MS;
 }
 
 /* RFC 4960 §7.3: a chunk that no longer fits a lowered path MTU is sent

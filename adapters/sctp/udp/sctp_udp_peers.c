@@ -47,7 +47,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/crc32c.h"
 #include "common/siphash.h"
@@ -64,13 +63,6 @@ static struct {
 	struct sctp_udp_peer **tab;
 	size_t cap, n;
 } g_ids = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-uint64_t sctp_udp_now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* Keyed (SipHash-2-4, a random key per socket): sources are chosen by
  * whoever sends us datagrams; with an unkeyed hash they can be picked to

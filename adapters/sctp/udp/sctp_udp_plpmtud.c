@@ -172,6 +172,7 @@ static void send_probe(struct sctp_udp *u, struct sctp_udp_peer *p)
 		}
 	free(buf);
 	p->plp.count++;
+	p->plp.sent_ms = sctp_udp_now_ms();
 	u->c.probes_sent++;
 	/* the interface itself refuses the size: failed without waiting */
 	if (e == EMSGSIZE)
@@ -321,6 +322,29 @@ static int genuine(const struct sctp_udp *u, const struct sctp_udp_peer *p,
 	       a->nonce == nonce(u, p, a->size, a->seq);
 }
 
+/* May a packet from p now carry the HEARTBEAT ACK of one of our probes?
+ * Only while a probe of p is unanswered (count), or within PROBE_TIMER of
+ * the last probe sent: the time this file itself waits for an answer
+ * before it counts a probe lost (RFC 8899 §5.1.1), so the answer to every
+ * probe in flight lands in it, and so does a second answer to a size just
+ * acknowledged (two probes of it were out), which is still taken out.
+ * Every other packet goes to usrsctp without a walk of its chunks. An
+ * answer later than that goes to usrsctp as it came, which does not take
+ * it for one of its own heartbeats: sctp_process_control (its
+ * SCTP_HEARTBEAT_ACK case) discards a HEARTBEAT ACK whose length is not
+ * that of usrsctp's own heartbeat chunk, and ours (SCTP_PROBE_HB_LEN) is
+ * shorter; sctp_handle_heartbeat_ack, behind it, checks the same length
+ * first and then wants the Heartbeat Info to name one of the association's
+ * addresses. usrsctp reads no further chunks of that packet: a lone
+ * answer (as a peer sends it when it has nothing else to send) costs
+ * nothing; chunks bundled behind it are lost to usrsctp, which SCTP's
+ * retransmission repairs as for a lost packet. p->last_ms is this
+ * packet's arrival (sctp_udp_classify). */
+static int ack_possible(const struct sctp_udp_peer *p)
+{
+	return p->plp.count || (p->plp.sent_ms && p->last_ms < p->plp.sent_ms + probe_ms);
+}
+
 int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t *b, size_t *n)
 {
 	struct sctp_probe a;
@@ -334,6 +358,8 @@ int sctp_udp_plpmtud_input(struct sctp_udp *u, struct sctp_udp_peer *p, uint8_t 
 	pthread_mutex_unlock(&u->qlock);
 	if (p->plp.state == PL_OFF && p->refs)
 		start(u, p);
+	if (!ack_possible(p))
+		return 0;
 	r = sctp_probe_ack_parse(b, *n, &a, &off, &clen);
 	if (r == SCTP_PROBE_NONE)
 		return 0;

@@ -140,7 +140,8 @@ typedef struct sctp_ll_io_stats {
 	uint64_t peer_max_chain;               /* longest hash chain now */
 	/* path MTU probing (RFC 8899, sctp_udp_plpmtud.c): increases a probe
 	 * confirmed; probes sent, answered; sizes failed; forged or stale
-	 * acknowledgements dropped */
+	 * acknowledgements dropped (those that come while a probe is
+	 * unanswered or within the probe timer of the last one) */
 	uint64_t mtu_raises, probes_sent, probes_acked, probes_failed, probe_bad_acks;
 	/* ICMP errors: acted on only when the quote proves the packet ours */
 	uint64_t icmp_dead, icmp_mtu; /* acted on */
