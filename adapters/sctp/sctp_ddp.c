@@ -632,7 +632,7 @@ static int ep_new(struct event_base *base, const ddp_sctp_config *cfg, int plain
 	int rc;
 
 	if (!base || !cfg || !out || !cfg->ctx || !cfg->sctp.assoc || !cfg->sctp.session_ctl ||
-	    !cfg->ddp.deliver || (unsigned)cfg->cc > DDP_SCTP_CC_RTCC)
+	    !cfg->ddp.deliver || (unsigned)cfg->cc > DDP_SCTP_CC_CUBIC)
 		return DDP_ERR_INVAL;
 	ep = sctp_xcalloc(1, sizeof(*ep));
 	if (!ep)

@@ -89,6 +89,10 @@ extern const struct bench_driver drv_tcp, drv_mpa, drv_sctp, drv_usrsctp, drv_us
  * --system-usrsctp-perf: where make puts the ddp-perf built against the
  * packaged libusrsctp (usrsctp_build.c; both from make). */
 const char *bench_usrsctp_build(void);
+/* --sctp-cc's names (sctp_cc.c): enum ddp_sctp_cc from a name, or -1;
+ * the name of one ("?" out of range). */
+int bench_sctp_cc_parse(const char *s);
+const char *bench_sctp_cc_name(int cc);
 const char *bench_system_perf_default(void);
 
 /* The driver of an LLP name, NULL if none (main.c). */

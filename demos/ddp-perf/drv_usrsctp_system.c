@@ -112,7 +112,6 @@ static void share_linkem(void)
 
 static int run(struct event_base *base, const struct bench_params *p, struct bench_result *r)
 {
-	static const char *const ccs[] = { "default", "rfc4960", "hstcp", "htcp", "rtcc" };
 	const char *prog = p->system_perf ? p->system_perf : bench_system_perf_default();
 	if (p->role == 1) {
 		bench_fail(r, "usrsctp-system runs both of its ends itself: no --server");
@@ -146,9 +145,9 @@ static int run(struct event_base *base, const struct bench_params *p, struct ben
 		argv[n++] = "--mtu";
 		argv[n++] = mtu;
 	}
-	if (p->sctp_cc > 0 && p->sctp_cc < (int)(sizeof(ccs) / sizeof(ccs[0]))) {
+	if (p->sctp_cc > 0) {
 		argv[n++] = "--sctp-cc";
-		argv[n++] = ccs[p->sctp_cc];
+		argv[n++] = bench_sctp_cc_name(p->sctp_cc);
 	}
 	if (p->sctp_buf) {
 		argv[n++] = "--sctp-buf";

@@ -271,7 +271,7 @@ static void usage(void)
 	fprintf(stderr, "usage: ddp-perf --latency [--streams K (16)] [--rate R (100mbit; or MB/s)]\n"
 			"                [--sizes S[,S..] (16384)] [--duration SECS (5)] [--drain SECS (5)]\n"
 			"                [--rows sctp,mpa,mpa1,tcp (sctp,mpa,mpa1)] [--json] [--tcp-cc NAME|system (cubic)]\n"
-			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc} (the library's default)]\n"
+			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc,cubic} (the library's default)]\n"
 			"                [--trace PREFIX (the receivers write PREFIX.ROW.SIZE: one line per\n"
 			"                 message: send time ms, channel, sequence, delay ms)]\n"
 			"                [--netns [--link SPEC] [--mtu N]]\n");
@@ -312,11 +312,7 @@ static int parse(struct lat_run *x, int argc, char **argv, int *netns, uint32_t 
 		case 'T': x->o.tcp_cc = optarg; break;
 		case 'X': trace_prefix = optarg; break;
 		case 'G': {
-			static const char *const cc[] = { "default", "rfc4960", "hstcp", "htcp", "rtcc" };
-			x->o.sctp_cc = -1;
-			for (int i = 0; i < 5; i++)
-				if (!strcmp(optarg, cc[i]))
-					x->o.sctp_cc = i;
+			x->o.sctp_cc = bench_sctp_cc_parse(optarg);
 			if (x->o.sctp_cc < 0)
 				return -1;
 			break;

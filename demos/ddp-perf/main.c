@@ -369,22 +369,12 @@ static void usage(void)
 			"                [--tcp-cc NAME|system (TCP congestion control of tcp, iperf3, mpa,\n"
 			"                 default cubic)] [--no-crc (mpa, both ends: no MPA CRC)]\n"
 			"                [--heap-trim (glibc's default heap trimming; default: keep)]\n"
-			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc} --sctp-buf OCTETS (usrsctp's congestion\n"
+			"                [--sctp-cc {rfc4960,hstcp,htcp,rtcc,cubic} --sctp-buf OCTETS (usrsctp's congestion\n"
 			"                 control and socket buffers of the sctp and usrsctp rows; default: the library's)]\n"
 			"                [--system-usrsctp-perf PATH (the ddp-perf built against the packaged\n"
 			"                 libusrsctp that the usrsctp-system row runs; default %s,\n"
 			"                 made by `make perf-system-usrsctp`)]\n",
 		bench_system_perf_default());
-}
-
-/* --sctp-cc's names: enum ddp_sctp_cc, or -1. */
-static int sctp_cc_parse(const char *s)
-{
-	static const char *const names[] = { "default", "rfc4960", "hstcp", "htcp", "rtcc" };
-	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	return -1;
 }
 
 /* "a,b,c" into at most MAX_LIST items; the count or -1. */
@@ -520,8 +510,8 @@ int main(int argc, char **argv)
 		case 'T': cc_want = optarg; break;
 		case 'R': one->no_crc = 1; break;
 		case 'G':
-			if ((one->sctp_cc = sctp_cc_parse(optarg)) < 0) {
-				fprintf(stderr, "ddp-perf: --sctp-cc: rfc4960, hstcp, htcp or rtcc\n");
+			if ((one->sctp_cc = bench_sctp_cc_parse(optarg)) < 0) {
+				fprintf(stderr, "ddp-perf: --sctp-cc: rfc4960, hstcp, htcp, rtcc or cubic\n");
 				return 2;
 			}
 			break;

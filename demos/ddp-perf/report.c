@@ -65,20 +65,24 @@ static const struct row *baseline(const struct row *rows, int n, const struct ro
 	return measured(b) ? b : NULL;
 }
 
-/* The baseline of a DDP row's ratio: DDP/SCTP usrsctp; DDP/MPA the
- * stronger of tcp and iperf3 measured in this run (the round trip: tcp,
- * iperf3 has none). NULL: none ran. */
+const struct row *report_tcp_base(const struct row *rows, int n, const struct row *w)
+{
+	const struct row *t = baseline(rows, n, w, "tcp");
+	if (bench_mode_rtt(w->p.mode))
+		return t;
+	const struct row *i = baseline(rows, n, w, "iperf3");
+	return i && (!t || row_mbps(i) > row_mbps(t)) ? i : t;
+}
+
+/* The baseline of a DDP row's ratio: DDP/SCTP usrsctp; DDP/MPA kernel
+ * TCP (report_tcp_base). NULL: none ran. */
 static const struct row *ratio_base(const struct row *rows, int n, const struct row *w)
 {
 	if (!strcmp(w->p.llp, "sctp"))
 		return baseline(rows, n, w, "usrsctp");
 	if (strcmp(w->p.llp, "mpa"))
 		return NULL;
-	const struct row *t = baseline(rows, n, w, "tcp");
-	if (bench_mode_rtt(w->p.mode))
-		return t;
-	const struct row *i = baseline(rows, n, w, "iperf3");
-	return i && (!t || row_mbps(i) > row_mbps(t)) ? i : t;
+	return report_tcp_base(rows, n, w);
 }
 
 /* Throughput of w over b; -1 when b stalled (below STALLED of w). */
@@ -250,9 +254,12 @@ static void mpa_baselines(const struct row *rows, int n)
 
 static const char *sctp_cc_name(int cc)
 {
-	static const char *const names[] = { "the library's default (rfc4960)", "rfc4960", "hstcp",
-					     "htcp", "rtcc" };
-	return cc >= 0 && cc < (int)(sizeof(names) / sizeof(names[0])) ? names[cc] : "?";
+#if defined(DDP_USRSCTP_PATCHED) && DDP_USRSCTP_PATCHED
+	return cc ? bench_sctp_cc_name(cc)
+	          : "the library's default (cubic; rfc4960 in the usrsctp-system row)";
+#else
+	return cc ? bench_sctp_cc_name(cc) : "the library's default (rfc4960)";
+#endif
 }
 
 void report_table(const struct row *rows, int n, int reps, const struct report_info *ri)

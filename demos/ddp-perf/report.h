@@ -40,6 +40,10 @@ void report_table(const struct row *rows, int n, int reps, const struct report_i
  * round trip), measured or not; NULL: none in the run. */
 const struct row *report_raw_row(const struct row *rows, int n, const struct row *w,
 				 const char *raw);
+/* Kernel TCP at w's size and stream count: the stronger of the tcp and
+ * iperf3 rows that measured (the round trip: tcp, iperf3 has none); NULL:
+ * neither measured. */
+const struct row *report_tcp_base(const struct row *rows, int n, const struct row *w);
 /* The baseline of a DDP row's ratio: DDP/SCTP usrsctp, DDP/MPA the stronger
  * of tcp and iperf3 (a failed or skipped one when neither measured); NULL
  * for a raw row or when none ran. */

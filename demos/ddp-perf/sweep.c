@@ -180,7 +180,7 @@ static void print_group(const struct sweep *sw, const char *what, const char *ba
 					   col, notes, sizeof(notes));
 				printf(" %14s", cell);
 				snprintf(col, sizeof(col), "%s/tcp", name);
-				ratio_cell(cell, sizeof(cell), w, report_raw_row(rows, n, w, "tcp"),
+				ratio_cell(cell, sizeof(cell), w, report_tcp_base(rows, n, w),
 					   sw->label[k], col, notes, sizeof(notes));
 				printf(" %14s", cell);
 			}

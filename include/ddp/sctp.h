@@ -81,16 +81,17 @@ enum ddp_sctp_event {
 
 /* usrsctp's congestion control modules (ddp_sctp_config.cc). */
 enum ddp_sctp_cc {
-	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_RFC4960,
-	                          * the one that held up on every path tried;
-	                          * HSTCP moves more on a long lossy path but
-	                          * stalls on a lossy, corrupting, reordering
-	                          * local one (docs/performance.md, section 9,
-	                          * "Long paths") */
+	DDP_SCTP_CC_DEFAULT = 0, /* the library's choice: DDP_SCTP_CC_CUBIC,
+	                          * or DDP_SCTP_CC_RFC4960 with the packaged
+	                          * usrsctp (docs/performance.md, section 22) */
 	DDP_SCTP_CC_RFC4960 = 1, /* RFC 4960 §7.2 (usrsctp's "RFC 2581") */
 	DDP_SCTP_CC_HSTCP = 2,   /* HighSpeed TCP, RFC 3649 */
 	DDP_SCTP_CC_HTCP = 3,    /* H-TCP */
 	DDP_SCTP_CC_RTCC = 4,    /* RTCC, usrsctp's RTT-based variant */
+	DDP_SCTP_CC_CUBIC = 5,   /* CUBIC, RFC 9438: the bundled usrsctp only;
+	                          * with the packaged library (configure
+	                          * --with-system-usrsctp) ddp_sctp_ep_new
+	                          * fails with DDP_ERR_UNSUPPORTED */
 };
 
 typedef struct ddp_sctp_callbacks {
@@ -282,7 +283,8 @@ DDP_API int ddp_sctp_connect_addr_sized(struct event_base *base, ddp_ctx *ctx,
 	ddp_sctp_connect_addr_sized(__VA_ARGS__, DDP_SIZES2(ddp_sctp_config, ddp_conn_callbacks))
 /* Create an endpoint bound to cfg->addr:port (UDP) on base. cfg is copied.
  * Errors: DDP_ERR_INVAL (NULL, no ctx or callbacks, cc not a ddp_sctp_cc), DDP_ERR_NOMEM,
- * DDP_ERR_SYS (socket/bind failed, see errno). */
+ * DDP_ERR_SYS (socket/bind failed, see errno), DDP_ERR_UNSUPPORTED (cc is a
+ * module the usrsctp this library was built with lacks). */
 DDP_API int ddp_sctp_ep_new_sized(struct event_base *base, const ddp_sctp_config *cfg,
                                   ddp_sctp_ep **out, uint64_t sizes);
 #define ddp_sctp_ep_new(...) ddp_sctp_ep_new_sized(__VA_ARGS__, DDP_SIZES1(ddp_sctp_config))

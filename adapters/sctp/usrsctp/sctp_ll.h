@@ -102,7 +102,8 @@ typedef struct sctp_ll_assoc_cb {
 typedef void (*sctp_ll_accept_cb)(sctp_ll_ep *ep, sctp_ll_assoc *a, void *user);
 
 /* Create an endpoint (bind the UDP socket, start usrsctp if first).
- * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/bind). */
+ * Errors: DDP_ERR_INVAL, DDP_ERR_NOMEM, DDP_ERR_SYS (socket/bind),
+ * DDP_ERR_UNSUPPORTED (cfg->cc names a module this usrsctp lacks). */
 int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_ep **out);
 /* Abort every association and free. Last endpoint stops usrsctp. */
 void sctp_ll_ep_free(sctp_ll_ep *ep);
@@ -265,6 +266,11 @@ typedef struct sctp_ll_path {
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);
+/* The congestion control module the association runs (enum ddp_sctp_cc,
+ * never DDP_SCTP_CC_DEFAULT), as usrsctp reports it; DDP_ERR_UNSUPPORTED:
+ * this usrsctp cannot report it (the packaged one), DDP_ERR_INVAL,
+ * DDP_ERR_SYS. */
+int sctp_ll_assoc_cc(sctp_ll_assoc *a);
 /* Octets of user messages usrsctp holds for a: queued or sent and not yet
  * acknowledged (its send buffer's use). -1: this usrsctp cannot tell. */
 long sctp_ll_queued_octets(sctp_ll_assoc *a);

@@ -416,14 +416,19 @@ static int open_socket(sctp_ll_ep *ep, uint32_t payload, void *conn, uint16_t po
 	struct socket *so;
 	int rc;
 	LOCK(ep);
-	/* the congestion control module: usrsctp's public interface sets it
-	 * only as the default of sockets made from now on, so it is set
-	 * and put back around our socket, under the lock every usrsctp call
-	 * of the process takes */
-	uint32_t cc0 = usrsctp_sysctl_get_sctp_default_cc_module();
-	usrsctp_sysctl_set_sctp_default_cc_module(sctp_usrsctp_cc_module(&ep->cfg));
+#ifdef SCTP_PLUGGABLE_CC
 	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
+#else
+	/* the packaged usrsctp sets the congestion control module only as
+	 * the default of sockets made from now on: set and put back around
+	 * our socket, under the lock every usrsctp call of the process takes */
+	uint32_t cc0 = usrsctp_sysctl_get_sctp_default_cc_module();
+	so = NULL;
+	if (usrsctp_sysctl_set_sctp_default_cc_module(
+	        (uint32_t)sctp_usrsctp_cc_module(ep->cfg.cc)) == 0)
+		so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0, NULL);
 	usrsctp_sysctl_set_sctp_default_cc_module(cc0);
+#endif
 	UNLOCK();
 	if (!so)
 		return DDP_ERR_SYS;

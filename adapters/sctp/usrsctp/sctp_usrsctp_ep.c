@@ -102,8 +102,11 @@ int sctp_ll_ep_new(struct event_base *base, const sctp_ll_config *cfg, sctp_ll_e
 	sctp_ll_ep *ep;
 	int rc;
 
-	if (!base || !cfg || !out || cfg->port < -1 || cfg->port > 65535)
+	if (!base || !cfg || !out || cfg->port < -1 || cfg->port > 65535 ||
+	    cfg->cc > DDP_SCTP_CC_CUBIC)
 		return DDP_ERR_INVAL;
+	if (sctp_usrsctp_cc_module(cfg->cc) < 0)
+		return DDP_ERR_UNSUPPORTED;
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return DDP_ERR_NOMEM;

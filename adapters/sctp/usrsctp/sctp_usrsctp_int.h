@@ -164,7 +164,7 @@ void sctp_usrsctp_timers(struct event_base *caller);
 /* Socket options shared by connecting and listening sockets; payload:
  * the largest UDP payload (sctp_udp_peer_max_payload) for the path MTU. */
 /* usrsctp's module number for cfg->cc (SCTP_CC_*). */
-uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg);
+int sctp_usrsctp_cc_module(unsigned cc);
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payload);
 /* ABORT with a User-Initiated Abort cause carrying reason (text). */
 int sctp_usrsctp_abort_reason(struct event_base *b, struct socket *so, const char *reason);

@@ -191,22 +191,40 @@ int sctp_usrsctp_set_mtu(struct event_base *b, struct socket *so, uint32_t paylo
 	return set_opt(b, so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp, sizeof(pp));
 }
 
-/* Socket options shared by connecting and listening sockets. */
-uint32_t sctp_usrsctp_cc_module(const sctp_ll_config *cfg)
+/* usrsctp's module for ddp_sctp_config.cc; -1: this usrsctp has none */
+int sctp_usrsctp_cc_module(unsigned cc)
 {
-	switch (cfg->cc) {
+	switch (cc) {
 	case DDP_SCTP_CC_HSTCP:
 		return SCTP_CC_HSTCP;
-	case DDP_SCTP_CC_RTCC:
-		return SCTP_CC_RTCC;
 	case DDP_SCTP_CC_HTCP:
 		return SCTP_CC_HTCP;
+#ifdef SCTP_PLUGGABLE_CC
+	case DDP_SCTP_CC_RTCC:
+		return SCTP_CC_RTCC;
+	case DDP_SCTP_CC_CUBIC:
+		return SCTP_CC_CUBIC;
+#else
+	/* the packaged usrsctp: no per-socket option in its header, and its
+	 * default-module sysctl takes modules 0 to 2 (RFC 4960, HSTCP, H-TCP;
+	 * SCTPCTL_DEFAULT_CC_MODULE_MAX); no CUBIC (patch 0005) */
+	case DDP_SCTP_CC_RTCC:
+	case DDP_SCTP_CC_CUBIC:
+		return -1;
+#endif
 	case DDP_SCTP_CC_RFC4960:
-	default: /* why: docs/performance.md, section 9, "Long paths" */
 		return SCTP_CC_RFC2581;
+	default:
+		/* why: docs/performance.md, section 22 */
+#ifdef SCTP_PLUGGABLE_CC
+		return SCTP_CC_CUBIC;
+#else
+		return SCTP_CC_RFC2581;
+#endif
 	}
 }
 
+/* Socket options shared by connecting and listening sockets. */
 int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payload)
 {
 	const sctp_ll_config *c = &ep->cfg;
@@ -262,6 +280,14 @@ int sctp_usrsctp_setup_socket(sctp_ll_ep *ep, struct socket *so, uint32_t payloa
 	mb.assoc_id = SCTP_FUTURE_ASSOC;
 	mb.assoc_value = 0;
 	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_ASCONF_SUPPORTED, &mb, sizeof(mb));
+#ifdef SCTP_PLUGGABLE_CC
+	/* the congestion control module of every association of this socket
+	 * (a listener's accepted ones included); the packaged usrsctp's is
+	 * set when the socket is made (sctp_usrsctp.c, open_socket) */
+	mb.assoc_id = SCTP_FUTURE_ASSOC;
+	mb.assoc_value = (uint32_t)sctp_usrsctp_cc_module(c->cc);
+	rc |= set_opt(b, so, IPPROTO_SCTP, SCTP_PLUGGABLE_CC, &mb, sizeof(mb));
+#endif
 	if (ep->stock) {
 		/* usrsctp as it comes (ddp_test.h, sctp_ll_ep_new_stock): undo
 		 * the global sysctls (ours) per association, set nothing else */
