@@ -38,7 +38,13 @@
  *    thread with SCTP endpoints must keep running its event_base, else the
  *    peers of its associations stall (as with any event loop);
  *  - the first endpoint of the process starts usrsctp (and, once, tests
- *    the gather send), the last one stops it.
+ *    the gather send), the last one stops it;
+ *  - with the bundled usrsctp, each thread that runs SCTP endpoints keeps
+ *    the stack's freed buffers (packets, chunks, queue entries) for reuse
+ *    while any association of the process exists: at most 256 KiB or
+ *    1,024 objects of each of usrsctp's 12 kinds, emptied when the thread
+ *    exits and at its next SCTP work after the last association is gone
+ *    (docs/building.md, patch 0006).
  * A single-threaded program pays for the lock too: an uncontended lock
  * costs tens of ns and is taken a few times per message and once per
  * received packet (docs/performance.md, section 18, has what it
