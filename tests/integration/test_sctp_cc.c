@@ -142,6 +142,30 @@ static void test_every_module_runs_at_both_ends(void **st)
 	event_base_free(b);
 }
 
+/* usrsctp as it comes (ddp-perf's usrsctp-stock baseline) runs usrsctp's
+ * own default module, RFC 4960, not the library's. */
+static void test_stock_endpoint_runs_usrsctp_default(void **st)
+{
+	(void)st;
+	struct event_base *b = event_base_new();
+	sctp_ll_config c = {.addr = "127.0.0.1", .port = -1, .nstreams = NSTREAMS};
+	sctp_ll_ep *se, *ce;
+	assert_int_equal(sctp_ll_ep_new_stock(b, &c, &se), 0);
+	assert_int_equal(sctp_ll_ep_new_stock(b, &c, &ce), 0);
+	assert_int_equal(sctp_ll_listen(se, ll_side_accept, &server), 0);
+	assert_int_equal(
+	    sctp_ll_connect(ce, "127.0.0.1", sctp_ll_ep_port(se), &ll_side_cbs, &client, &client.a), 0);
+	ll_run_until(b, &client.up, NULL, 0, 5);
+	ll_run_until(b, &server.up, NULL, 0, 5);
+	assert_true(client.up && server.up);
+	if (DDP_USRSCTP_PATCHED) {
+		assert_int_equal(sctp_ll_assoc_cc(client.a), DDP_SCTP_CC_RFC4960);
+		assert_int_equal(sctp_ll_assoc_cc(server.a), DDP_SCTP_CC_RFC4960);
+	}
+	close_pair(se, ce);
+	event_base_free(b);
+}
+
 /* Through 7 % each of drops, duplicates, holds and corruptions in both
  * directions (net_udpfault.h), 1,500 messages of one packet each arrive
  * intact: on this sub-millisecond path nearly every loss costs a time-out,
@@ -179,6 +203,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_every_module_runs_at_both_ends, setup),
+	    cmocka_unit_test_setup(test_stock_endpoint_runs_usrsctp_default, setup),
 	    cmocka_unit_test_setup(test_cubic_through_lossy_path, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,7 @@ int sctp_ll_ep_new_stock(struct event_base *base, const sctp_ll_config *cfg, sct
 	c.port = cfg->port;
 	c.nstreams = cfg->nstreams;
 	c.path_mtu = cfg->path_mtu;
+	c.cc = DDP_SCTP_CC_RFC4960; /* usrsctp's own default, not ours */
 	rc = sctp_ll_ep_new(base, &c, out);
 	if (rc)
 		return rc;
