@@ -1,10 +1,8 @@
 /* The congestion control module: ddp_sctp_config.cc as usrsctp names it
  * (set on each socket, sctp_usrsctp_io.c; or, with the packaged usrsctp,
- * as the default of the socket being made, sctp_usrsctp.c), and the one an
- * association reports it runs. */
+ * as the default of the socket being made, sctp_usrsctp.c; read back by
+ * sctp_ll_assoc_cc, sctp_usrsctp_status.c). No usrsctp call. */
 #include "sctp/usrsctp/sctp_usrsctp_int.h"
-
-#include <string.h>
 
 #include <usrsctp.h>
 
@@ -42,29 +40,4 @@ int sctp_usrsctp_cc_module(unsigned cc)
 		return SCTP_CC_RFC2581;
 #endif
 	}
-}
-
-int sctp_ll_assoc_cc(struct sctp_ll_assoc *a)
-{
-#ifdef SCTP_PLUGGABLE_CC
-	struct sctp_assoc_value av;
-	socklen_t l = sizeof(av);
-	int r;
-
-	if (!a || !a->so)
-		return DDP_ERR_INVAL;
-	memset(&av, 0, sizeof(av));
-	av.assoc_id = SCTP_FUTURE_ASSOC;
-	sctp_usrsctp_lock(a->ep->base);
-	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_PLUGGABLE_CC, &av, &l);
-	sctp_usrsctp_unlock();
-	if (r < 0)
-		return DDP_ERR_SYS;
-	for (unsigned cc = DDP_SCTP_CC_RFC4960; cc <= DDP_SCTP_CC_CUBIC; cc++)
-		if (sctp_usrsctp_cc_module(cc) == (int)av.assoc_value)
-			return (int)cc;
-	return DDP_ERR_SYS;
-#else
-	return a ? DDP_ERR_UNSUPPORTED : DDP_ERR_INVAL;
-#endif
 }

@@ -8,6 +8,7 @@
 #include <usrsctp.h>
 
 #include <ddp/ddp.h>
+#include <ddp/sctp.h>
 
 /* The association's congestion window, peer window, round trip and queues
  * (SCTP_STATUS), for traces and tests. */
@@ -36,6 +37,31 @@ int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
 	out->pending = ss.sstat_penddata;
 	out->rcvbuf = a->rcvbuf;
 	return 0;
+}
+
+int sctp_ll_assoc_cc(struct sctp_ll_assoc *a)
+{
+#ifdef SCTP_PLUGGABLE_CC
+	struct sctp_assoc_value av;
+	socklen_t l = sizeof(av);
+	int r;
+
+	if (!a || !a->so)
+		return DDP_ERR_INVAL;
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = SCTP_FUTURE_ASSOC;
+	sctp_usrsctp_lock(a->ep->base);
+	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_PLUGGABLE_CC, &av, &l);
+	sctp_usrsctp_unlock();
+	if (r < 0)
+		return DDP_ERR_SYS;
+	for (unsigned cc = DDP_SCTP_CC_RFC4960; cc <= DDP_SCTP_CC_CUBIC; cc++)
+		if (sctp_usrsctp_cc_module(cc) == (int)av.assoc_value)
+			return (int)cc;
+	return DDP_ERR_SYS;
+#else
+	return a ? DDP_ERR_UNSUPPORTED : DDP_ERR_INVAL;
+#endif
 }
 
 /* SCTP_GET_SNDBUF_USE (struct sctp_sockstat) is a socket option of the
