@@ -27,7 +27,7 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len, int df,
 
 	if (!u || len < SCTP_COMMON_HDR || len > UDP_MAX)
 		return;
-	k = malloc(sizeof(*k) + len);
+	k = sctp_udp_pkt_new(u, len, local);
 	if (!k)
 		return;
 	k->next = NULL;
@@ -44,7 +44,10 @@ void sctp_udp_send(struct sctp_udp_peer *p, const void *buf, size_t len, int df,
 	if (u->qlen >= TXQ_MAX) {
 		u->c.tx_drops++;
 		pthread_mutex_unlock(&u->qlock);
-		free(k);
+		if (local)
+			sctp_udp_pkt_free(u, k);
+		else
+			free(k);
 		return; /* dropped: SCTP retransmits */
 	}
 	if (u->q_tail)
@@ -95,6 +98,7 @@ static void drop_queue(struct sctp_udp *u)
 	u->q_tail = NULL;
 	u->qlen = 0;
 	pthread_mutex_unlock(&u->qlock);
+	sctp_udp_pkt_pool_free(u);
 	free(u->held);
 	u->held = NULL;
 }

@@ -8,7 +8,8 @@
  * sctp_udp_mtu.c (path MTU of each peer from the route,
  * EMSGSIZE and ICMP "fragmentation needed" / "packet too big"),
  * sctp_udp_plpmtud.c (probing it, RFC 8899), sctp_udp_probe.c (the
- * probe on the wire: pure) and sctp_udp_clock.c (sctp_udp_now_ms).
+ * probe on the wire: pure), sctp_udp_clock.c (sctp_udp_now_ms) and
+ * sctp_udp_pkt.c (the send queue's packets and their free lists).
  */
 #ifndef SCTP_UDP_INT_H
 #define SCTP_UDP_INT_H
@@ -29,12 +30,14 @@ struct ddp_ctx;
 #define TXQ_MAX         8192 /* queued datagrams before we drop (SCTP resends) */
 #define SCTP_CSUM_OFF   8    /* RFC 4960 §3.1 checksum field */
 #define SCTP_COMMON_HDR 12
-#define GSO_MAX_SEGS    64    /* kernel UDP_MAX_SEGMENTS */
-#define GSO_MAX_BYTES   65000 /* one super-datagram stays under 64 KiB */
-#define TX_MSGS         256   /* mmsghdr entries per sendmmsg */
-#define TX_PKTS         1024  /* packets (iovecs) per sendmmsg */
-#define RX_MSGS         32    /* datagrams (or GRO trains) per recvmmsg */
-#define PEER_IDLE_MS    10000 /* unreferenced peer lifetime (default) */
+#define GSO_MAX_SEGS    64         /* kernel UDP_MAX_SEGMENTS */
+#define GSO_MAX_BYTES   65000      /* one super-datagram stays under 64 KiB */
+#define TX_MSGS         256        /* mmsghdr entries per sendmmsg */
+#define TX_PKTS         1024       /* packets (iovecs) per sendmmsg */
+#define RX_MSGS         32         /* datagrams (or GRO trains) per recvmmsg */
+#define PKT_CLASSES     2          /* packet capacities kept for reuse (sctp_udp_pkt.c) */
+#define PKT_POOL_BYTES  (1u << 20) /* sent packets kept, per capacity and socket */
+#define PEER_IDLE_MS    10000      /* unreferenced peer lifetime (default) */
 /* lifetime of a peer no association ever used (its COOKIE ECHO was
  * answered with a COOKIE ACK and the listener has not taken the
  * association yet) */
@@ -50,7 +53,8 @@ struct pkt {
 	struct pkt *next;
 	struct sctp_udp_peer *peer;
 	size_t len;
-	int df; /* usrsctp's set_df: may not be IP-fragmented */
+	int df;  /* usrsctp's set_df: may not be IP-fragmented */
+	int cls; /* capacity class (sctp_udp_pkt.c), -1: sized to len */
 	uint8_t data[];
 };
 
@@ -80,6 +84,9 @@ struct sctp_udp {
 	struct pkt *q_head, *q_tail;
 	size_t qlen;
 	struct pkt *held;
+	/* sent packets for reuse, owner thread only (sctp_udp_pkt.c) */
+	struct pkt *pool[PKT_CLASSES];
+	size_t npool[PKT_CLASSES];
 	sctp_udp_filter filter;
 	void *filter_user;
 	uint32_t mtu_cap; /* IP MTU cap (config path_mtu), 0 none */
@@ -143,6 +150,14 @@ enum sctp_udp_verdict sctp_udp_classify(struct sctp_udp *u, const struct sockadd
                                         struct sctp_udp_peer **out);
 /* Longest chain of the address table (tests, stats: a walk of it). */
 size_t sctp_udp_peer_max_chain(const struct sctp_udp *u);
+
+/* sctp_udp_pkt.c */
+/* A packet for len octets (NULL: no memory): from the owner thread's free
+ * list when local (the caller is the owner thread), else malloc. */
+struct pkt *sctp_udp_pkt_new(struct sctp_udp *u, size_t len, int local);
+/* A packet done with: onto its free list, or freed. Owner thread only. */
+void sctp_udp_pkt_free(struct sctp_udp *u, struct pkt *k);
+void sctp_udp_pkt_pool_free(struct sctp_udp *u);
 
 /* sctp_udp_tx.c */
 int sctp_udp_tx_init(struct sctp_udp *u);

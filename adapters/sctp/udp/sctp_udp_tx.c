@@ -64,7 +64,7 @@ static void pop(struct sctp_udp *u, int n)
 		if (!u->q_head)
 			u->q_tail = NULL;
 		u->qlen--;
-		free(k);
+		sctp_udp_pkt_free(u, k);
 	}
 }
 
