@@ -25,9 +25,10 @@ static void on_trace(evutil_socket_t fd, short what, void *arg)
 		t->ulp(t->arg, ulp, sizeof(ulp));
 	fprintf(stderr,
 		"trace %s t=%.2f cwnd=%u peer_rwnd=%u unacked=%u pending=%u srtt_ms=%u rto_ms=%u "
-		"mtu=%u rcvbuf=%u%s%s\n",
+		"mtu=%u rcvbuf=%u t3=%u fast_rtx=%u rtx=%u%s%s\n",
 		t->llp, now() - t->t0, st.cwnd, st.peer_rwnd, st.unacked, st.pending, st.srtt_ms,
-		st.rto_ms, st.mtu, st.rcvbuf, *ulp ? " " : "", ulp);
+		st.rto_ms, st.mtu, st.rcvbuf, st.t3_expiries, st.fast_rtx, st.rtx, *ulp ? " " : "",
+		ulp);
 }
 
 void path_trace_start(struct path_trace *t, struct event_base *base, const char *llp,

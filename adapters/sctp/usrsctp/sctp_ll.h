@@ -263,6 +263,10 @@ typedef struct sctp_ll_path {
 	uint32_t pending; /* DATA chunks received and not yet read (SCTP_STATUS
 	                   * sstat_penddata: this end's receive side) */
 	uint32_t rcvbuf;  /* this end's receive buffer now (autotuned or set) */
+	/* usrsctp's counters since the stack started, of every association
+	 * in the process (usrsctp_get_stat): T3-rtx expiries, DATA chunks
+	 * fast-retransmitted, DATA chunks retransmitted in all */
+	uint32_t t3_expiries, fast_rtx, rtx;
 } sctp_ll_path;
 /* Returns 0, DDP_ERR_INVAL (no socket), DDP_ERR_SYS. */
 int sctp_ll_path_status(sctp_ll_assoc *a, sctp_ll_path *out);

@@ -11,19 +11,23 @@
 #include <ddp/sctp.h>
 
 /* The association's congestion window, peer window, round trip and queues
- * (SCTP_STATUS), for traces and tests. */
+ * (SCTP_STATUS), and the stack's retransmission counters, for traces and
+ * tests. */
 
 int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
 {
 	struct sctp_status ss;
+	struct sctpstat st;
 	socklen_t l = sizeof(ss);
 	int r;
 
 	if (!a || !a->so || !out)
 		return DDP_ERR_INVAL;
 	memset(&ss, 0, sizeof(ss));
+	memset(&st, 0, sizeof(st));
 	sctp_usrsctp_lock(a->ep->base);
 	r = usrsctp_getsockopt(a->so, IPPROTO_SCTP, SCTP_STATUS, &ss, &l);
+	usrsctp_get_stat(&st);
 	sctp_usrsctp_unlock();
 	if (r < 0)
 		return DDP_ERR_SYS;
@@ -36,6 +40,9 @@ int sctp_ll_path_status(struct sctp_ll_assoc *a, sctp_ll_path *out)
 	out->unacked = ss.sstat_unackdata;
 	out->pending = ss.sstat_penddata;
 	out->rcvbuf = a->rcvbuf;
+	out->t3_expiries = st.sctps_timodata;
+	out->fast_rtx = st.sctps_sendfastretrans;
+	out->rtx = st.sctps_sendretransdata;
 	return 0;
 }
 
