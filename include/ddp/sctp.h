@@ -41,10 +41,11 @@
  *    the gather send), the last one stops it;
  *  - with the bundled usrsctp, each thread that runs SCTP endpoints keeps
  *    the stack's freed buffers (packets, chunks, queue entries) for reuse
- *    while any association of the process exists: at most 256 KiB or
- *    1,024 objects of each of usrsctp's 12 kinds, emptied when the thread
+ *    while any association of the process exists: at most 4 MiB or
+ *    4,096 objects of each of usrsctp's 12 kinds (18 MiB a thread if
+ *    every kind filled up), emptied when the thread
  *    exits and at its next SCTP work after the last association is gone
- *    (docs/building.md, patch 0006).
+ *    (docs/building.md, patches 0006 and 0007).
  * A single-threaded program pays for the lock too: an uncontended lock
  * costs tens of ns and is taken a few times per message and once per
  * received packet (docs/performance.md, section 18, has what it
