@@ -1,9 +1,10 @@
 /* Integration: the congestion control module an endpoint asks for
  * (sctp_ll_config.cc, ddp_sctp_config.cc) is the one its associations run
  * at both ends, or the endpoint is refused (DDP_ERR_UNSUPPORTED) when the
- * usrsctp built in lacks it; and the modules that may be the library's
+ * usrsctp built in lacks it; the modules that may be the library's
  * default carry traffic through a lossy, corrupting, reordering path at
- * MTU 1500.
+ * MTU 1500; and a busy sender's retransmission timer does not expire
+ * while SACKs keep acknowledging its data.
  * Real usrsctp and libevent on loopback. */
 #ifndef DDP_USRSCTP_PATCHED
 #define DDP_USRSCTP_PATCHED 0
@@ -199,12 +200,56 @@ static void test_cubic_through_lossy_path(void **st)
 	lossy_path(DDP_SCTP_CC_CUBIC);
 }
 
+/* RFC 9260 §6.3.2 R3: each SACK that acknowledges the earliest outstanding
+ * TSN restarts the T3-rtx timer, so a sender that keeps data in flight on
+ * a clean path never sees it expire (patch 0008: usrsctp's handling of
+ * SACKs without gaps left the timer running from its first start, and it
+ * expired every RTO, 100 ms here, however much was acknowledged). The
+ * counter is the process's: nothing else runs in it meanwhile. */
+static void test_busy_sender_sees_no_t3_expiry(void **st)
+{
+	static uint8_t msg[1500];
+	struct event_base *b = event_base_new();
+	sctp_ll_ep *se, *ce;
+	sctp_ll_path p0, p1;
+	struct timespec t0, t;
+	unsigned long sent = 0;
+	(void)st;
+	assert_int_equal(make_pair(b, DDP_SCTP_CC_DEFAULT, &se, &ce), 0);
+	uint32_t len = sctp_ll_max_msg(client.a);
+	assert_true(len <= sizeof(msg));
+	assert_int_equal(sctp_ll_path_status(client.a, &p0), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		int rc = sctp_ll_send(client.a, (uint16_t)(sent % NSTREAMS), SCTP_PPID_DDP, msg, len);
+		if (rc == DDP_ERR_AGAIN) {
+			event_base_loop(b, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+		} else {
+			assert_int_equal(rc, 0);
+			sent++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < 1.5);
+	assert_int_equal(sctp_ll_path_status(client.a, &p1), 0);
+	ll_run_until(b, NULL, &server.got, sent, 10);
+	print_message("%lu messages of %u octets in 1.5 s, RTO %u ms: T3-rtx expiries %u, "
+		      "retransmitted chunks %u\n",
+		      sent, len, p1.rto_ms, p1.t3_expiries - p0.t3_expiries, p1.rtx - p0.rtx);
+	assert_int_equal(server.got, sent);
+	assert_true(sent > 10000);
+	if (DDP_USRSCTP_PATCHED)
+		assert_int_equal(p1.t3_expiries - p0.t3_expiries, 0);
+	close_pair(se, ce);
+	event_base_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(test_every_module_runs_at_both_ends, setup),
 	    cmocka_unit_test_setup(test_stock_endpoint_runs_usrsctp_default, setup),
 	    cmocka_unit_test_setup(test_cubic_through_lossy_path, setup),
+	    cmocka_unit_test_setup(test_busy_sender_sees_no_t3_expiry, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
