@@ -202,10 +202,10 @@ static void test_cubic_through_lossy_path(void **st)
 
 /* RFC 9260 §6.3.2 R3: each SACK that acknowledges the earliest outstanding
  * TSN restarts the T3-rtx timer, so a sender that keeps data in flight on
- * a clean path never sees it expire (patch 0008: usrsctp's handling of
- * SACKs without gaps left the timer running from its first start, and it
- * expired every RTO, 100 ms here, however much was acknowledged). The
- * counter is the process's: nothing else runs in it meanwhile. */
+ * a clean path never sees it expire (patch 0008; the packaged usrsctp
+ * restarts it only on SACKs with gap blocks, so there it expires every
+ * RTO, 100 ms here, and the test only reports the count). The counter is
+ * the process's: nothing else runs in it meanwhile. */
 static void test_busy_sender_sees_no_t3_expiry(void **st)
 {
 	static uint8_t msg[1500];

@@ -11,6 +11,9 @@
 /* capacity of each size class: the UDP payload of an IPv4 packet at MTU
  * 1500 and 9000 (an IPv6 one is smaller) */
 static const size_t pkt_cap[PKT_CLASSES] = {1500 - 28, 9000 - 28};
+/* packets each free list keeps at most: PKT_POOL_BYTES of its class */
+static const size_t pkt_keep[PKT_CLASSES] = {PKT_POOL_BYTES / (1500 - 28),
+                                             PKT_POOL_BYTES / (9000 - 28)};
 
 static int class_of(size_t len)
 {
@@ -39,7 +42,7 @@ struct pkt *sctp_udp_pkt_new(struct sctp_udp *u, size_t len, int local)
 void sctp_udp_pkt_free(struct sctp_udp *u, struct pkt *k)
 {
 	int c = k->cls;
-	if (c >= 0 && u->npool[c] < PKT_POOL_BYTES / pkt_cap[c]) {
+	if (c >= 0 && u->npool[c] < pkt_keep[c]) {
 		k->next = u->pool[c];
 		u->pool[c] = k;
 		u->npool[c]++;
